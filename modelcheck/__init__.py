@@ -1,0 +1,40 @@
+"""modelcheck: a TLA+-style explicit-state model checker for Kafka replication.
+
+The public spec API is re-exported here so that a spec module needs one import::
+
+    from modelcheck import Spec, Domain, action, invariant, constant
+
+``specs/``, ``invariants/``, ``spark_explore/`` and ``counterexamples/`` live at
+the top of the repository (the design card fixes the layout) but install as
+``modelcheck.specs`` and so on (setup.cfg ``package_dir``), so they cannot clash
+with other packages of those generic names.  In a source checkout where this
+package is imported straight from the tree, the repository root is added to
+this package's search path so the same names resolve.
+"""
+
+from __future__ import annotations
+
+import os as _os
+
+_root = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+if _os.path.isfile(_os.path.join(_root, "setup.cfg")) and _os.path.isdir(_os.path.join(_root, "specs")):
+    if _root not in __path__:  # type: ignore[name-defined]
+        __path__.append(_root)  # type: ignore[name-defined]
+
+from .constants import constant  # noqa: E402
+from .errors import ModelCheckError  # noqa: E402
+from .spec import Domain, Spec, Symmetry, action, invariant, sometimes  # noqa: E402
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Domain",
+    "ModelCheckError",
+    "Spec",
+    "Symmetry",
+    "action",
+    "constant",
+    "invariant",
+    "sometimes",
+    "__version__",
+]

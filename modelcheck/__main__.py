@@ -1,0 +1,5 @@
+"""``python -m modelcheck`` runs the CLI."""
+
+from .cli import run
+
+run()

@@ -1,0 +1,264 @@
+"""The ``modelcheck`` command line (click).
+
+Each subcommand's docstring is its help text.  Every user error derives from
+:class:`~modelcheck.errors.ModelCheckError` and becomes one line on stderr with
+exit status 2; a traceback is shown only with ``--debug``.  Exit status 0 means
+every checked property holds, 1 means a violation or deadlock was found.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from typing import Any
+
+import click
+
+from . import __version__
+from .constants import make_constants, parse_value
+from .errors import ModelCheckError, SpecRuntimeError, UsageError
+from .loader import load_spec, registered_specs, spec_reference
+from .progress import stderr_sink
+from .report import coverage_lines, result_to_json, summary_lines, trace_to_json
+from .result import CheckOptions, CheckResult
+from .spec import Spec
+
+
+class ConstParam(click.ParamType):
+    """``NAME=VALUE``; the value is checked against the spec once the spec is known."""
+
+    name = "NAME=VALUE"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> tuple[str, str]:
+        if isinstance(value, tuple):
+            return value
+        name, sep, text = str(value).partition("=")
+        if not sep or not name.strip() or not text.strip():
+            self.fail(f"expected NAME=VALUE, got {value!r}", param, ctx)
+        return name.strip(), text.strip()
+
+
+def build_constants(spec: Spec, pairs: tuple[tuple[str, str], ...]) -> Any:
+    """Parse ``--const`` pairs against the spec's declared constants."""
+    infos = {i.name: i for i in spec.constant_infos}
+    values: dict[str, Any] = {}
+    for name, text in pairs:
+        if name not in infos:
+            raise UsageError(
+                f"unknown constant {name!r} for spec {spec.name}; it declares: {', '.join(infos) or 'none'}"
+            )
+        values[name] = parse_value(infos[name], text)
+    return make_constants(spec.constants_class, values)
+
+
+def _check_invariant_names(spec: Spec, names: tuple[str, ...]) -> None:
+    known = [p.name for p in spec.invariants]
+    for n in names:
+        if n not in known:
+            raise UsageError(f"unknown invariant {n!r} for spec {spec.name}; it declares: {', '.join(known)}")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="modelcheck")
+@click.option("--debug", is_flag=True, help="Show full tracebacks for errors.")
+@click.pass_context
+def main(ctx: click.Context, debug: bool) -> None:
+    """A TLA+-style explicit-state model checker for Kafka replication."""
+    ctx.obj = {"debug": debug}
+
+
+@main.command("list")
+def list_cmd() -> None:
+    """List the registered specs with their constants, actions and invariants."""
+    for name in sorted(registered_specs()):
+        spec = load_spec(name)
+        consts = ", ".join(f"{i.name}={i.default}" for i in spec.constant_infos)
+        click.echo(f"{name}: {spec.title}")
+        click.echo(f"  constants:  {consts}")
+        click.echo(f"  actions:    {', '.join(a.name for a in spec.actions)}")
+        invs = ", ".join(
+            p.name + ("*" if p.name in spec.default_invariants else "") for p in spec.invariants
+        )
+        click.echo(f"  invariants: {invs}  (* checked by default)")
+
+
+@main.command("show")
+@click.argument("spec_ref", metavar="SPEC")
+def show_cmd(spec_ref: str) -> None:
+    """Describe one spec: what it models, its constants with ranges, actions and invariants."""
+    spec = load_spec(spec_ref)
+    click.echo(f"{spec.name}: {spec.title}")
+    if spec.description:
+        click.echo("")
+        click.echo(spec.description.strip())
+    click.echo("\nConstants:")
+    for i in spec.constant_infos:
+        click.echo(f"  {i.name} = {i.default}  [{i.describe_range()}]  {i.description}")
+    click.echo("\nActions:")
+    for a in spec.actions:
+        params = ", ".join(p for p, _ in a.params)
+        click.echo(f"  {a.name}({params})  {a.description}" if params else f"  {a.name}  {a.description}")
+    click.echo("\nInvariants (* checked by default):")
+    for p in spec.invariants:
+        star = "*" if p.name in spec.default_invariants else " "
+        click.echo(f" {star}{p.name}  {p.description}")
+    if spec.sometimes:
+        click.echo("\nSometimes properties (must be reachable):")
+        for p in spec.sometimes:
+            click.echo(f"  {p.name}  {p.description}")
+    extras = []
+    if spec.symmetry:
+        extras.append("symmetry (--symmetry)")
+    if spec.state_constraint:
+        extras.append("state constraint")
+    if spec.action_constraint:
+        extras.append("action constraint")
+    extras.append("deadlocks expected" if spec.deadlock_expected else "deadlock checked")
+    click.echo(f"\nOptions: {', '.join(extras)}")
+
+
+@main.command("check")
+@click.argument("spec_ref", metavar="SPEC")
+@click.option("--const", "consts", type=ConstParam(), multiple=True, help="Set a constant, e.g. --const Replicas=3.")
+@click.option("--invariant", "invariants", multiple=True, metavar="NAME", help="Invariant to check (repeatable; default: the spec's).")
+@click.option("--deadlock/--no-deadlock", default=None, help="Report states without successors (default: the spec's choice).")
+@click.option("--max-depth", type=click.IntRange(min=1), default=None, help="Explore at most this many BFS levels.")
+@click.option("--max-states", type=click.IntRange(min=1), default=None, help="Stop after this many distinct states.")
+@click.option("--continue", "keep_going", is_flag=True, help="Keep going after a violation; report every violated invariant.")
+@click.option("--symmetry", is_flag=True, help="Reduce by the spec's symmetry (interchangeable replicas).")
+@click.option("--engine", type=click.Choice(["local", "spark"]), default="local", show_default=True, help="Exploration engine.")
+@click.option("--master", default=None, help="Spark master URL (default local[*]); implies --engine spark.")
+@click.option("--partitions", type=click.IntRange(min=1), default=None, help="Spark: number of fingerprint shards.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the result on stdout.")
+@click.option("--full-trace", is_flag=True, help="Print every variable in every trace state, not only changes.")
+@click.option("--coverage", is_flag=True, help="Print per-action coverage (distinct/generated).")
+@click.option("--progress", "progress_seconds", type=click.FloatRange(min=0.1), default=5.0, show_default=True, help="Seconds between progress lines.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
+@click.option("--verbose", "-v", is_flag=True, help="More detail (per-level timings on Spark).")
+@click.pass_context
+def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tuple, deadlock: bool | None,
+              max_depth: int | None, max_states: int | None, keep_going: bool, symmetry: bool,
+              engine: str, master: str | None, partitions: int | None, as_json: bool, full_trace: bool,
+              coverage: bool, progress_seconds: float, quiet: bool, verbose: bool) -> None:
+    """Exhaustively check SPEC (a registered name, path/to/spec.py or pkg.module:SPEC).
+
+    Prints a progress line on stderr every few seconds and TLC-like statistics
+    at the end.  Exit status: 0 all invariants hold, 1 an invariant is violated
+    or a deadlock was found (the shortest trace is printed), 2 bad input or a
+    spec error.
+    """
+    spec = load_spec(spec_ref)
+    c = build_constants(spec, consts)
+    _check_invariant_names(spec, invariants)
+    if symmetry and spec.symmetry is None:
+        raise UsageError(f"spec {spec.name} declares no symmetry; drop --symmetry")
+    options = CheckOptions(
+        invariants=invariants or None,
+        check_deadlock=deadlock,
+        max_depth=max_depth,
+        max_states=max_states,
+        continue_after_violation=keep_going,
+        symmetry=symmetry,
+        progress_seconds=progress_seconds,
+    )
+    if master is not None:
+        engine = "spark"
+    sink = None if quiet else stderr_sink()
+    out = sys.stderr if as_json else sys.stdout
+    inv_names = options.invariants or spec.default_invariants
+    consts_text = ", ".join(f"{k}={v}" for k, v in _as_dict(c).items())
+    click.echo(f"modelcheck {__version__}: checking {spec.name} ({spec.title}) with {consts_text}", file=out)
+    click.echo(f"Invariants: {', '.join(inv_names) or 'none'}; engine: {engine}"
+               f"{'; symmetry on' if symmetry else ''}", file=out)
+    # SIGTERM stops a run the way Ctrl-C does: statistics so far, exit 130-style.
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        if engine == "spark":
+            from modelcheck.spark_explore.engine import check as spark_check
+
+            result = spark_check(spec, spec_reference(spec, spec_ref), c, options, master=master,
+                                 partitions=partitions, progress=sink, verbose=verbose)
+        else:
+            from .engine import check
+
+            result = check(spec, c, options, progress=sink)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if as_json:
+        click.echo(json.dumps(result_to_json(spec, c, result)))
+    else:
+        _print_result(spec, c, result, full_trace=full_trace, coverage=coverage)
+    ctx.exit(result.exit_code if result.result != "interrupted" else 130)
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _as_dict(c: Any) -> dict:
+    from .constants import constants_to_dict
+
+    return constants_to_dict(c)
+
+
+def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, coverage: bool) -> None:
+    from modelcheck.counterexamples.text import render_text
+
+    for v in result.violations:
+        if v.kind == "deadlock":
+            click.echo("Error: Deadlock reached.")
+        else:
+            click.echo(f"Error: Invariant {v.name} is violated.")
+            if v.description:
+                click.echo(f"  ({v.name}: {v.description})")
+        click.echo(f"Error: The behavior up to this point is ({len(v.trace)} states):")
+        click.echo(render_text(trace_to_json(spec, c, v.trace), only_changes=not full_trace))
+    if result.result == "holds":
+        click.echo("Model checking completed. No error has been found.")
+    elif result.result == "incomplete":
+        click.echo(f"Model checking stopped early ({result.stopped_by}); no error found so far.")
+    elif result.result == "interrupted":
+        click.echo("Model checking interrupted; statistics so far:")
+    for line in summary_lines(result):
+        click.echo(line)
+    if coverage:
+        click.echo("Coverage (per action):")
+        for line in coverage_lines(result):
+            click.echo(line)
+    for w in result.warnings:
+        click.echo(f"Warning: {w}", err=True)
+
+
+def run() -> None:
+    """Console-script entry point: one-line errors with exit 2 unless ``--debug``."""
+    debug = "--debug" in sys.argv[1:]
+    try:
+        rv = main.main(standalone_mode=False)
+        sys.exit(rv if isinstance(rv, int) else 0)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2 if exc.exit_code in (1, 2) else exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except ModelCheckError as exc:
+        if debug:
+            raise
+        click.echo(f"error: {exc}", err=True)
+        if isinstance(exc, SpecRuntimeError) and exc.trace:
+            from modelcheck.counterexamples.text import render_text
+
+            try:
+                spec = load_spec(exc.spec) if exc.spec in registered_specs() else None
+            except ModelCheckError:
+                spec = None
+            click.echo(f"The behavior up to the failing state ({len(exc.trace)} states):", err=True)
+            for i, step in enumerate(exc.trace, 1):
+                click.echo(f"  State {i}: <{step.action or 'Initial predicate'}> {step.state!r}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)

@@ -1,0 +1,267 @@
+"""The local breadth-first engine: exhaustive search by levels with fingerprints.
+
+TLC's contract in Python: a visited set of 64-bit fingerprints
+(``seen.add`` answers "already seen?"), a frontier per BFS level, and per level
+two compact arrays of (fingerprint, parent fingerprint).  States are not kept
+once expanded; a counterexample is rebuilt by walking the parent arrays back to
+an initial state and replaying the spec along that path
+(:mod:`modelcheck.replay`).  Because levels are explored in order, the first
+violation found has a shortest trace.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any
+
+from .errors import SpecRuntimeError
+from .model import BoundModel
+from .progress import Progress, ProgressSink, Ticker
+from .replay import replay
+from .result import ActionStats, CheckOptions, CheckResult, Violation
+from .spec import Spec, State
+from .constants import constants_to_dict
+
+
+class ParentTable:
+    """Per-level arrays of (fingerprint, parent fingerprint): 16 bytes per state.
+
+    Finding a parent is a C-speed linear scan of one level's array, which is
+    done only to print a trace, so no per-state index is kept.
+    """
+
+    def __init__(self) -> None:
+        self.fps: list[array] = []
+        self.parents: list[array] = []
+
+    def add_level(self, fps: array, parents: array) -> None:
+        self.fps.append(fps)
+        self.parents.append(parents)
+
+    def path_to(self, level: int, fp: int) -> list[int]:
+        """Fingerprints from an initial state to ``fp`` found at ``level`` (0-based)."""
+        path = [fp]
+        for k in range(level, 0, -1):
+            idx = self.fps[k].index(fp)
+            fp = self.parents[k][idx]
+            path.append(fp)
+        path.reverse()
+        return path
+
+    def nbytes(self) -> int:
+        return sum(a.itemsize * len(a) for a in self.fps + self.parents)
+
+
+def check(
+    spec: Spec,
+    consts: Any,
+    options: CheckOptions = CheckOptions(),
+    progress: ProgressSink | None = None,
+) -> CheckResult:
+    """Explore every reachable state of ``spec`` under ``consts`` and report what holds."""
+    model = BoundModel(spec, consts, options)
+    return LocalBFS(model, progress).run()
+
+
+class LocalBFS:
+    """One run of the single-process BFS. All run state lives on the instance."""
+
+    def __init__(self, model: BoundModel, progress: ProgressSink | None = None) -> None:
+        self.model = model
+        self.progress = progress
+        self.parents = ParentTable()
+        n = len(model.actions)
+        self.act_generated = [0] * n
+        self.act_distinct = [0] * n
+        self.violations: list[Violation] = []
+        self.violated_names: set[str] = set()
+        self.sometimes_reached = {p.name: False for p in model.sometimes}
+        self.generated = 0
+        self.distinct = 0
+        self.depth = 0
+        self.stopped_by: str | None = None
+        self.queue_left = 0
+
+    # -- trace helpers --------------------------------------------------------
+
+    def trace_to(self, level: int, fp: int) -> list:
+        return replay(self.model, self.parents.path_to(level, fp))
+
+    def _record_violation(self, kind: str, name: str, description: str, level: int, fp: int) -> None:
+        self.violations.append(Violation(kind, name, description, tuple(self.trace_to(level, fp))))
+        self.violated_names.add(name)
+
+    def _note_new_state(self, t: State, level: int, fp: int) -> bool:
+        """Check invariants and sometimes-properties on a new state; True to stop the run."""
+        model = self.model
+        if self.sometimes_reached:
+            for p in model.sometimes:
+                if not self.sometimes_reached[p.name] and model._call(f"property {p.name}", p.fn, model.c, t):
+                    self.sometimes_reached[p.name] = True
+        failed = model.failed_invariants(t) if model.invariants else []
+        for inv in failed:
+            if inv.name not in self.violated_names:
+                self._pending.append((inv, level, fp))
+        return bool(failed) and not model.options.continue_after_violation
+
+    # -- the search -----------------------------------------------------------
+
+    def run(self) -> CheckResult:
+        model = self.model
+        opts = model.options
+        fingerprint = model.fingerprint
+        ticker = Ticker(opts.progress_seconds)
+        self._pending: list = []
+        seen: set[int] = set()
+        stop = False
+        canonical_budget = 20000  # deep canonical checks on the first new states (see docs)
+
+        # Level 1: initial states.
+        frontier: list[State] = []
+        level_fps = array("q")
+        level_par = array("q")
+        for s in model.init_states():
+            self.generated += 1
+            if not model.in_model(s):
+                continue
+            fp = fingerprint(s)
+            if fp in seen:
+                continue
+            seen.add(fp)
+            frontier.append(s)
+            level_fps.append(fp)
+            level_par.append(0)
+        self.parents.add_level(level_fps, level_par)
+        self.distinct = len(frontier)
+        self.depth = 1 if frontier else 0
+        for i, s in enumerate(frontier):
+            if self._note_new_state(s, 0, level_fps[i]):
+                stop = True
+        try:
+            level = 0
+            while frontier and not stop:
+                if opts.max_depth is not None and level + 1 >= opts.max_depth:
+                    self.stopped_by = "max-depth"
+                    self.queue_left = len(frontier)
+                    break
+                cur_fps = self.parents.fps[level]
+                next_frontier: list[State] = []
+                next_fps = array("q")
+                next_par = array("q")
+                act_generated = self.act_generated
+                act_distinct = self.act_distinct
+                in_model = model.in_model if model.spec.state_constraint else None
+                action_ok = model.action_allowed if model.spec.action_constraint else None
+                check_deadlock = model.check_deadlock
+                for i, s in enumerate(frontier):
+                    pfp = cur_fps[i]
+                    any_successor = False
+                    try:
+                        for ai, _b, t in model.successors(s):
+                            any_successor = True
+                            self.generated += 1
+                            act_generated[ai] += 1
+                            if in_model is not None and not in_model(t):
+                                continue
+                            if action_ok is not None and not action_ok(s, t):
+                                continue
+                            try:
+                                fp = fingerprint(t)
+                            except TypeError:
+                                model.check_state(t, f"action {model.actions[ai].name}")
+                                raise
+                            if fp in seen:
+                                continue
+                            if canonical_budget > 0:
+                                canonical_budget -= 1
+                                model.check_state(t, f"action {model.actions[ai].label(_b)}")
+                            seen.add(fp)
+                            act_distinct[ai] += 1
+                            next_frontier.append(t)
+                            next_fps.append(fp)
+                            next_par.append(pfp)
+                            if self._note_new_state(t, level + 1, fp):
+                                stop = True
+                    except SpecRuntimeError as err:
+                        raise SpecRuntimeError(
+                            str(err), spec=err.spec, where=err.where, trace=self.trace_to(level, pfp)
+                        ) from err.__cause__
+                    if stop:
+                        break
+                    if check_deadlock and not any_successor and "Deadlock" not in self.violated_names:
+                        self._record_violation("deadlock", "Deadlock", "a reachable state has no successor", level, pfp)
+                        if not opts.continue_after_violation:
+                            stop = True
+                            break
+                    if opts.max_states is not None and len(seen) >= opts.max_states:
+                        self.stopped_by = "max-states"
+                        stop = True
+                        break
+                    if self.progress is not None and (i & 255) == 0 and ticker.due():
+                        self.progress(
+                            Progress(level + 1, self.generated, len(seen),
+                                     len(frontier) - i - 1 + len(next_frontier), ticker.elapsed())
+                        )
+                self.parents.add_level(next_fps, next_par)
+                level += 1
+                if next_frontier:
+                    self.depth = level + 1
+                self.distinct = len(seen)
+                # Violations are turned into traces once the level's arrays are stored.
+                for inv, lvl, fp in self._pending:
+                    if inv.name not in self.violated_names:
+                        self._record_violation("invariant", inv.name, inv.description, lvl, fp)
+                self._pending = []
+                if stop:
+                    self.queue_left = len(next_frontier)
+                    break
+                frontier = next_frontier
+        except KeyboardInterrupt:
+            self.stopped_by = "interrupt"
+        if self._pending:
+            for inv, lvl, fp in self._pending:
+                if inv.name not in self.violated_names:
+                    self._record_violation("invariant", inv.name, inv.description, lvl, fp)
+        self.distinct = len(seen)
+        return self._result(ticker.elapsed())
+
+    def _result(self, seconds: float) -> CheckResult:
+        model = self.model
+        if any(v.kind == "invariant" for v in self.violations):
+            result = "violated"
+        elif self.violations:
+            result = "deadlock"
+        elif self.stopped_by == "interrupt":
+            result = "interrupted"
+        elif self.stopped_by:
+            result = "incomplete"
+        else:
+            result = "holds"
+        warnings = []
+        for a, g in zip(model.actions, self.act_generated):
+            if g == 0 and result in ("holds", "incomplete"):
+                warnings.append(f"action {a.name} was never enabled")
+        for name, reached in self.sometimes_reached.items():
+            if not reached and result == "holds":
+                warnings.append(f"sometimes-property {name} was never reached: the check may be vacuous")
+        return CheckResult(
+            spec=model.spec.name,
+            constants=constants_to_dict(model.c),
+            engine="local",
+            result=result,
+            distinct_states=self.distinct,
+            states_generated=self.generated,
+            depth=self.depth,
+            seconds=seconds,
+            invariants=tuple(i.name for i in model.invariants),
+            violations=tuple(self.violations),
+            action_stats=tuple(
+                ActionStats(a.name, g, d)
+                for a, g, d in zip(model.actions, self.act_generated, self.act_distinct)
+            ),
+            queue_left=self.queue_left,
+            symmetry=model.permutations is not None,
+            sometimes_reached=dict(self.sometimes_reached),
+            warnings=tuple(warnings),
+            stopped_by=self.stopped_by,
+        )

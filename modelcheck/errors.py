@@ -1,0 +1,55 @@
+"""One small exception hierarchy for everything a user can get wrong.
+
+Every error a user can cause derives from :class:`ModelCheckError`, so the CLI
+can turn any of them into one clear line and exit status 2 without catching
+programming errors of our own by accident.  The subclasses do not overlap: each
+names who is at fault (the command line, the spec, or a file on disk).
+"""
+
+from __future__ import annotations
+
+
+class ModelCheckError(Exception):
+    """Base class: a problem the user can fix, reported as one line."""
+
+
+class UsageError(ModelCheckError):
+    """Bad command-line input: unknown spec, invariant, constant, or option value."""
+
+
+class ConstantError(UsageError):
+    """A constant with the wrong type or out of its declared range."""
+
+
+class SpecDefinitionError(ModelCheckError):
+    """A spec that is malformed as declared (found when it is loaded, before any state)."""
+
+
+class SpecLoadError(ModelCheckError):
+    """A spec module that cannot be found or fails to import."""
+
+
+class SpecRuntimeError(ModelCheckError):
+    """A spec function (init, action, invariant, constraint) raised or misbehaved.
+
+    Carries the spec, the function, and the trace of states that led there, so
+    the author can reproduce the failure.
+    """
+
+    def __init__(self, message: str, *, spec: str, where: str, trace: list | None = None) -> None:
+        super().__init__(message)
+        self.spec = spec
+        self.where = where
+        self.trace = trace or []
+
+
+class StateError(SpecRuntimeError):
+    """A state that is unhashable or not canonical (e.g. a list, set, dict, str or None inside)."""
+
+
+class TraceFileError(ModelCheckError):
+    """A trace JSON file that is missing, truncated, malformed or unsafe."""
+
+
+class CheckpointError(ModelCheckError):
+    """A checkpoint that cannot be written, or does not match the run being resumed."""

@@ -1,0 +1,141 @@
+"""A spec bound to its constants and options: the one object engines explore.
+
+Engines (local BFS, worker processes, Spark executors, random simulation) all
+need the same few operations: the initial states, the successors of a state
+with the action that produced each, fingerprints, invariants and constraints.
+:class:`BoundModel` provides them once, with every call into spec code wrapped
+so that an exception inside a spec becomes a :class:`SpecRuntimeError` naming
+the spec and the function.  It holds no run state, so two checks can run in one
+process, and it can be rebuilt on another machine from (spec reference,
+constants dict, options).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+from .errors import SpecRuntimeError, StateError
+from .fingerprint import check_canonical, make_fingerprinter
+from .result import CheckOptions, TraceStep
+from .spec import Action, Predicate, Spec, State
+
+
+class BoundModel:
+    """A spec with fixed constants and options."""
+
+    def __init__(self, spec: Spec, consts: Any, options: CheckOptions) -> None:
+        self.spec = spec
+        self.c = consts
+        self.options = options
+        names = options.invariants if options.invariants is not None else spec.default_invariants
+        self.invariants: tuple[Predicate, ...] = tuple(spec.invariant(n) for n in names)
+        self.sometimes: tuple[Predicate, ...] = spec.sometimes
+        self.actions: tuple[Action, ...] = spec.actions
+        # Parameter combinations are computed once per run: the hot loop then
+        # only iterates over prepared tuples.
+        self.bindings: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+            tuple(self._call(f"parameter domains of {a.name}", a.bindings, consts)) for a in spec.actions
+        )
+        self.check_deadlock = (
+            options.check_deadlock if options.check_deadlock is not None else not spec.deadlock_expected
+        )
+        self.permutations: list[tuple[int, ...]] | None = None
+        permute_all: Callable[[State], list[State]] | None = None
+        if options.symmetry and spec.symmetry is not None:
+            perms = spec.symmetry.permutations(consts)
+            permute = spec.symmetry.permute
+            self.permutations = perms
+
+            def permute_all(s: State) -> list[State]:
+                return [permute(consts, s, p) for p in perms]
+
+        self.fingerprint: Callable[[State], int] = make_fingerprinter(permute_all)
+
+    # -- calls into spec code, each wrapped so failures name their origin ----
+
+    def _call(self, where: str, fn: Callable, *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except SpecRuntimeError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any spec bug becomes a clear error
+            raise SpecRuntimeError(
+                f"spec {self.spec.name}: {where} raised {type(exc).__name__}: {exc}",
+                spec=self.spec.name,
+                where=where,
+            ) from exc
+
+    def init_states(self) -> list[State]:
+        """The initial states, checked to be canonical (duplicates kept, as TLC counts them)."""
+        states = self._call("init", lambda: list(self.spec.init(self.c)))
+        if not states:
+            raise SpecRuntimeError(
+                f"spec {self.spec.name}: init produced no states", spec=self.spec.name, where="init"
+            )
+        for s in states:
+            self.check_state(s, "init")
+        return states
+
+    def check_state(self, s: State, where: str) -> None:
+        """Refuse an unhashable or non-canonical state with a clear error."""
+        check_canonical(s, spec=self.spec.name, where=where)
+        try:
+            hash(s)
+        except TypeError as exc:
+            raise StateError(
+                f"spec {self.spec.name}: {where} produced an unhashable state: {exc}",
+                spec=self.spec.name,
+                where=where,
+            ) from None
+
+    def successors(self, s: State) -> Iterator[tuple[int, tuple[int, ...], State]]:
+        """Every successor of ``s`` as (action index, binding, state), in the spec's order.
+
+        A ``list`` returned by an action counts each element as one generated
+        successor (TLC counts once per satisfied disjunct).
+        """
+        c = self.c
+        for ai, act in enumerate(self.actions):
+            fn = act.fn
+            for b in self.bindings[ai]:
+                try:
+                    r = fn(c, s, *b)
+                except Exception as exc:  # noqa: BLE001
+                    raise SpecRuntimeError(
+                        f"spec {self.spec.name}: action {act.label(b)} raised {type(exc).__name__}: {exc}",
+                        spec=self.spec.name,
+                        where=f"action {act.label(b)}",
+                    ) from exc
+                if r is None:
+                    continue
+                if type(r) is list:
+                    for t in r:
+                        yield ai, b, t
+                else:
+                    yield ai, b, r
+
+    def failed_invariant(self, s: State) -> Predicate | None:
+        """The first checked invariant that ``s`` violates, or None."""
+        for inv in self.invariants:
+            if not self._call(f"invariant {inv.name}", inv.fn, self.c, s):
+                return inv
+        return None
+
+    def failed_invariants(self, s: State) -> list[Predicate]:
+        """Every checked invariant that ``s`` violates."""
+        return [inv for inv in self.invariants if not self._call(f"invariant {inv.name}", inv.fn, self.c, s)]
+
+    def in_model(self, s: State) -> bool:
+        """TLC's CONSTRAINT: states outside it are neither stored nor explored."""
+        sc = self.spec.state_constraint
+        return True if sc is None else bool(self._call("state_constraint", sc, self.c, s))
+
+    def action_allowed(self, s: State, t: State) -> bool:
+        """TLC's ACTION_CONSTRAINT on one transition."""
+        ac = self.spec.action_constraint
+        return True if ac is None else bool(self._call("action_constraint", ac, self.c, s, t))
+
+    def step(self, ai: int, binding: tuple[int, ...], t: State) -> TraceStep:
+        """A trace step for a successor produced by action ``ai`` with ``binding``."""
+        act = self.actions[ai]
+        return TraceStep(act.label(binding), act.name, act.label_params(binding), t)

@@ -1,0 +1,1 @@
+"""Spark-distributed BFS (installed as ``modelcheck.spark_explore``)."""
