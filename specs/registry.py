@@ -4,4 +4,10 @@ Specs are imported lazily (``module:attr``), so listing one does not import all.
 """
 
 REGISTRY: dict[str, str] = {
+    "truncate-to-hw": "modelcheck.specs.truncate_to_hw:SPEC",
+    "kip101": "modelcheck.specs.kip101:SPEC",
+    "kip279": "modelcheck.specs.kip279:SPEC",
+    "kip320-first-try": "modelcheck.specs.kip320_first_try:SPEC",
+    "kip320": "modelcheck.specs.kip320:SPEC",
+    "async-isr": "modelcheck.specs.async_isr:SPEC",
 }

@@ -1,0 +1,419 @@
+"""The core of Kafka replication (KafkaReplication.tla): state, constants and base actions.
+
+One partition, a fixed set of replicas.  Each replica has a log and a local
+state (high watermark, and its view of leader, leader epoch and ISR).  The
+controller has no state of its own: it changes the quorum state (ZooKeeper)
+atomically and sends LeaderAndIsr requests, modelled as an ever-growing set so
+that requests can be lost, delayed or seen twice.
+
+Encoding (each a one-to-one image of the TLA+ values, so state counts match TLC):
+
+* replicas are indices ``0 .. Replicas-1`` (shown ``r1``, ``r2``...); ``NONE = -1``;
+* a log is a tuple of :class:`Record` (its length is the end offset);
+* Nil epochs are ``-1``, as in the TLA+ module;
+* ``leaderAndIsrRequests`` is a tuple sorted by leader epoch.  Every request
+  carries a fresh epoch from the epoch sequence, so a new request always has the
+  largest epoch and appending keeps the tuple sorted: the same set, in a
+  canonical order that iterates identically in every process.
+
+Action functions follow the TLA+ actions one to one; where a TLA+ action has
+several satisfied disjuncts that yield the same successor, the function returns
+each copy, because TLC counts every one in "states generated".
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import attrs
+
+from modelcheck import Domain, Symmetry, action, constant
+from modelcheck.specs.replicated_log import EMPTY_LOG, Record, end_offset, has_offset
+
+NONE = -1
+"""No replica (the TLA+ ``None``)."""
+NIL = -1
+"""No leader epoch yet (the TLA+ ``Nil``)."""
+
+
+@attrs.frozen
+class KafkaConstants:
+    """The four constants of KafkaReplication.tla, with the published model's values as defaults."""
+
+    Replicas: int = constant(3, "number of replicas (interchangeable model values r1..rN)", minimum=1, maximum=6)
+    LogSize: int = constant(2, "capacity of every replica's log (offsets 0..LogSize-1)", minimum=0, maximum=8)
+    MaxRecords: int = constant(2, "records the producer writes in total (ids 0..MaxRecords-1)", minimum=0, maximum=8)
+    MaxLeaderEpoch: int = constant(2, "largest leader epoch (epochs 0..MaxLeaderEpoch)", minimum=0, maximum=8)
+
+
+class QuorumState(NamedTuple):
+    """What ZooKeeper holds for the partition; LeaderAndIsr requests carry the same fields."""
+
+    leader_epoch: int
+    leader: int
+    isr: frozenset
+
+
+class ReplicaState(NamedTuple):
+    """A replica's cached quorum state plus its local high watermark."""
+
+    hw: int
+    leader_epoch: int
+    leader: int
+    isr: frozenset
+
+
+class KafkaState(NamedTuple):
+    """The six variables of KafkaReplication.tla."""
+
+    replica_log: tuple  # per replica: tuple of Record
+    replica_state: tuple  # per replica: ReplicaState
+    next_record_id: int
+    next_leader_epoch: int
+    leader_and_isr_requests: tuple  # of QuorumState, sorted by leader epoch
+    quorum_state: QuorumState
+
+
+def replica_name(r: int) -> str:
+    """How a replica index is shown: ``r1`` for 0, as the TLA+ model values are named."""
+    return "None" if r == NONE else f"r{r + 1}"
+
+
+REPLICA = Domain("replica", lambda c: range(c.Replicas), replica_name)
+
+
+def replace_at(values: tuple, index: int, value: Any) -> tuple:
+    """A copy of ``values`` with one element replaced (the TLA+ ``EXCEPT ![index] = value``)."""
+    return values[:index] + (value,) + values[index + 1:]
+
+
+def init(c: KafkaConstants):
+    """Init: empty logs, no leader, every replica in the quorum ISR, no requests."""
+    n = c.Replicas
+    yield KafkaState(
+        replica_log=(EMPTY_LOG,) * n,
+        replica_state=(ReplicaState(0, NIL, NONE, frozenset()),) * n,
+        next_record_id=0,
+        next_leader_epoch=0,
+        leader_and_isr_requests=(),
+        quorum_state=QuorumState(NIL, NONE, frozenset(range(n))),
+    )
+
+
+# -- predicates shared by the actions ------------------------------------------
+
+
+def presumes_leadership(s: KafkaState, r: int) -> bool:
+    """ReplicaPresumesLeadership: the replica believes it leads (and so accepts writes)."""
+    return s.replica_state[r].leader == r
+
+
+def is_following(s: KafkaState, follower: int, leader: int) -> bool:
+    """ReplicaIsFollowing."""
+    return s.replica_state[follower].leader == leader
+
+
+def is_true_leader(s: KafkaState, leader: int) -> bool:
+    """IsTrueLeader: the quorum names it, it agrees, and its epoch is the quorum's."""
+    q = s.quorum_state
+    rs = s.replica_state[leader]
+    return q.leader == leader and rs.leader == leader and rs.leader_epoch == q.leader_epoch
+
+
+def is_follower_caught_up(s: KafkaState, leader: int, follower: int, end: int) -> bool:
+    """IsFollowerCaughtUp: following the leader and holding offset ``end - 1`` where the leader has one.
+
+    Note the published model compares offsets only, not records.
+    """
+    if s.replica_state[follower].leader != leader:
+        return False
+    if end == 0:
+        return True
+    offset = end - 1
+    return has_offset(s.replica_log[leader], offset) and has_offset(s.replica_log[follower], offset)
+
+
+# -- controller -----------------------------------------------------------------
+
+
+def controller_update_isr(c: KafkaConstants, s: KafkaState, new_leader: int, new_isr: frozenset) -> KafkaState | None:
+    """ControllerUpdateIsr: bump the epoch, write the quorum, send a LeaderAndIsr request."""
+    epoch = s.next_leader_epoch
+    if epoch > c.MaxLeaderEpoch:
+        return None
+    q = QuorumState(epoch, new_leader, new_isr)
+    return s._replace(
+        next_leader_epoch=epoch + 1,
+        quorum_state=q,
+        leader_and_isr_requests=s.leader_and_isr_requests + (q,),
+    )
+
+
+@action("ControllerElectLeader", new_leader=REPLICA)
+def controller_elect_leader(c: KafkaConstants, s: KafkaState, new_leader: int):
+    """Clean election: the controller picks a new leader from the quorum ISR and bumps the epoch."""
+    q = s.quorum_state
+    if new_leader not in q.isr or q.leader == new_leader:
+        return None
+    return controller_update_isr(c, s, new_leader, q.isr)
+
+
+@action("ControllerShrinkIsr", replica=REPLICA)
+def controller_shrink_isr(c: KafkaConstants, s: KafkaState, replica: int):
+    """A broker fails (or shuts down): the controller takes it out of the ISR; a failed leader is replaced by None."""
+    q = s.quorum_state
+    if q.leader == replica:
+        if q.isr == frozenset((replica,)):
+            return controller_update_isr(c, s, NONE, q.isr)
+        return controller_update_isr(c, s, NONE, q.isr - {replica})
+    if replica in q.isr:
+        return controller_update_isr(c, s, q.leader, q.isr - {replica})
+    return None
+
+
+# -- leader side ----------------------------------------------------------------
+
+
+@action("BecomeLeader", replica=REPLICA)
+def become_leader(c: KafkaConstants, s: KafkaState, replica: int):
+    """A replica named leader by a LeaderAndIsr request with a newer epoch takes over, keeping its (stale) HW."""
+    rs = s.replica_state[replica]
+    out = []
+    for req in s.leader_and_isr_requests:
+        if req.leader == replica and req.leader_epoch > rs.leader_epoch:
+            new_rs = ReplicaState(rs.hw, req.leader_epoch, replica, req.isr)
+            out.append(s._replace(replica_state=replace_at(s.replica_state, replica, new_rs)))
+    return out or None
+
+
+@action("LeaderWrite", replica=REPLICA)
+def leader_write(c: KafkaConstants, s: KafkaState, replica: int):
+    """A replica that presumes leadership appends a new record in its epoch (no fencing)."""
+    rs = s.replica_state[replica]
+    if rs.leader != replica or s.next_record_id >= c.MaxRecords:
+        return None
+    log = s.replica_log[replica]
+    if len(log) >= c.LogSize:
+        return None
+    record = Record(s.next_record_id, rs.leader_epoch)
+    return s._replace(
+        replica_log=replace_at(s.replica_log, replica, log + (record,)),
+        next_record_id=s.next_record_id + 1,
+    )
+
+
+def quorum_update_leader_and_isr(s: KafkaState, leader: int, new_isr: frozenset) -> KafkaState | None:
+    """QuorumUpdateLeaderAndIsr: only the true leader may write a new ISR (fenced by the quorum)."""
+    if not is_true_leader(s, leader):
+        return None
+    rs = s.replica_state[leader]
+    return s._replace(
+        quorum_state=s.quorum_state._replace(isr=new_isr),
+        replica_state=replace_at(s.replica_state, leader, rs._replace(isr=new_isr)),
+    )
+
+
+@action("LeaderShrinkIsr", leader=REPLICA, replica=REPLICA)
+def leader_shrink_isr(c: KafkaConstants, s: KafkaState, leader: int, replica: int):
+    """The leader drops a follower that has not caught up to its end offset."""
+    isr = s.replica_state[leader].isr
+    if replica == leader or replica not in isr:
+        return None
+    if is_follower_caught_up(s, leader, replica, end_offset(s.replica_log[leader])):
+        return None
+    return quorum_update_leader_and_isr(s, leader, isr - {replica})
+
+
+@action("LeaderExpandIsr", leader=REPLICA, replica=REPLICA)
+def leader_expand_isr(c: KafkaConstants, s: KafkaState, leader: int, replica: int):
+    """The leader adds a follower that has caught up to its high watermark."""
+    rs = s.replica_state[leader]
+    if replica in rs.isr or not is_follower_caught_up(s, leader, replica, rs.hw):
+        return None
+    return quorum_update_leader_and_isr(s, leader, rs.isr | {replica})
+
+
+@action("LeaderIncHighWatermark", leader=REPLICA)
+def leader_inc_high_watermark(c: KafkaConstants, s: KafkaState, leader: int):
+    """The pre-KIP-320 rule: advance the HW once every ISR member follows the leader and holds the offset."""
+    rs = s.replica_state[leader]
+    if rs.leader != leader:
+        return None
+    hw = rs.hw
+    if hw >= c.LogSize:  # \E offset \in Offsets : offset = hw
+        return None
+    for f in rs.isr:
+        if s.replica_state[f].leader != leader or not has_offset(s.replica_log[f], hw):
+            return None
+    return s._replace(replica_state=replace_at(s.replica_state, leader, rs._replace(hw=hw + 1)))
+
+
+# -- follower side --------------------------------------------------------------
+
+
+def become_follower_and_truncate_to(
+    s: KafkaState, leader: int, replica: int, truncation_offset: int | None
+) -> list[KafkaState]:
+    """BecomeFollowerAndTruncateTo: on a newer-epoch request naming ``leader``, truncate and follow.
+
+    One successor per matching request (the TLA+ ``\\E leaderAndIsrRequest``).
+    ``truncation_offset`` None means the truncation point is undefined, which
+    disables the action as in TLA+.
+    """
+    if leader == replica or truncation_offset is None:
+        return []
+    rs = s.replica_state[replica]
+    log = s.replica_log[replica]
+    out = []
+    for req in s.leader_and_isr_requests:
+        if req.leader != leader or req.leader_epoch <= rs.leader_epoch:
+            continue
+        if leader == NONE:
+            new_logs = s.replica_log
+        else:
+            if truncation_offset > len(log):
+                continue
+            new_logs = replace_at(s.replica_log, replica, log[:truncation_offset])
+        new_rs = ReplicaState(min(truncation_offset, rs.hw), req.leader_epoch, leader, req.isr)
+        out.append(s._replace(replica_log=new_logs, replica_state=replace_at(s.replica_state, replica, new_rs)))
+    return out
+
+
+def replicate_next_record(c: KafkaConstants, s: KafkaState, follower: int, leader: int) -> KafkaState | None:
+    """ReplicateTo plus the HW update every fetch variant shares.
+
+    The follower appends the leader's record at its own end offset (disabled
+    when the leader has none there or the follower's log is full) and takes
+    HW = min(leader HW, new end offset).
+    """
+    f_log = s.replica_log[follower]
+    l_log = s.replica_log[leader]
+    offset = len(f_log)
+    if offset >= len(l_log) or offset >= c.LogSize:
+        return None
+    f_rs = s.replica_state[follower]
+    new_rs = f_rs._replace(hw=min(s.replica_state[leader].hw, offset + 1))
+    return s._replace(
+        replica_log=replace_at(s.replica_log, follower, f_log + (l_log[offset],)),
+        replica_state=replace_at(s.replica_state, follower, new_rs),
+    )
+
+
+@action("FollowerReplicate", follower=REPLICA, leader=REPLICA)
+def follower_replicate(c: KafkaConstants, s: KafkaState, follower: int, leader: int):
+    """A follower copies the leader's next record and takes HW = min(leader HW, its new end), unfenced."""
+    if s.replica_state[leader].leader != leader or s.replica_state[follower].leader != leader:
+        return None
+    return replicate_next_record(c, s, follower, leader)
+
+
+# -- symmetry ---------------------------------------------------------------------
+
+
+def permute(c: KafkaConstants, s: KafkaState, perm: tuple[int, ...]) -> KafkaState:
+    """Rename replica ``i`` to ``perm[i]`` everywhere: the replicas are interchangeable model values."""
+
+    def r(x: int) -> int:
+        return x if x == NONE else perm[x]
+
+    def rset(xs: frozenset) -> frozenset:
+        return frozenset(perm[x] for x in xs)
+
+    n = len(perm)
+    logs = [None] * n
+    states = [None] * n
+    for i in range(n):
+        rs = s.replica_state[i]
+        logs[perm[i]] = s.replica_log[i]
+        states[perm[i]] = ReplicaState(rs.hw, rs.leader_epoch, r(rs.leader), rset(rs.isr))
+    q = s.quorum_state
+    return KafkaState(
+        tuple(logs),
+        tuple(states),
+        s.next_record_id,
+        s.next_leader_epoch,
+        tuple(QuorumState(x.leader_epoch, r(x.leader), rset(x.isr)) for x in s.leader_and_isr_requests),
+        QuorumState(q.leader_epoch, r(q.leader), rset(q.isr)),
+    )
+
+
+REPLICA_SYMMETRY = Symmetry(size=lambda c: c.Replicas, permute=permute)
+
+
+# -- how a state is shown ------------------------------------------------------------
+
+
+def _names(xs: frozenset) -> str:
+    return "{" + ", ".join(replica_name(x) for x in sorted(xs)) + "}"
+
+
+def _log_text(log: tuple) -> str:
+    return "[" + ", ".join(f"{rec.id}@e{rec.epoch}" for rec in log) + "]"
+
+
+def _epoch(e: int) -> str:
+    return "Nil" if e == NIL else str(e)
+
+
+def view(c: KafkaConstants, s: KafkaState) -> dict[str, Any]:
+    """The state as TLA+ variables, each replica's log as ``[id@eEpoch, ...]``."""
+    names = [replica_name(i) for i in range(c.Replicas)]
+    return {
+        "replicaLog": {names[i]: _log_text(s.replica_log[i]) for i in range(c.Replicas)},
+        "replicaState": {
+            names[i]: {
+                "hw": rs.hw,
+                "leaderEpoch": _epoch(rs.leader_epoch),
+                "leader": replica_name(rs.leader),
+                "isr": _names(rs.isr),
+            }
+            for i, rs in enumerate(s.replica_state)
+        },
+        "nextRecordId": s.next_record_id,
+        "nextLeaderEpoch": s.next_leader_epoch,
+        "leaderAndIsrRequests": [
+            f"[epoch {q.leader_epoch}, leader {replica_name(q.leader)}, isr {_names(q.isr)}]"
+            for q in s.leader_and_isr_requests
+        ],
+        "quorumState": {
+            "leaderEpoch": _epoch(s.quorum_state.leader_epoch),
+            "leader": replica_name(s.quorum_state.leader),
+            "isr": _names(s.quorum_state.isr),
+        },
+    }
+
+
+def lanes(c: KafkaConstants, s: KafkaState) -> dict[str, dict[str, Any]]:
+    """Per-replica swim lanes: log, LEO, HW, epoch and role (as the replica itself believes)."""
+    out = {}
+    q = s.quorum_state
+    for i in range(c.Replicas):
+        rs = s.replica_state[i]
+        if rs.leader == i:
+            role = "leader" if q.leader == i and q.leader_epoch == rs.leader_epoch else "leader (stale)"
+        elif rs.leader == NONE:
+            role = "follower of None" if rs.leader_epoch != NIL else "idle"
+        else:
+            role = f"follower of {replica_name(rs.leader)}"
+        out[replica_name(i)] = {
+            "log": _log_text(s.replica_log[i]),
+            "LEO": len(s.replica_log[i]),
+            "HW": rs.hw,
+            "epoch": _epoch(rs.leader_epoch),
+            "role": role,
+            "in quorum ISR": i in q.isr,
+        }
+    return out
+
+
+BASE_SPEC_OPTIONS = dict(
+    constants=KafkaConstants,
+    init=init,
+    default_invariants=["TypeOk", "StrongIsr"],
+    symmetry=REPLICA_SYMMETRY,
+    deadlock_expected=True,
+    view=view,
+    lanes=lanes,
+)
+"""Options every KafkaReplication variant shares: the published models check no deadlock
+(ids and epochs are bounded, so every run ends in a state without successors)."""

@@ -1,0 +1,43 @@
+"""KafkaTruncateToHighWatermark.tla: before KIP-101, a new follower truncates to its own HW.
+
+A replica can be elected right after truncating away records that the old
+leader had already committed: the high-watermark data-loss case.  TLC finds
+StrongIsr violated with a shortest trace of 9 states (Replicas=3).
+"""
+
+from __future__ import annotations
+
+from modelcheck import Spec, action
+from modelcheck.invariants.kafka_isr import KAFKA_INVARIANTS
+from modelcheck.specs import kafka_replication as kr
+from modelcheck.specs.kafka_replication import REPLICA, KafkaConstants, KafkaState
+
+
+@action("BecomeFollowerTruncateToHighWatermark", leader=kr.REPLICA, replica=REPLICA)
+def become_follower_truncate_to_high_watermark(c: KafkaConstants, s: KafkaState, leader: int, replica: int):
+    """On a newer-epoch LeaderAndIsr naming another leader, truncate the log to the local HW."""
+    return kr.become_follower_and_truncate_to(s, leader, replica, s.replica_state[replica].hw) or None
+
+
+ACTIONS = [
+    kr.controller_elect_leader,
+    kr.controller_shrink_isr,
+    kr.become_leader,
+    kr.leader_expand_isr,
+    kr.leader_shrink_isr,
+    kr.leader_write,
+    kr.leader_inc_high_watermark,
+    become_follower_truncate_to_high_watermark,
+    kr.follower_replicate,
+]
+
+SPEC = Spec(
+    name="truncate-to-hw",
+    title="KafkaTruncateToHighWatermark (pre-KIP-101 truncation to the high watermark)",
+    actions=ACTIONS,
+    invariants=KAFKA_INVARIANTS,
+    default_invariants=["StrongIsr"],
+    description=__doc__,
+    reference="modelcheck.specs.truncate_to_hw:SPEC",
+    **{k: v for k, v in kr.BASE_SPEC_OPTIONS.items() if k != "default_invariants"},
+)
