@@ -183,9 +183,8 @@ class LocalBFS:
                             if self._note_new_state(t, level + 1, fp):
                                 stop = True
                     except SpecRuntimeError as err:
-                        raise SpecRuntimeError(
-                            str(err), spec=err.spec, where=err.where, trace=self.trace_to(level, pfp)
-                        ) from err.__cause__
+                        err.trace = self.trace_to(level, pfp)
+                        raise
                     if stop:
                         break
                     if check_deadlock and not any_successor and "Deadlock" not in self.violated_names:
