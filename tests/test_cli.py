@@ -1,0 +1,114 @@
+"""The CLI as a user runs it: a subprocess, its output and its exit status."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import MODELS, run_cli
+
+DIE_HARD = str(MODELS / "die_hard.py")
+
+
+def test_check_truncate_to_hw_prints_the_9_state_trace_and_exits_1():
+    p = run_cli("check", "truncate-to-hw", "-q")
+    assert p.returncode == 1, p.stderr
+    assert "Error: Invariant StrongIsr is violated." in p.stdout
+    assert "(9 states)" in p.stdout
+    assert "State 9: <BecomeFollowerTruncateToHighWatermark(r1, r3)>" in p.stdout
+    assert "The depth of the complete state graph search is 9." in p.stdout
+    assert "states generated" in p.stdout and "distinct states found" in p.stdout
+
+
+def test_check_that_holds_exits_0_with_tlc_statistics():
+    p = run_cli("check", "kip320", "--const", "Replicas=2", "-q")
+    assert p.returncode == 0, p.stderr
+    assert "No error has been found" in p.stdout
+    assert "11,839 states generated, 5,973 distinct states found, 0 states left on queue." in p.stdout
+    assert "The depth of the complete state graph search is 18." in p.stdout
+
+
+def test_json_output_is_one_parsable_object():
+    p = run_cli("check", DIE_HARD, "--json", "-q")
+    assert p.returncode == 1
+    data = json.loads(p.stdout)
+    assert data["result"] == "violated"
+    assert data["violation"]["invariant"] == "NotSolved"
+    trace = data["violation"]["trace"]
+    assert len(trace) == 7 and trace[0]["action"] is None
+    assert trace[-1]["state"] == {"small": 3, "big": 4}
+    assert {"distinct_states", "states_generated", "depth", "seconds"} <= set(data)
+
+    p = run_cli("check", DIE_HARD, "--json", "-q", "--invariant", "TypeOk")
+    assert p.returncode == 0
+    data = json.loads(p.stdout)
+    assert (data["result"], data["distinct_states"], data["states_generated"], data["depth"]) == ("holds", 16, 97, 8)
+
+
+def test_deadlock_flag_and_exit_status():
+    tcommit = str(MODELS / "tcommit.py")
+    # TCommit declares its final states expected; --deadlock overrides that.
+    assert run_cli("check", tcommit, "-q").returncode == 0
+    p = run_cli("check", tcommit, "--deadlock", "-q")
+    assert p.returncode == 1
+    assert "Error: Deadlock reached." in p.stdout
+    p = run_cli("check", DIE_HARD, "--deadlock", "-q", "--invariant", "TypeOk")
+    assert p.returncode == 0  # the jugs never deadlock
+
+
+def test_list_and_show():
+    p = run_cli("list")
+    assert p.returncode == 0
+    for name in ("truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320", "async-isr"):
+        assert f"{name}:" in p.stdout
+    p = run_cli("show", "kip320")
+    assert p.returncode == 0
+    assert "Replicas = 3" in p.stdout and "FencedBecomeFollowerAndTruncate" in p.stdout and "*StrongIsr" in p.stdout
+
+
+def test_progress_lines_go_to_stderr():
+    p = run_cli("check", "kip279", "--const", "Replicas=2", "--progress", "0.1")
+    assert p.returncode == 0
+    assert "Progress(" in p.stderr and "Progress(" not in p.stdout
+
+
+ERRORS = [
+    (("check", "no-such-spec"), "unknown spec 'no-such-spec'"),
+    (("check", "kip320", "--const", "Bogus=1"), "unknown constant 'Bogus'"),
+    (("check", "kip320", "--const", "Replicas=three"), "constant Replicas must be an integer"),
+    (("check", "kip320", "--const", "Replicas=1000000000"), "constant Replicas=1000000000 is above its maximum"),
+    (("check", "kip320", "--const", "LogSize=-1"), "constant LogSize=-1 is below its minimum"),
+    (("check", "kip320", "--const", "Replicas"), "expected NAME=VALUE"),
+    (("check", "kip320", "--invariant", "Nope"), "unknown invariant 'Nope'"),
+    (("check", "async-isr", "--symmetry"), "declares no symmetry"),
+    (("check", str(MODELS / "broken" / "import_fails.py")), "failed to import: RuntimeError: this module is broken on purpose"),
+    (("check", str(MODELS / "broken" / "raises_in_action.py")), "action Step raised KeyError"),
+    (("check", str(MODELS / "broken" / "list_state.py")), "init produced a non-canonical state: state is a list"),
+    (("check", "tests/models/missing.py"), "no spec file"),
+    (("check", "kip320", "--max-depth", "0"), "Invalid value for '--max-depth'"),
+]
+
+
+@pytest.mark.parametrize("args,message", ERRORS, ids=[" ".join(a[1:]) for a, _ in ERRORS])
+def test_bad_input_gives_one_clear_line_and_exit_2(args, message):
+    p = run_cli(*args)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert message in p.stderr
+    assert "Traceback" not in p.stderr
+    first = p.stderr.strip().splitlines()[-1] if "Error:" in p.stderr else p.stderr.strip().splitlines()[0]
+    assert first
+
+
+def test_spec_error_shows_the_trace_that_led_there():
+    p = run_cli("check", str(MODELS / "broken" / "raises_in_action.py"))
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert lines[0].startswith("error: spec raises: action Step raised KeyError")
+    assert "State 3: <Step> 2" in p.stderr
+
+
+def test_debug_shows_the_traceback():
+    p = run_cli("--debug", "check", str(MODELS / "broken" / "raises_in_action.py"))
+    assert p.returncode != 0
+    assert "Traceback" in p.stderr
