@@ -13,6 +13,7 @@ import signal
 import sys
 from typing import Any
 
+import attrs
 import click
 
 from . import __version__
@@ -171,7 +172,13 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     click.echo(f"modelcheck {__version__}: checking {spec.name} ({spec.title}) with {consts_text}", file=out)
     click.echo(f"Invariants: {', '.join(inv_names) or 'none'}; engine: {engine}"
                f"{'; symmetry on' if symmetry else ''}", file=out)
-    # SIGTERM stops a run the way Ctrl-C does: statistics so far, exit 130-style.
+    from .model import BoundModel
+    from .preflight import preflight
+
+    # A short sample walk first: non-deterministic actions, non-canonical states and
+    # invariants that --symmetry would make unsound are reported before the search.
+    pre_warnings = preflight(BoundModel(spec, c, options))
+    # SIGTERM stops a run the way Ctrl-C does: statistics so far, exit 128+signal.
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         if engine == "spark":
@@ -185,6 +192,8 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
             result = check(spec, c, options, progress=sink)
     finally:
         signal.signal(signal.SIGTERM, previous)
+    if pre_warnings:
+        result = attrs.evolve(result, warnings=tuple(pre_warnings) + result.warnings)
     if as_json:
         click.echo(json.dumps(result_to_json(spec, c, result)))
     else:
