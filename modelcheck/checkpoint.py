@@ -1,0 +1,136 @@
+"""Checkpoints of a running search, written atomically, and refused when they do not match.
+
+A checkpoint is taken at a BFS level boundary: the visited fingerprints, the
+parent arrays of every level, the frontier still to expand and the statistics
+so far.  Resuming from it and finishing gives exactly the counts and the first
+violation of an uninterrupted run, because a level boundary is a point the
+uninterrupted run also passes through.
+
+Writing is atomic: the data goes to a temporary file in the same directory,
+is fsynced, and is renamed over ``checkpoint.pickle`` (then the directory is
+fsynced).  A kill at any moment leaves either the previous checkpoint or the
+new one, never a torn file.  A failed write (a full disk) removes the
+temporary file and raises :class:`CheckpointError`; the previous checkpoint
+stays intact.
+
+The file is a pickle: load checkpoints only from directories you wrote.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import tempfile
+from typing import Any
+
+import attrs
+
+from . import __version__
+from .errors import CheckpointError
+
+FORMAT_VERSION = 1
+FILE_NAME = "checkpoint.pickle"
+
+
+@attrs.frozen
+class CheckpointIdentity:
+    """What a checkpoint belongs to; resuming with anything different is refused."""
+
+    spec: str
+    """The spec's name."""
+    constants: tuple
+    """The constants as sorted (name, value) pairs."""
+    options: tuple
+    """The options that change the search (invariants, symmetry, deadlock, bounds)."""
+    modelcheck_version: str = __version__
+    """The version that wrote it; state encodings may change between versions."""
+    format_version: int = FORMAT_VERSION
+
+    def mismatch(self, other: "CheckpointIdentity") -> str | None:
+        """A one-line reason why ``other`` (the run being resumed) does not match, or None."""
+        for field, what in (
+            ("format_version", "checkpoint format"),
+            ("modelcheck_version", "modelcheck version"),
+            ("spec", "spec"),
+            ("constants", "constants"),
+            ("options", "options"),
+        ):
+            mine, theirs = getattr(self, field), getattr(other, field)
+            if mine != theirs:
+                return f"the checkpoint is for {what} {_show(mine)}, this run has {_show(theirs)}"
+        return None
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, tuple) and all(isinstance(x, tuple) and len(x) == 2 for x in v):
+        return ", ".join(f"{k}={val}" for k, val in v) or "(none)"
+    return str(v)
+
+
+def checkpoint_path(directory: str) -> str:
+    return os.path.join(directory, FILE_NAME)
+
+
+def write_checkpoint(directory: str, identity: CheckpointIdentity, payload: dict[str, Any]) -> int:
+    """Atomically replace the checkpoint in ``directory``; returns the bytes written."""
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as exc:
+        raise CheckpointError(f"cannot create checkpoint directory {directory}: {exc.strerror}") from None
+    fd, tmp = tempfile.mkstemp(prefix=".checkpoint-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump({"identity": identity, "payload": payload}, f, protocol=pickle.HIGHEST_PROTOCOL)
+            f.flush()
+            os.fsync(f.fileno())
+            size = f.tell()
+        os.replace(tmp, checkpoint_path(directory))
+    except OSError as exc:
+        _remove_quietly(tmp)
+        raise CheckpointError(
+            f"could not write a checkpoint to {directory}: {exc.strerror or exc}; "
+            "the previous checkpoint, if any, is intact"
+        ) from None
+    except BaseException:
+        _remove_quietly(tmp)
+        raise
+    _fsync_dir(directory)
+    return size
+
+
+def read_checkpoint(directory: str, expected: CheckpointIdentity) -> dict[str, Any]:
+    """The payload of the checkpoint in ``directory``, refusing one of another run."""
+    path = checkpoint_path(directory)
+    if not os.path.isfile(path):
+        raise CheckpointError(f"no checkpoint in {directory} (expected {FILE_NAME})")
+    try:
+        with open(path, "rb") as f:
+            data = pickle.load(f)
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError) as exc:
+        raise CheckpointError(f"checkpoint {path} is unreadable: {type(exc).__name__}: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("identity"), CheckpointIdentity):
+        raise CheckpointError(f"{path} is not a modelcheck checkpoint")
+    reason = data["identity"].mismatch(expected)
+    if reason:
+        raise CheckpointError(f"cannot resume from {directory}: {reason}")
+    return data["payload"]
+
+
+def _remove_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _fsync_dir(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
