@@ -137,11 +137,21 @@ def show_cmd(spec_ref: str) -> None:
 @click.option("--progress", "progress_seconds", type=click.FloatRange(min=0.1), default=5.0, show_default=True, help="Seconds between progress lines.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 @click.option("--verbose", "-v", is_flag=True, help="More detail (per-level timings on Spark).")
+@click.option("--checkpoint", "checkpoint_dir", type=click.Path(file_okay=False), default=None,
+              help="Write checkpoints to DIR (at BFS level boundaries, atomically).")
+@click.option("--checkpoint-every", type=click.FloatRange(min=0), default=600.0, show_default=True,
+              help="Seconds between checkpoints (one is also written on Ctrl-C, SIGTERM or --max-memory).")
+@click.option("--resume", type=click.Path(file_okay=False, exists=True), default=None,
+              help="Continue the run checkpointed in DIR (same spec, constants and options).")
+@click.option("--max-memory", "max_memory_mb", type=click.IntRange(min=1), default=None, metavar="MiB",
+              help="Stop with a checkpoint before the process uses more memory than this.")
 @click.pass_context
 def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tuple, deadlock: bool | None,
               max_depth: int | None, max_states: int | None, keep_going: bool, symmetry: bool,
               engine: str, master: str | None, partitions: int | None, as_json: bool, full_trace: bool,
-              coverage: bool, progress_seconds: float, quiet: bool, verbose: bool) -> None:
+              coverage: bool, progress_seconds: float, quiet: bool, verbose: bool,
+              checkpoint_dir: str | None, checkpoint_every: float, resume: str | None,
+              max_memory_mb: int | None) -> None:
     """Exhaustively check SPEC (a registered name, path/to/spec.py or pkg.module:SPEC).
 
     Prints a progress line on stderr every few seconds and TLC-like statistics
@@ -162,6 +172,10 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
         continue_after_violation=keep_going,
         symmetry=symmetry,
         progress_seconds=progress_seconds,
+        checkpoint_dir=checkpoint_dir or resume,
+        checkpoint_every=checkpoint_every,
+        resume=resume,
+        max_memory_mb=max_memory_mb,
     )
     if master is not None:
         engine = "spark"
@@ -198,7 +212,12 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
         click.echo(json.dumps(result_to_json(spec, c, result)))
     else:
         _print_result(spec, c, result, full_trace=full_trace, coverage=coverage)
-    ctx.exit(result.exit_code if result.result != "interrupted" else 130)
+    if result.result == "interrupted":
+        if options.checkpoint_dir:
+            click.echo(f"Checkpoint written to {options.checkpoint_dir}; continue with --resume "
+                       f"{options.checkpoint_dir} (same spec, constants and options).", err=True)
+        ctx.exit(3 if result.stopped_by == "max-memory" else 130)
+    ctx.exit(result.exit_code)
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:
@@ -227,6 +246,8 @@ def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, 
         click.echo("Model checking completed. No error has been found.")
     elif result.result == "incomplete":
         click.echo(f"Model checking stopped early ({result.stopped_by}); no error found so far.")
+    elif result.stopped_by == "max-memory":
+        click.echo("Model checking stopped: the --max-memory budget was reached; statistics so far:")
     elif result.result == "interrupted":
         click.echo("Model checking interrupted; statistics so far:")
     for line in summary_lines(result):
@@ -246,7 +267,8 @@ def run() -> None:
         rv = main.main(standalone_mode=False)
         sys.exit(rv if isinstance(rv, int) else 0)
     except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
+        # click turns a Ctrl-C outside the search (loading, preflight) into Abort.
+        click.echo("Interrupted.", err=True)
         sys.exit(130)
     except click.ClickException as exc:
         exc.show()

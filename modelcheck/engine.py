@@ -20,7 +20,9 @@ from .progress import Progress, ProgressSink, Ticker
 from .replay import replay
 from .result import ActionStats, CheckOptions, CheckResult, Violation
 from .spec import Spec, State
+from .checkpoint import CheckpointIdentity, read_checkpoint, write_checkpoint
 from .constants import constants_to_dict
+from .memory import MemoryBudgetExceeded, current_rss_bytes
 
 
 class ParentTable:
@@ -106,53 +108,127 @@ class LocalBFS:
 
     # -- the search -----------------------------------------------------------
 
+    def _identity(self) -> CheckpointIdentity:
+        model = self.model
+        return CheckpointIdentity(
+            spec=model.spec.name,
+            constants=tuple(sorted(constants_to_dict(model.c).items())),
+            options=model.options.identity_options(),
+        )
+
+    def _snapshot(self, level: int, frontier: list, seen: set, elapsed: float) -> dict:
+        """Everything needed to continue from the start of ``level`` (a level boundary)."""
+        return {
+            "level": level,
+            "frontier": frontier,
+            "seen": array("q", seen),
+            "parent_fps": self.parents.fps[: level + 1],
+            "parent_par": self.parents.parents[: level + 1],
+            "generated": self.generated,
+            "act_generated": list(self.act_generated),
+            "act_distinct": list(self.act_distinct),
+            "sometimes_reached": dict(self.sometimes_reached),
+            "violations": list(self.violations),
+            "depth": self.depth,
+            "elapsed": elapsed,
+        }
+
+    def _restore(self, snap: dict) -> tuple[int, list, set]:
+        self.parents.fps = list(snap["parent_fps"])
+        self.parents.parents = list(snap["parent_par"])
+        self.generated = snap["generated"]
+        self.act_generated = list(snap["act_generated"])
+        self.act_distinct = list(snap["act_distinct"])
+        self.sometimes_reached = dict(snap["sometimes_reached"])
+        self.violations = list(snap["violations"])
+        self.violated_names = {v.name for v in self.violations}
+        self.depth = snap["depth"]
+        self.elapsed_before = snap["elapsed"]
+        return snap["level"], list(snap["frontier"]), set(snap["seen"])
+
+    def _write_checkpoint(self, snap: dict) -> None:
+        opts = self.model.options
+        if opts.checkpoint_dir:
+            write_checkpoint(opts.checkpoint_dir, self._identity(), snap)
+            self.checkpoints_written += 1
+
     def run(self) -> CheckResult:
         model = self.model
         opts = model.options
         fingerprint = model.fingerprint
         ticker = Ticker(opts.progress_seconds)
         self._pending: list = []
-        seen: set[int] = set()
+        self.elapsed_before = 0.0
+        self.checkpoints_written = 0
         stop = False
-        canonical_budget = 20000  # deep canonical checks on the first new states (see docs)
 
-        # Level 1: initial states.
-        frontier: list[State] = []
-        level_fps = array("q")
-        level_par = array("q")
-        for s in model.init_states():
-            self.generated += 1
-            if not model.in_model(s):
-                continue
-            fp = fingerprint(s)
-            if fp in seen:
-                continue
-            seen.add(fp)
-            frontier.append(s)
-            level_fps.append(fp)
-            level_par.append(0)
-        self.parents.add_level(level_fps, level_par)
-        self.distinct = len(frontier)
-        self.depth = 1 if frontier else 0
-        for i, s in enumerate(frontier):
-            if self._note_new_state(s, 0, level_fps[i]):
-                stop = True
-        try:
+        if opts.resume:
+            level, frontier, seen = self._restore(read_checkpoint(opts.resume, self._identity()))
+        else:
+            # Level 1: initial states.
             level = 0
-            while frontier and not stop:
-                if opts.max_depth is not None and level + 1 >= opts.max_depth:
-                    self.stopped_by = "max-depth"
-                    self.queue_left = len(frontier)
-                    break
-                cur_fps = self.parents.fps[level]
-                next_frontier: list[State] = []
-                next_fps = array("q")
-                next_par = array("q")
-                act_generated = self.act_generated
-                act_distinct = self.act_distinct
-                in_model = model.in_model if model.spec.state_constraint else None
-                action_ok = model.action_allowed if model.spec.action_constraint else None
-                check_deadlock = model.check_deadlock
+            seen = set()
+            frontier = []
+            level_fps = array("q")
+            level_par = array("q")
+            for s in model.init_states():
+                self.generated += 1
+                if not model.in_model(s):
+                    continue
+                fp = fingerprint(s)
+                if fp in seen:
+                    continue
+                seen.add(fp)
+                frontier.append(s)
+                level_fps.append(fp)
+                level_par.append(0)
+            self.parents.add_level(level_fps, level_par)
+            self.depth = 1 if frontier else 0
+            for i, s in enumerate(frontier):
+                if self._note_new_state(s, 0, level_fps[i]):
+                    stop = True
+            for inv, lvl, fp in self._pending:
+                self._record_violation("invariant", inv.name, inv.description, lvl, fp)
+            self._pending = []
+        self.distinct = len(seen)
+        try:
+            self._search(level, frontier, seen, stop, ticker)
+        except KeyboardInterrupt:
+            # Outside a level's expansion (e.g. while a checkpoint was being written):
+            # the last checkpoint written stays the one to resume from.
+            self.stopped_by = "interrupt"
+        self.distinct = len(self._seen)
+        return self._result(self.elapsed_before + ticker.elapsed())
+
+    def _search(self, level: int, frontier: list, seen: set, stop: bool, ticker: Ticker) -> None:
+        """Expand level after level from ``frontier`` (level index ``level``) until done or stopped."""
+        model = self.model
+        opts = model.options
+        fingerprint = model.fingerprint
+        self._seen = seen
+        canonical_budget = 20000  # deep canonical checks on the first new states (see docs)
+        memory_limit = opts.max_memory_mb * 1024 * 1024 if opts.max_memory_mb else None
+        last_checkpoint = ticker.elapsed()
+
+        while frontier and not stop:
+            if opts.max_depth is not None and level + 1 >= opts.max_depth:
+                self.stopped_by = "max-depth"
+                self.queue_left = len(frontier)
+                break
+            if opts.checkpoint_dir and ticker.elapsed() - last_checkpoint >= opts.checkpoint_every:
+                self._write_checkpoint(self._snapshot(level, frontier, seen, self.elapsed_before + ticker.elapsed()))
+                last_checkpoint = ticker.elapsed()
+            boundary = self._snapshot(level, frontier, seen, 0.0) if opts.checkpoint_dir else None
+            cur_fps = self.parents.fps[level]
+            next_frontier: list[State] = []
+            next_fps = array("q")
+            next_par = array("q")
+            act_generated = self.act_generated
+            act_distinct = self.act_distinct
+            in_model = model.in_model if model.spec.state_constraint else None
+            action_ok = model.action_allowed if model.spec.action_constraint else None
+            check_deadlock = model.check_deadlock
+            try:
                 for i, s in enumerate(frontier):
                     pfp = cur_fps[i]
                     any_successor = False
@@ -196,33 +272,49 @@ class LocalBFS:
                         self.stopped_by = "max-states"
                         stop = True
                         break
-                    if self.progress is not None and (i & 255) == 0 and ticker.due():
-                        self.progress(
-                            Progress(level + 1, self.generated, len(seen),
-                                     len(frontier) - i - 1 + len(next_frontier), ticker.elapsed())
-                        )
-                self.parents.add_level(next_fps, next_par)
-                level += 1
-                if next_frontier:
-                    self.depth = level + 1
-                self.distinct = len(seen)
-                # Violations are turned into traces once the level's arrays are stored.
-                for inv, lvl, fp in self._pending:
-                    if inv.name not in self.violated_names:
-                        self._record_violation("invariant", inv.name, inv.description, lvl, fp)
-                self._pending = []
-                if stop:
-                    self.queue_left = len(next_frontier)
-                    break
-                frontier = next_frontier
-        except KeyboardInterrupt:
-            self.stopped_by = "interrupt"
-        if self._pending:
+                    if (i & 255) == 0:
+                        if memory_limit is not None:
+                            if current_rss_bytes() > memory_limit:
+                                raise MemoryBudgetExceeded
+                        if self.progress is not None and ticker.due():
+                            self.progress(
+                                Progress(level + 1, self.generated, len(seen),
+                                         len(frontier) - i - 1 + len(next_frontier), ticker.elapsed())
+                            )
+            except (KeyboardInterrupt, MemoryBudgetExceeded) as exc:
+                # Roll back to the start of this level, which a resumed run repeats exactly.
+                self.stopped_by = "interrupt" if isinstance(exc, KeyboardInterrupt) else "max-memory"
+                for fp in next_fps:
+                    seen.discard(fp)
+                self.queue_left = len(frontier)
+                if boundary is not None:
+                    self._restore_counters(boundary)
+                    boundary["elapsed"] = self.elapsed_before + ticker.elapsed()
+                    self._write_checkpoint(boundary)
+                break
+            self.parents.add_level(next_fps, next_par)
+            level += 1
+            if next_frontier:
+                self.depth = level + 1
+            self.distinct = len(seen)
+            # Violations are turned into traces once the level's arrays are stored.
             for inv, lvl, fp in self._pending:
                 if inv.name not in self.violated_names:
                     self._record_violation("invariant", inv.name, inv.description, lvl, fp)
-        self.distinct = len(seen)
-        return self._result(ticker.elapsed())
+            self._pending = []
+            if stop:
+                self.queue_left = len(next_frontier)
+                break
+            frontier = next_frontier
+
+    def _restore_counters(self, snap: dict) -> None:
+        self.generated = snap["generated"]
+        self.act_generated = list(snap["act_generated"])
+        self.act_distinct = list(snap["act_distinct"])
+        self.sometimes_reached = dict(snap["sometimes_reached"])
+        self.violations = list(snap["violations"])
+        self.violated_names = {v.name for v in self.violations}
+        self.depth = snap["depth"]
 
     def _result(self, seconds: float) -> CheckResult:
         model = self.model
@@ -230,7 +322,7 @@ class LocalBFS:
             result = "violated"
         elif self.violations:
             result = "deadlock"
-        elif self.stopped_by == "interrupt":
+        elif self.stopped_by in ("interrupt", "max-memory"):
             result = "interrupted"
         elif self.stopped_by:
             result = "incomplete"

@@ -32,9 +32,15 @@ def sample_states(model: BoundModel, limit: int = SAMPLE_STATES) -> list[State]:
             queue.append(s)
     while queue and len(out) < limit:
         s = queue.popleft()
+        try:
+            succs = list(model.successors(s))
+            for _ai, _b, t in succs:
+                model.check_state(t, f"action {model.actions[_ai].label(_b)}")
+        except SpecRuntimeError:
+            # The search itself reports this, with the trace that leads there.
+            break
         out.append(s)
-        for _ai, _b, t in model.successors(s):
-            model.check_state(t, f"action {model.actions[_ai].label(_b)}")
+        for _ai, _b, t in succs:
             if t not in seen and model.in_model(t):
                 seen.add(t)
                 queue.append(t)

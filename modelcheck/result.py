@@ -30,6 +30,24 @@ class CheckOptions:
     """Reduce by the spec's symmetry (off by default, as in TLC)."""
     progress_seconds: float = 5.0
     """How often a progress line is printed on long runs."""
+    checkpoint_dir: str | None = None
+    """Write checkpoints to this directory (at BFS level boundaries)."""
+    checkpoint_every: float = 600.0
+    """Seconds between checkpoints; one is also written when the run is interrupted."""
+    resume: str | None = None
+    """Continue from the checkpoint in this directory."""
+    max_memory_mb: int | None = None
+    """Stop (with a checkpoint, if configured) before the process's memory exceeds this."""
+
+    def identity_options(self) -> tuple:
+        """The options that change what a search explores; a checkpoint only resumes with equal ones."""
+        return (
+            ("invariants", self.invariants),
+            ("check_deadlock", self.check_deadlock),
+            ("max_depth", self.max_depth),
+            ("continue", self.continue_after_violation),
+            ("symmetry", self.symmetry),
+        )
 
 
 @attrs.frozen

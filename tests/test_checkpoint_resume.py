@@ -1,0 +1,105 @@
+"""SIGKILL a checkpointing run at several points, resume, and get exactly the uninterrupted result."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT, run_cli
+from modelcheck.checkpoint import FILE_NAME
+
+
+def result_of(p: subprocess.CompletedProcess) -> dict:
+    data = json.loads(p.stdout)
+    # Everything but timing must be identical.
+    for key in ("seconds", "states_per_second"):
+        data.pop(key)
+    return data
+
+
+def checkpoint_level(directory) -> int:
+    try:
+        with open(os.path.join(directory, FILE_NAME), "rb") as f:
+            return pickle.load(f)["payload"]["level"]
+    except (OSError, EOFError, pickle.UnpicklingError):
+        return -1
+
+
+def kill_at_level(args: list[str], directory, level: int) -> None:
+    """Start a checkpointing run and SIGKILL it once a checkpoint of ``level`` is on disk."""
+    p = subprocess.Popen([sys.executable, "-m", "modelcheck", *args, "--checkpoint", str(directory),
+                          "--checkpoint-every", "0", "-q", "--json"],
+                         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and p.poll() is None:
+            if checkpoint_level(directory) >= level:
+                p.send_signal(signal.SIGKILL)
+                break
+            time.sleep(0.005)
+        p.wait(timeout=30)
+        assert p.returncode == -signal.SIGKILL, "the run finished before it could be killed"
+    finally:
+        if p.poll() is None:
+            p.kill()
+
+
+CASES = [
+    # A run that holds (22 levels) and one that finds the 9-state HW data-loss trace.
+    (["check", "kip320", "--const", "MaxLeaderEpoch=1"], [2, 9, 15]),
+    (["check", "truncate-to-hw"], [1, 4, 6]),
+]
+
+
+@pytest.mark.parametrize("args,levels", CASES, ids=["kip320-holds", "truncate-to-hw-violated"])
+def test_resume_after_sigkill_gives_the_uninterrupted_result(tmp_path, args, levels):
+    expected = result_of(run_cli(*args, "-q", "--json"))
+    for level in levels:
+        directory = tmp_path / f"ck{level}"
+        kill_at_level(args, directory, level)
+        assert not [n for n in os.listdir(directory) if n != FILE_NAME], "a temporary file was left behind"
+        resumed = run_cli(*args, "-q", "--json", "--resume", str(directory))
+        assert result_of(resumed) == expected, f"killed at level {level}"
+        assert resumed.returncode == (1 if expected["result"] == "violated" else 0)
+
+
+def test_interrupt_writes_a_final_checkpoint_that_resumes(tmp_path):
+    args = ["check", "kip320", "--const", "MaxLeaderEpoch=1"]
+    expected = result_of(run_cli(*args, "-q", "--json"))
+    p = subprocess.Popen([sys.executable, "-m", "modelcheck", *args, "--checkpoint", str(tmp_path),
+                          "--checkpoint-every", "3600", "--progress", "0.1"],
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while "Progress(" not in p.stderr.readline():
+        pass
+    time.sleep(0.3)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130
+    assert f"Checkpoint written to {tmp_path}" in err
+    resumed = run_cli(*args, "-q", "--json", "--resume", str(tmp_path))
+    assert result_of(resumed) == expected
+
+
+def test_resume_refuses_another_spec_or_constants(tmp_path):
+    kill_at_level(["check", "kip320", "--const", "MaxLeaderEpoch=1"], tmp_path, 3)
+    p = run_cli("check", "kip320", "--const", "MaxLeaderEpoch=2", "--resume", str(tmp_path))
+    assert p.returncode == 2
+    assert "cannot resume from" in p.stderr and "constants" in p.stderr
+    p = run_cli("check", "kip279", "--const", "MaxLeaderEpoch=1", "--resume", str(tmp_path))
+    assert p.returncode == 2 and "the checkpoint is for spec kip320, this run has kip279" in p.stderr
+    p = run_cli("check", "kip320", "--const", "MaxLeaderEpoch=1", "--symmetry", "--resume", str(tmp_path))
+    assert p.returncode == 2 and "options" in p.stderr
+
+
+def test_max_memory_stops_with_a_checkpoint(tmp_path):
+    p = run_cli("check", "kip320", "--max-memory", "1", "--checkpoint", str(tmp_path), "-q")
+    assert p.returncode == 3
+    assert "--max-memory budget was reached" in p.stdout
+    assert os.path.exists(tmp_path / FILE_NAME)
