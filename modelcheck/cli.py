@@ -143,6 +143,8 @@ def show_cmd(spec_ref: str) -> None:
               help="Seconds between checkpoints (one is also written on Ctrl-C, SIGTERM or --max-memory).")
 @click.option("--resume", type=click.Path(file_okay=False, exists=True), default=None,
               help="Continue the run checkpointed in DIR (same spec, constants and options).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Write each counterexample here: trace JSON plus text, DOT, SVG and HTML renderings.")
 @click.option("--max-memory", "max_memory_mb", type=click.IntRange(min=1), default=None, metavar="MiB",
               help="Stop with a checkpoint before the process uses more memory than this.")
 @click.pass_context
@@ -151,7 +153,7 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
               engine: str, master: str | None, partitions: int | None, as_json: bool, full_trace: bool,
               coverage: bool, progress_seconds: float, quiet: bool, verbose: bool,
               checkpoint_dir: str | None, checkpoint_every: float, resume: str | None,
-              max_memory_mb: int | None) -> None:
+              out_dir: str | None, max_memory_mb: int | None) -> None:
     """Exhaustively check SPEC (a registered name, path/to/spec.py or pkg.module:SPEC).
 
     Prints a progress line on stderr every few seconds and TLC-like statistics
@@ -208,6 +210,8 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
         signal.signal(signal.SIGTERM, previous)
     if pre_warnings:
         result = attrs.evolve(result, warnings=tuple(pre_warnings) + result.warnings)
+    if out_dir and result.violations:
+        _write_counterexamples(spec, c, result, out_dir)
     if as_json:
         click.echo(json.dumps(result_to_json(spec, c, result)))
     else:
@@ -218,6 +222,74 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
                        f"{options.checkpoint_dir} (same spec, constants and options).", err=True)
         ctx.exit(3 if result.stopped_by == "max-memory" else 130)
     ctx.exit(result.exit_code)
+
+
+def _write_counterexamples(spec: Spec, c: Any, result: CheckResult, out_dir: str) -> None:
+    """Trace JSON and renderings for each violation: ``DIR/trace.*``, then ``DIR/trace-2.*``..."""
+    from modelcheck.counterexamples.render import write_outputs
+    from modelcheck.counterexamples.tracefile import document_from_result
+
+    for i, v in enumerate(result.violations, start=1):
+        stem = "trace" if i == 1 else f"trace-{i}"
+        written = write_outputs(document_from_result(spec, c, v), out_dir, stem=stem)
+        click.echo(f"Counterexample ({v.name}) written to {', '.join(written)}", err=True)
+
+
+@main.command("render")
+@click.argument("trace_file", metavar="TRACE.json", type=click.Path(dir_okay=False))
+@click.option("--format", "-f", "fmt", type=click.Choice(["text", "dot", "svg", "png", "html", "json", "graph-json"]),
+              default="text", show_default=True, help="Output format.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
+def render_cmd(trace_file: str, fmt: str, output: str | None) -> None:
+    """Render a trace file written by ``check --out`` again, without re-running the check."""
+    from modelcheck.counterexamples.render import render
+    from modelcheck.counterexamples.tracefile import load
+
+    data = render(load(trace_file), fmt)
+    if output:
+        with open(output, "wb") as f:
+            f.write(data)
+    elif fmt == "png":
+        raise UsageError("--format png writes binary data; give --output FILE")
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+
+
+@main.command("graph")
+@click.argument("spec_ref", metavar="SPEC")
+@click.option("--const", "consts", type=ConstParam(), multiple=True, help="Set a constant.")
+@click.option("--invariant", "invariants", multiple=True, metavar="NAME", help="Mark states violating these.")
+@click.option("--format", "-f", "fmt", type=click.Choice(["dot", "json"]), default="dot", show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), default=5000, show_default=True,
+              help="Refuse models with more reachable states than this.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
+def graph_cmd(spec_ref: str, consts: tuple, invariants: tuple, fmt: str, limit: int, output: str | None) -> None:
+    """Export the whole reachable state graph of a small model as DOT or JSON."""
+    from modelcheck.counterexamples.statespace import state_graph, state_graph_dot, state_graph_json
+    from .model import BoundModel
+
+    spec = load_spec(spec_ref)
+    c = build_constants(spec, consts)
+    _check_invariant_names(spec, invariants)
+    g = state_graph(BoundModel(spec, c, CheckOptions(invariants=invariants or None)), limit)
+    text = state_graph_dot(g) if fmt == "dot" else state_graph_json(g)
+    if output:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        click.echo(text, nl=False)
+
+
+@main.command("render-known")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Directory to write to (default: the package's counterexamples/known/).")
+def render_known_cmd(out_dir: str | None) -> None:
+    """Re-run the known bugs' checks and regenerate their checked-in renderings."""
+    from modelcheck.counterexamples.regenerate import KNOWN_DIR, regenerate
+
+    for path in regenerate(out_dir or KNOWN_DIR):
+        click.echo(path)
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:

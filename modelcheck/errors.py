@@ -51,5 +51,9 @@ class TraceFileError(ModelCheckError):
     """A trace JSON file that is missing, truncated, malformed or unsafe."""
 
 
+class RenderError(ModelCheckError):
+    """A rendering that cannot be produced (e.g. Graphviz missing for SVG/PNG, a graph over its size limit)."""
+
+
 class CheckpointError(ModelCheckError):
     """A checkpoint that cannot be written, or does not match the run being resumed."""

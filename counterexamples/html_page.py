@@ -1,0 +1,148 @@
+"""One self-contained HTML page per counterexample: steps, swim lanes and the graph.
+
+Everything is inline (CSS, a few lines of JavaScript, the SVG from Graphviz and
+the trace data), so the page opens anywhere with no network access.  Three
+views of the same trace:
+
+* **Steps**: every action in order; selecting one shows the whole state with
+  the fields it changed highlighted; the violated invariant is explained.
+* **Lanes**: one row per lane (replica), one column per step: the seeds'
+  LEO/HW tables, drawn, with each change highlighted.
+* **Graph**: the trace graph as Graphviz lays it out.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+from modelcheck.counterexamples.text import flatten, show
+
+CSS = """
+body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 0; color: #0f172a; background: #f8fafc; }
+header { background: #1e293b; color: white; padding: 16px 24px; }
+header h1 { margin: 0 0 4px 0; font-size: 20px; }
+header .sub { color: #cbd5e1; font-size: 13px; }
+.violation { background: #fef2f2; border-left: 4px solid #b91c1c; padding: 10px 16px; margin: 16px 24px; }
+.violation b { color: #b91c1c; }
+section { margin: 16px 24px; }
+h2 { font-size: 16px; margin: 24px 0 8px 0; }
+.steps { display: flex; gap: 16px; align-items: flex-start; }
+.steplist { list-style: none; padding: 0; margin: 0; min-width: 320px; }
+.steplist li { padding: 6px 10px; border: 1px solid #cbd5e1; border-radius: 4px; margin-bottom: 4px; cursor: pointer; background: white; font-size: 13px; }
+.steplist li.selected { border-color: #2563eb; background: #eff6ff; }
+.steplist li.bad { border-color: #b91c1c; }
+.steplist .n { color: #64748b; display: inline-block; width: 28px; }
+.detail { flex: 1; background: white; border: 1px solid #cbd5e1; border-radius: 4px; padding: 8px 12px; }
+.detail table { border-collapse: collapse; font-size: 13px; }
+.detail td { padding: 2px 8px; border-bottom: 1px solid #e2e8f0; font-family: ui-monospace, Menlo, monospace; }
+.changed { background: #fde68a; }
+table.lanes { border-collapse: collapse; font-size: 12px; background: white; }
+table.lanes th, table.lanes td { border: 1px solid #cbd5e1; padding: 4px 6px; vertical-align: top; }
+table.lanes th { background: #e2e8f0; }
+table.lanes td.badcol, table.lanes th.badcol { border: 2px solid #b91c1c; }
+table.lanes .f { color: #64748b; }
+table.lanes td div { white-space: nowrap; font-family: ui-monospace, Menlo, monospace; }
+.graph { background: white; border: 1px solid #cbd5e1; border-radius: 4px; padding: 8px; overflow: auto; }
+.legend span { padding: 1px 6px; }
+"""
+
+JS = """
+(function () {
+  var data = JSON.parse(document.getElementById('trace-data').textContent);
+  var items = document.querySelectorAll('.steplist li');
+  var detail = document.getElementById('detail');
+  function esc(s) { return String(s).replace(/[&<>"]/g, function (c) { return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c]; }); }
+  function select(i) {
+    items.forEach(function (li) { li.classList.toggle('selected', Number(li.dataset.i) === i); });
+    var step = data.steps[i];
+    var rows = step.fields.map(function (f) {
+      var cls = step.changed.indexOf(f[0]) >= 0 ? ' class="changed"' : '';
+      return '<tr><td>' + esc(f[0]) + '</td><td' + cls + '>' + esc(f[1]) + '</td></tr>';
+    }).join('');
+    detail.innerHTML = '<div><b>State ' + (i + 1) + '</b> ' + (step.action ? 'after <code>' + esc(step.action) + '</code>' : '(initial state)') +
+      (i === data.steps.length - 1 ? ' <b style="color:#b91c1c">' + esc(data.verdict) + '</b>' : '') + '</div><table>' + rows + '</table>';
+  }
+  items.forEach(function (li) { li.addEventListener('click', function () { select(Number(li.dataset.i)); }); });
+  select(data.steps.length - 1);
+  document.body.dataset.ready = 'yes';
+})();
+"""
+
+
+def _e(value: object) -> str:
+    return html.escape(value if isinstance(value, str) else show(value), quote=True)
+
+
+def render_html(doc: dict, svg: str | None) -> str:
+    """The page for a trace document; ``svg`` is the Graphviz drawing (None when unavailable)."""
+    v = doc["violation"]
+    verdict = f"{v['name']} violated" if v["kind"] == "invariant" else "deadlock"
+    steps = doc["steps"]
+    consts = ", ".join(f"{k}={val}" for k, val in doc["constants"].items())
+    page_data = {
+        "verdict": verdict,
+        "steps": [
+            {
+                "action": s["action"],
+                "fields": [[k, show(val)] for k, val in flatten(s["state"]).items()],
+                "changed": s.get("changed", []),
+            }
+            for s in steps
+        ],
+    }
+    step_items = "".join(
+        f'<li data-i="{i}" class="{"bad" if i == len(steps) - 1 else ""}"><span class="n">{i + 1}</span>'
+        f'{_e(s["action"] or "Initial state")}</li>'
+        for i, s in enumerate(steps)
+    )
+    lanes_html = _lanes_table(steps)
+    graph_html = (
+        f'<div class="graph">{svg}</div>' if svg
+        else '<p>Graphviz (dot) is not installed, so the graph is not drawn; the steps and lanes above are complete.</p>'
+    )
+    data_json = json.dumps(page_data).replace("</", "<\\/")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>{_e(doc['spec'])}: {_e(verdict)}</title>
+<style>{CSS}</style></head>
+<body>
+<header><h1>{_e(doc['spec'])}: {_e(verdict)} in {len(steps)} states</h1>
+<div class="sub">{_e(doc['title'])} &middot; {_e(consts)}</div></header>
+<div class="violation" id="verdict"><b>{_e(verdict)}</b>{': ' + _e(v['description']) if v['description'] else ''}
+<br>The last state below is the first one, in breadth-first order, where it fails; no shorter trace exists.</div>
+<section id="steps"><h2>Steps</h2>
+<p class="legend">Select a step to see its whole state; <span class="changed">highlighted</span> fields changed in that step.</p>
+<div class="steps"><ul class="steplist">{step_items}</ul><div class="detail" id="detail"></div></div></section>
+<section id="lanes"><h2>Lanes</h2>{lanes_html}</section>
+<section id="graph"><h2>Graph</h2>{graph_html}</section>
+<script type="application/json" id="trace-data">{data_json}</script>
+<script>{JS}</script>
+</body></html>
+"""
+
+
+def _lanes_table(steps: list[dict]) -> str:
+    """Rows are lanes, columns are steps; each cell lists the lane's fields, changes highlighted."""
+    if not any(s.get("lanes") for s in steps):
+        return "<p>This spec does not declare lanes.</p>"
+    lanes = list((steps[0].get("lanes") or {}).keys())
+    last = len(steps) - 1
+    head = "".join(
+        f'<th class="{"badcol" if i == last else ""}">{i + 1}<br><span class="f">{_e(s["action"] or "initial")}</span></th>'
+        for i, s in enumerate(steps)
+    )
+    rows = []
+    for lane in lanes:
+        cells = []
+        prev: dict = {}
+        for i, s in enumerate(steps):
+            fields = (s.get("lanes") or {}).get(lane, {})
+            parts = []
+            for k, val in fields.items():
+                cls = ' class="changed"' if i > 0 and prev.get(k) != val else ""
+                parts.append(f'<div{cls}><span class="f">{_e(k)}</span> {_e(val)}</div>')
+            cells.append(f'<td class="{"badcol" if i == last else ""}">{"".join(parts)}</td>')
+            prev = fields
+        rows.append(f"<tr><th>{_e(lane)}</th>{''.join(cells)}</tr>")
+    return f'<div style="overflow:auto"><table class="lanes"><tr><th></th>{head}</tr>{"".join(rows)}</table></div>'

@@ -1,0 +1,36 @@
+"""Regenerate the checked-in renderings of the known bugs (``modelcheck render-known``)."""
+
+from __future__ import annotations
+
+import os
+
+from modelcheck.counterexamples.known import KNOWN, KnownTrace
+from modelcheck.counterexamples.render import write_outputs
+from modelcheck.counterexamples.tracefile import document_from_result
+from modelcheck.errors import ModelCheckError
+
+KNOWN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "known")
+FORMATS = ("json", "text", "dot", "svg", "html")
+
+
+def known_document(entry: KnownTrace) -> dict:
+    """Run the check behind a known trace and return its trace document."""
+    from modelcheck.cli import build_constants
+    from modelcheck.engine import check
+    from modelcheck.loader import load_spec
+    from modelcheck.result import CheckOptions
+
+    spec = load_spec(entry.spec)
+    consts = build_constants(spec, entry.constants)
+    result = check(spec, consts, CheckOptions(invariants=(entry.invariant,)))
+    if not result.violations:
+        raise ModelCheckError(f"known trace {entry.name}: {entry.spec} no longer violates {entry.invariant}")
+    return document_from_result(spec, consts, result.violations[0])
+
+
+def regenerate(out_dir: str = KNOWN_DIR, formats: tuple[str, ...] = FORMATS) -> list[str]:
+    """Write every known trace under ``out_dir/<name>/``; returns the files written."""
+    written = []
+    for entry in KNOWN:
+        written += write_outputs(known_document(entry), os.path.join(out_dir, entry.name), formats)
+    return written

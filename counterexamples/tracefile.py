@@ -1,0 +1,138 @@
+"""The trace file: a versioned JSON document holding one counterexample.
+
+``modelcheck check --out DIR`` writes it; ``modelcheck render TRACE.json``
+reads it back and renders it again without re-running the check.  Renderers
+work from this document only, which keeps them independent of the spec.
+
+Schema (``format`` = ``modelcheck-trace``, ``version`` = 1)::
+
+    {
+      "format": "modelcheck-trace", "version": 1,
+      "spec": "truncate-to-hw", "title": "...",
+      "constants": {"Replicas": 3, ...},
+      "violation": {"kind": "invariant" | "deadlock", "name": "StrongIsr", "description": "..."},
+      "steps": [
+        {"index": 1, "action": null | "LeaderWrite(r1)", "action_name": null | "LeaderWrite",
+         "params": {"replica": "r1"},
+         "state": {...nested variables...},
+         "lanes": {"r1": {"log": "[0@e1]", "LEO": 1, ...}, ...}   (optional),
+         "changed": ["replicaLog.r1", ...]}                         (dotted names)
+      ]
+    }
+
+Loading validates everything a renderer relies on and refuses files that are
+truncated, malformed, too large or of another format with a one-line
+:class:`TraceFileError`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from modelcheck.counterexamples.text import changed_fields
+from modelcheck.errors import TraceFileError
+
+FORMAT = "modelcheck-trace"
+VERSION = 1
+MAX_BYTES = 64 * 1024 * 1024
+MAX_STEPS = 100_000
+
+
+def trace_document(spec_name: str, title: str, constants: dict, violation_kind: str, violation_name: str,
+                   description: str, steps: list[dict]) -> dict:
+    """Build the document from JSON trace steps (``modelcheck.report.trace_to_json``)."""
+    out_steps = []
+    prev = None
+    for i, step in enumerate(steps, start=1):
+        item = {
+            "index": i,
+            "action": step.get("action"),
+            "action_name": step.get("action_name"),
+            "params": dict(step.get("params") or {}),
+            "state": step["state"],
+        }
+        if step.get("lanes") is not None:
+            item["lanes"] = step["lanes"]
+        item["changed"] = [] if prev is None else changed_fields(prev, step["state"])
+        out_steps.append(item)
+        prev = step["state"]
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "spec": spec_name,
+        "title": title,
+        "constants": dict(constants),
+        "violation": {"kind": violation_kind, "name": violation_name, "description": description},
+        "steps": out_steps,
+    }
+
+
+def document_from_result(spec: Any, consts: Any, violation: Any) -> dict:
+    """The document for one violation of a check."""
+    from modelcheck.constants import constants_to_dict
+    from modelcheck.report import trace_to_json
+
+    return trace_document(spec.name, spec.title, constants_to_dict(consts), violation.kind, violation.name,
+                          violation.description, trace_to_json(spec, consts, violation.trace))
+
+
+def dumps(doc: dict) -> str:
+    """Deterministic JSON text (sorted keys are not used: variable order is meaningful)."""
+    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
+def load(path: str) -> dict:
+    """Read and validate a trace file."""
+    try:
+        size = os.path.getsize(path)
+    except OSError as exc:
+        raise TraceFileError(f"cannot read trace file {path}: {exc.strerror}") from None
+    if size > MAX_BYTES:
+        raise TraceFileError(f"trace file {path} is {size} bytes, over the {MAX_BYTES}-byte limit")
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except UnicodeDecodeError:
+        raise TraceFileError(f"trace file {path} is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise TraceFileError(f"trace file {path} is not valid JSON (truncated?): {exc.msg} at line {exc.lineno}") from None
+    validate(doc, path)
+    return doc
+
+
+def _require(cond: bool, path: str, what: str) -> None:
+    if not cond:
+        raise TraceFileError(f"trace file {path} is malformed: {what}")
+
+
+def validate(doc: Any, path: str = "<trace>") -> None:
+    """Refuse anything a renderer could trip over, with the first problem named."""
+    _require(isinstance(doc, dict), path, "the top level is not an object")
+    _require(doc.get("format") == FORMAT, path, f"format is {doc.get('format')!r}, expected {FORMAT!r}")
+    _require(doc.get("version") == VERSION, path, f"version {doc.get('version')!r} is not supported (this is {VERSION})")
+    for key in ("spec", "title"):
+        _require(isinstance(doc.get(key), str), path, f"{key!r} must be a string")
+    _require(isinstance(doc.get("constants"), dict), path, "'constants' must be an object")
+    v = doc.get("violation")
+    _require(isinstance(v, dict), path, "'violation' must be an object")
+    for key in ("kind", "name", "description"):
+        _require(isinstance(v.get(key), str), path, f"violation.{key} must be a string")
+    steps = doc.get("steps")
+    _require(isinstance(steps, list) and len(steps) > 0, path, "'steps' must be a non-empty list")
+    _require(len(steps) <= MAX_STEPS, path, f"more than {MAX_STEPS} steps")
+    for i, step in enumerate(steps, start=1):
+        _require(isinstance(step, dict), path, f"step {i} is not an object")
+        _require(step.get("index") == i, path, f"step {i} has index {step.get('index')!r}")
+        action = step.get("action")
+        _require(action is None if i == 1 else isinstance(action, str), path,
+                 f"step {i} action must be {'null' if i == 1 else 'a string'}")
+        _require(isinstance(step.get("state"), dict), path, f"step {i} state must be an object")
+        _require(isinstance(step.get("params", {}), dict), path, f"step {i} params must be an object")
+        changed = step.get("changed", [])
+        _require(isinstance(changed, list) and all(isinstance(c, str) for c in changed), path,
+                 f"step {i} changed must be a list of strings")
+        lanes = step.get("lanes")
+        _require(lanes is None or (isinstance(lanes, dict) and all(isinstance(x, dict) for x in lanes.values())),
+                 path, f"step {i} lanes must map lane names to objects")

@@ -1,0 +1,44 @@
+"""The checked-in renderings of the known bugs are current (``modelcheck render-known`` regenerates them)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from modelcheck.counterexamples.known import KNOWN
+from modelcheck.counterexamples.regenerate import KNOWN_DIR, regenerate
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory):
+    d = tmp_path_factory.mktemp("known")
+    regenerate(str(d))
+    return d
+
+
+@pytest.mark.parametrize("entry", KNOWN, ids=[k.name for k in KNOWN])
+def test_checked_in_trace_is_current(fresh, entry):
+    for name in ("trace.json", "trace.txt", "trace.dot"):
+        checked_in = os.path.join(KNOWN_DIR, entry.name, name)
+        assert os.path.exists(checked_in), f"{checked_in} is missing: run `modelcheck render-known`"
+        with open(checked_in, "rb") as f:
+            assert f.read() == (fresh / entry.name / name).read_bytes(), (
+                f"{checked_in} is out of date: run `modelcheck render-known`"
+            )
+    for name in ("trace.svg", "trace.html"):
+        assert os.path.exists(os.path.join(KNOWN_DIR, entry.name, name))
+
+
+def test_every_known_directory_has_an_entry():
+    """No stale renderings of traces that are no longer listed."""
+    on_disk = {d for d in os.listdir(KNOWN_DIR) if os.path.isdir(os.path.join(KNOWN_DIR, d))}
+    assert on_disk == {k.name for k in KNOWN}
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed (bin/setup installs it)")
+def test_svg_is_current_where_graphviz_is_the_same(fresh):
+    entry = KNOWN[0]
+    with open(os.path.join(KNOWN_DIR, entry.name, "trace.svg"), "rb") as f:
+        assert f.read() == (fresh / entry.name / "trace.svg").read_bytes()
