@@ -35,4 +35,20 @@ KNOWN: list[KnownTrace] = [
                "KIP-279's truncation, computed from a leader in another epoch, still fails with three replicas."),
     KnownTrace("kip320-first-try", "kip320-first-try", (), "StrongIsr",
                "The first KIP-320 attempt: lazy truncation lets a follower on an old epoch count toward the HW."),
+    KnownTrace("seeds-1-hw-data-loss", "broker-failures", (("Truncation", "hw"),), "AckedRecordsSurvive",
+               "The seeds' story: the follower restarts and truncates to its checkpointed HW, the leader crashes, "
+               "the follower is elected, and the acknowledged record is gone."),
+    KnownTrace("seeds-2-log-divergence", "broker-failures", (("Truncation", "hw"),), "NoDivergenceBelowHw",
+               "The new leader writes at the offset the old leader still holds; the old leader returns with "
+               "HW = LEO, keeps its record, and the logs differ below the HW."),
+    KnownTrace("seeds-3-kip101-fast-leader-changes", "broker-failures", (("Truncation", "leader-epoch"),),
+               "NoDivergenceBelowHw",
+               "KIP-101 as first shipped: after two fast leader changes a follower keeps a record of a "
+               "short-lived epoch over the new leader's record at the same offset (fixed by KIP-279)."),
+    KnownTrace("seeds-4-unclean-election", "broker-failures",
+               (("Truncation", "kip279"), ("UncleanElection", "true")), "AckedRecordsSurvive",
+               "Unclean election: an out-of-sync replica becomes leader and acknowledged data is lost."),
+    KnownTrace("seeds-5-acks-1", "broker-failures", (("Truncation", "leader-epoch"), ("Acks", "1")),
+               "AckedRecordsSurvive",
+               "acks=1: the leader acknowledges, then crashes before any follower fetched the record."),
 ]

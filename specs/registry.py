@@ -10,4 +10,5 @@ REGISTRY: dict[str, str] = {
     "kip320-first-try": "modelcheck.specs.kip320_first_try:SPEC",
     "kip320": "modelcheck.specs.kip320:SPEC",
     "async-isr": "modelcheck.specs.async_isr:SPEC",
+    "broker-failures": "modelcheck.specs.broker_failures:SPEC",
 }
