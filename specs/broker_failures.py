@@ -1,35 +1,41 @@
 """The seeds' failure stories: brokers that crash and restart, HW checkpoints, acks, unclean election.
 
-The published TLA+ models abstract these away; this spec keeps them, at the
-level of detail of the seed documents (see ../shared/seeds/DIGEST.md):
+The published TLA+ models abstract these away; this spec (registered as
+``broker-failures``) keeps them, at the level of detail of the seed documents
+(../shared/seeds/DIGEST.md and the worked LEO/HW tables):
 
-* **Replicas** hold a log of records (id, leader epoch), an in-memory HW and
-  the HW last checkpointed to disk (replication-offset-checkpoint), whether
-  they are alive, and the leader epoch they have caught up with.  The
-  leader-epoch cache (epoch -> start offset) is what the log's records imply:
-  Kafka assigns an entry when the first record of an epoch is appended and
-  truncates it with the log, so it is derived, not stored twice.
-* **The leader** keeps each follower's LEO as of its last fetch (the "remote
-  LEO") and computes HW = max(HW, min LEO over the ISR).
-* **The controller** holds the leader, the leader epoch and the ISR.  Leaders
-  write ISR changes to ZooKeeper and to their own cache in one step, so the
-  leader's and the controller's ISR agree and are kept once.
-* **The producer** remembers which records were acknowledged under its acks
-  setting (acks=0 promises nothing, acks=1 acknowledges on the leader's append,
-  acks=all once the HW passes the record), and consumers the longest prefix of
-  records they have been shown (below a leader's HW).
-
-One fetch is one round trip, as in the seeds' worked example: the leader
-records the fetch offset as the follower's remote LEO, recomputes its HW and
-answers with its records and HW; the follower appends them and sets
-HW = min(LEO, leader HW).  So the follower's HW needs a second fetch to catch
-up.  A replica that restarts, or that sees a new leader epoch, truncates
-before fetching: to its checkpointed HW (``Truncation=hw``, before Kafka 0.11),
-to the leader's end offset for its latest epoch (``leader-epoch``, KIP-101 as
-first shipped: OffsetsForLeaderEpoch), or back to the last offset whose epoch
-matches the leader's (``kip279``).  When no leader is alive it restarts
-without truncating and may be elected.  Elections are clean (from the live
-ISR) unless ``UncleanElection`` is on.
+* **Brokers** hold a log of records (id, leader epoch), LEO, an in-memory HW,
+  the HW last checkpointed to disk, a leader-epoch cache, and whether they are
+  up.  A crash loses the in-memory state only.
+* **The leader** keeps each follower's remote LEO (its last fetch offset) and
+  sets HW = max(HW, min LEO over the ISR) after a produce, a fetch and an ISR
+  shrink.  It holds its own copy of the ISR; it writes ISR changes to
+  ZooKeeper (the controller's copy) in the same step, so the two differ only
+  while the partition has no live leader.
+* **Fetching takes two steps**, the request and the response, as in the
+  seeds' nine-step walkthrough: ``follower_fetch`` is the leader's side (remote
+  LEO := fetch offset, ISR expansion, HW update, response with records and
+  HW); ``follower_append`` is the follower's (append, HW = min(LEO, leader
+  HW)).  So the follower's HW needs a second fetch round, and a crash can fall
+  between the leader raising its HW and the follower learning it (story 1).
+* **The controller** holds the leader, the leader epoch and its ISR.  It sees a
+  leader's crash at once (before any restart is processed): the partition goes
+  offline and the ISR becomes its live members, unless none is alive (then the
+  ISR is left as it was, as Kafka does).  A follower's crash is not seen by the
+  controller (a restart within the ZooKeeper session timeout, as in the seeds'
+  story 1); the leader drops a dead or lagging follower with ``shrink_isr``.
+* **Elections**: ``elect_leader`` picks a live member of the controller's ISR;
+  ``elect_leader_unclean`` (``UncleanElection=true``) any live broker when no
+  ISR member is alive.  Each bumps the leader epoch.
+* **Truncation** (``Truncation``): a restarted broker, or a live one that sees
+  a new epoch, truncates before fetching, by the rule in
+  :mod:`modelcheck.specs.broker_truncation`; with no live leader a broker
+  restarts without truncating and may then be elected.
+* **The producer** (``Acks``): acks=0 is never acknowledged; acks=1 on the
+  leader's append; acks=all when the HW passes the record, refused before the
+  append (NotEnoughReplicas) and failed after it (NotEnoughReplicasAfterAppend)
+  while the ISR is below ``MinInsyncReplicas``; pending acks fail when the
+  leader crashes.
 
 Crashes are bounded by ``Crashes`` and records by ``Records``, so every run
 ends; states without successors are expected.
@@ -37,392 +43,297 @@ ends; states without successors are expected.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-
-import attrs
-
-from modelcheck import Domain, Spec, Symmetry, action, constant
-from modelcheck.specs.replicated_log import Record, first_non_matching_offset_from_tail
-
-NONE = -1
-ACKS = ("0", "1", "all")
-TRUNCATION = ("hw", "leader-epoch", "kip279")
-
-
-@attrs.frozen
-class FailureConstants:
-    """Bounds and the protocol settings the stories vary."""
-
-    Replicas: int = constant(2, "number of brokers hosting the partition (r1 starts as leader)", minimum=1, maximum=4)
-    Records: int = constant(2, "records the producer sends in total", minimum=0, maximum=4)
-    Crashes: int = constant(2, "broker crashes allowed in one run", minimum=0, maximum=4)
-    Truncation: str = constant("hw", "how a restarted or new follower truncates", choices=TRUNCATION)
-    UncleanElection: bool = constant(False, "unclean.leader.election.enable: elect a live replica outside the ISR")
-    Acks: str = constant("all", "the producer's acks setting", choices=ACKS)
-    MinInsyncReplicas: int = constant(1, "min.insync.replicas: acks=all writes need an ISR this large", minimum=1, maximum=4)
+from modelcheck import Spec, Symmetry, action
+from modelcheck.specs.broker_state import (
+    ACKS_SETTING,
+    NONE,
+    REPLICA,
+    UNKNOWN,
+    FailureConstants,
+    FailureState,
+    Replica,
+    init,
+    leader_alive,
+    set_replica,
+)
+from modelcheck.specs.broker_truncation import assign, assign_records, truncate_cache, truncation_point
+from modelcheck.specs.broker_view import lanes, permute, view
+from modelcheck.specs.replicated_log import Record
 
 
-class Replica(NamedTuple):
-    """One broker's copy of the partition."""
+def settle(c: FailureConstants, s: FailureState) -> FailureState:
+    """The leader's HW rule, then what the new HW completes: delayed acks=all produces and consumer reads.
 
-    log: tuple  # of Record
-    hw: int  # in memory
-    checkpoint_hw: int  # on disk
-    alive: bool
-    epoch: int  # the leader epoch this replica has caught up with (-1 after a restart)
-
-
-class FailureState(NamedTuple):
-    replicas: tuple  # of Replica
-    leader: int  # the controller's leader, NONE when offline
-    epoch: int  # the controller's leader epoch
-    isr: frozenset
-    remote_leo: tuple  # the leader's view of every replica's LEO (-1: no fetch in this epoch yet)
-    next_id: int
-    acked: frozenset  # ids of records the producer was told are written
-    visible: tuple  # the longest prefix of records consumers were shown
-    crashes: int
-
-
-def replica_name(r: int) -> str:
-    return "None" if r == NONE else f"r{r + 1}"
-
-
-REPLICA = Domain("replica", lambda c: range(c.Replicas), replica_name)
-ACKS_SETTING = Domain("acks", lambda c: [ACKS.index(c.Acks)], lambda v: f"acks={ACKS[v]}")
+    Leader HW = max(HW, min(LEO of every ISR member)), the leader's own LEO
+    included and a remote LEO still unknown counting as -1.
+    """
+    if not leader_alive(s):
+        return s
+    lead = s.controller_leader
+    ld = s.replicas[lead]
+    leos = [len(ld.log) if r == lead else s.remote_leo[r] for r in s.leader_isr]
+    hw = max(ld.hw, min(leos))
+    if hw != ld.hw:
+        ld = ld._replace(hw=hw)
+        s = set_replica(s, lead, ld)
+    committed = {rec.id for rec in ld.log[:hw]}
+    done = s.pending & committed
+    if done:
+        enough = len(s.leader_isr) >= c.MinInsyncReplicas
+        s = s._replace(pending=s.pending - done, acked=s.acked | done if enough else s.acked)
+    shown = ld.log[:hw]
+    if len(shown) > len(s.visible) and shown[: len(s.visible)] == s.visible:
+        s = s._replace(visible=shown)
+    return s
 
 
-def init(c: FailureConstants):
-    n = c.Replicas
-    yield FailureState(
-        replicas=(Replica((), 0, 0, True, 0),) * n,
-        leader=0,
-        epoch=0,
-        isr=frozenset(range(n)),
-        remote_leo=(0,) * n,
-        next_id=0,
-        acked=frozenset(),
-        visible=(),
-        crashes=0,
-    )
-
-
-def _set(replicas: tuple, r: int, rep: Replica) -> tuple:
-    return replicas[:r] + (rep,) + replicas[r + 1:]
-
-
-def leader_alive(s: FailureState) -> bool:
-    return s.leader != NONE and s.replicas[s.leader].alive
-
-
-def _with_leader_hw(c: FailureConstants, s: FailureState) -> FailureState:
-    """Leader HW = max(HW, min LEO over the ISR); then what the new HW commits is acked and visible."""
-    ld = s.replicas[s.leader]
-    leos = [len(ld.log) if r == s.leader else s.remote_leo[r] for r in s.isr]
-    hw = max(ld.hw, min(leos)) if leos else ld.hw
-    replicas = s.replicas if hw == ld.hw else _set(s.replicas, s.leader, ld._replace(hw=hw))
-    acked = s.acked
-    # acks=all: acknowledged once the HW passes the record, unless the ISR has meanwhile shrunk
-    # below min.insync.replicas (NOT_ENOUGH_REPLICAS_AFTER_APPEND).
-    if c.Acks == "all" and hw > 0 and len(s.isr) >= c.MinInsyncReplicas:
-        acked = acked | {rec.id for rec in ld.log[:hw]}
-    visible = s.visible
-    committed = ld.log[:hw]
-    if len(committed) > len(visible) and committed[: len(visible)] == visible:
-        visible = committed
-    return s._replace(replicas=replicas, acked=acked, visible=visible)
-
-
-# -- producer -----------------------------------------------------------------
+# -- producer ------------------------------------------------------------------------
 
 
 @action("produce", acks=ACKS_SETTING)
 def produce(c: FailureConstants, s: FailureState, acks: int):
-    """The leader appends a new record; acks=all is refused while the ISR is below min.insync.replicas."""
+    """The leader appends the producer's next record in its epoch (acks=all refused while the ISR is too small)."""
     if not leader_alive(s) or s.next_id >= c.Records:
         return None
-    if c.Acks == "all" and len(s.isr) < c.MinInsyncReplicas:
-        return None  # NotEnoughReplicas: the write is refused
-    ld = s.replicas[s.leader]
-    record = Record(s.next_id, s.epoch)
-    t = s._replace(
-        replicas=_set(s.replicas, s.leader, ld._replace(log=ld.log + (record,))),
-        next_id=s.next_id + 1,
-        acked=s.acked | {record.id} if c.Acks == "1" else s.acked,
-    )
-    return _with_leader_hw(c, t)
+    if c.Acks == "all" and len(s.leader_isr) < c.MinInsyncReplicas:
+        return None  # NotEnoughReplicas: refused before the append
+    lead = s.controller_leader
+    ld = s.replicas[lead]
+    offset = len(ld.log)
+    rec = Record(s.next_id, s.controller_epoch)
+    ld = ld._replace(log=ld.log + (rec,), epochs=assign(ld.epochs, rec.epoch, offset))
+    t = set_replica(s, lead, ld)._replace(next_id=s.next_id + 1)
+    if c.Acks == "1":
+        t = t._replace(acked=t.acked | {rec.id})
+    elif c.Acks == "all":
+        t = t._replace(pending=t.pending | {rec.id})
+    return settle(c, t)
 
 
-# -- replication -----------------------------------------------------------------
+# -- replication: the nine steps ------------------------------------------------------------
 
 
 @action("follower_fetch", follower=REPLICA)
 def follower_fetch(c: FailureConstants, s: FailureState, follower: int):
-    """One fetch round trip: remote LEO := fetch offset, leader HW update, append, follower HW = min(LEO, leader HW)."""
-    if not leader_alive(s) or follower == s.leader:
+    """The leader handles a fetch carrying the follower's LEO: remote LEO, ISR expansion, HW, response.
+
+    The follower rejoins the ISR when its fetch offset reaches the leader's HW
+    (and, with ``IsrJoin=epoch-start``, the offset where the leader's epoch began).
+
+    A fetch offset beyond the leader's LEO is out of range: the response tells
+    the follower to truncate to the leader's LEO.  A fetch that would change
+    nothing (nothing new either way) is not a step.
+    """
+    lead = s.controller_leader
+    if not leader_alive(s) or follower == lead:
         return None
     f = s.replicas[follower]
-    if not f.alive or f.epoch != s.epoch:
-        return None  # it must first truncate for the current epoch (become_follower)
-    fetch_offset = len(f.log)
-    t = _with_leader_hw(c, s._replace(remote_leo=_set(s.remote_leo, follower, fetch_offset)))
-    ld = t.replicas[t.leader]
-    new_log = f.log + ld.log[fetch_offset:]
-    new_f = f._replace(log=new_log, hw=min(len(new_log), ld.hw))
-    if new_f == f and t == s:
-        return None  # nothing to fetch and nothing learnt: not a step worth exploring
-    return t._replace(replicas=_set(t.replicas, follower, new_f))
+    if not f.alive or f.epoch != s.controller_epoch or f.fetch:
+        return None
+    ld = s.replicas[lead]
+    offset = len(f.log)
+    if offset > len(ld.log):
+        return set_replica(s, follower, f._replace(fetch=(len(ld.log), (), ld.hw)))
+    t = s._replace(remote_leo=s.remote_leo[:follower] + (offset,) + s.remote_leo[follower + 1:])
+    if follower not in t.leader_isr and offset >= ld.hw and (c.IsrJoin == "hw" or offset >= s.leader_start):
+        t = t._replace(leader_isr=t.leader_isr | {follower}, controller_isr=t.controller_isr | {follower})
+    t = settle(c, t)
+    ld = t.replicas[lead]
+    records = ld.log[offset:]
+    if t == s and not records and ld.hw == f.hw:
+        return None
+    return set_replica(t, follower, f._replace(fetch=(offset, records, ld.hw)))
 
 
-@action("isr_shrink", follower=REPLICA)
-def isr_shrink(c: FailureConstants, s: FailureState, follower: int):
-    """The leader drops a follower that lags its LEO (replica.lag.time.max.ms passed) and may advance its HW."""
-    if not leader_alive(s) or follower == s.leader or follower not in s.isr:
+@action("follower_append", follower=REPLICA)
+def follower_append(c: FailureConstants, s: FailureState, follower: int):
+    """The follower handles the response: append the records, then HW = min(LEO, leader HW)."""
+    f = s.replicas[follower]
+    if not f.alive or not f.fetch:
         return None
-    if s.remote_leo[follower] >= len(s.replicas[s.leader].log) and s.replicas[follower].alive:
-        return None
-    return _with_leader_hw(c, s._replace(isr=s.isr - {follower}))
+    start, records, leader_hw = f.fetch
+    log = f.log[:start] + records
+    epochs = assign_records(truncate_cache(f.epochs, start), records, start)
+    return set_replica(s, follower, f._replace(log=log, epochs=epochs, hw=min(len(log), leader_hw), fetch=()))
 
 
-@action("isr_expand", follower=REPLICA)
-def isr_expand(c: FailureConstants, s: FailureState, follower: int):
-    """A live follower whose fetch offset (in this epoch) reached the leader's HW joins the ISR."""
-    if not leader_alive(s) or follower in s.isr or not s.replicas[follower].alive:
+@action("shrink_isr", follower=REPLICA)
+def shrink_isr(c: FailureConstants, s: FailureState, follower: int):
+    """The leader drops a follower that is down or behind its LEO for too long (replica.lag.time.max.ms)."""
+    lead = s.controller_leader
+    if not leader_alive(s) or follower == lead or follower not in s.leader_isr:
         return None
-    fetched = s.remote_leo[follower]
-    if s.replicas[follower].epoch != s.epoch or fetched < 0 or fetched < s.replicas[s.leader].hw:
+    if s.replicas[follower].alive and s.remote_leo[follower] >= len(s.replicas[lead].log):
         return None
-    return s._replace(isr=s.isr | {follower})
+    t = s._replace(leader_isr=s.leader_isr - {follower}, controller_isr=s.controller_isr - {follower})
+    return settle(c, t)
 
 
 @action("checkpoint_hw", replica=REPLICA)
 def checkpoint_hw(c: FailureConstants, s: FailureState, replica: int):
-    """The replica writes its in-memory HW to replication-offset-checkpoint."""
+    """The broker writes its in-memory HW to replication-offset-checkpoint."""
     rep = s.replicas[replica]
     if not rep.alive or rep.checkpoint_hw == rep.hw:
         return None
-    return s._replace(replicas=_set(s.replicas, replica, rep._replace(checkpoint_hw=rep.hw)))
+    return set_replica(s, replica, rep._replace(checkpoint_hw=rep.hw))
 
 
-# -- failures --------------------------------------------------------------------------
+# -- failures and recovery ----------------------------------------------------------------
 
 
 @action("crash", replica=REPLICA)
 def crash(c: FailureConstants, s: FailureState, replica: int):
-    """A broker dies: it stops and loses its in-memory state (log and HW checkpoint survive on disk).
+    """A broker dies, losing its in-memory HW and any fetch in flight; log, checkpoint and epoch cache stay on disk.
 
-    The controller sees the failure at once (ZooKeeper session expiry is not
-    modelled): a dead leader leaves the partition offline until an election.
+    A leader's death is seen by the controller at once: the partition goes
+    offline, its ISR shrinks to the members still alive (if any), and the
+    producer's pending acks=all requests fail.
     """
     rep = s.replicas[replica]
     if not rep.alive or s.crashes >= c.Crashes:
         return None
-    return s._replace(
-        replicas=_set(s.replicas, replica, rep._replace(alive=False, hw=0, epoch=-1)),
-        leader=NONE if s.leader == replica else s.leader,
-        crashes=s.crashes + 1,
+    t = set_replica(s, replica, rep._replace(alive=False, leader=False, hw=0, epoch=UNKNOWN, fetch=()))
+    t = t._replace(crashes=s.crashes + 1)
+    if replica != s.controller_leader:
+        return t
+    live = frozenset(r for r in s.controller_isr if r != replica and s.replicas[r].alive)
+    return t._replace(
+        controller_leader=NONE,
+        controller_isr=live or s.controller_isr,
+        leader_isr=frozenset(),
+        leader_start=0,
+        remote_leo=(UNKNOWN,) * c.Replicas,
+        pending=frozenset(),
     )
 
 
-def epoch_end_offset(leader_log: tuple, epoch: int) -> int:
-    """OffsetsForLeaderEpoch as KIP-101 first shipped it: where ``epoch`` ends in the leader's log.
-
-    The leader's latest epoch ends at its LEO; an older one ends where the next
-    larger epoch starts (from the leader-epoch cache the log implies).
-    """
-    for offset, rec in enumerate(leader_log):
-        if rec.epoch > epoch:
-            return offset
-    return len(leader_log)
-
-
-def truncation_offset(c: FailureConstants, s: FailureState, replica: int, hw: int) -> int:
-    """Where a replica following the live leader truncates, by the configured rule."""
-    log = s.replicas[replica].log
-    if c.Truncation == "hw":
-        return min(hw, len(log))
-    leader_log = s.replicas[s.leader].log
-    if c.Truncation == "leader-epoch":
-        if not log:
-            return 0
-        return min(epoch_end_offset(leader_log, log[-1].epoch), len(log))
-    return first_non_matching_offset_from_tail(leader_log, log) if leader_log else 0
+def _truncated(c: FailureConstants, s: FailureState, rep: Replica) -> Replica:
+    """``rep`` after truncating, by the configured rule, to follow the live leader in its epoch."""
+    ld = s.replicas[s.controller_leader]
+    cut = truncation_point(c.Truncation, rep.log, rep.epochs, rep.hw, ld.log, ld.epochs)
+    return rep._replace(
+        log=rep.log[:cut],
+        epochs=truncate_cache(rep.epochs, cut),
+        hw=min(rep.hw, cut),
+        epoch=s.controller_epoch,
+        fetch=(),
+    )
 
 
-def _follow(c: FailureConstants, s: FailureState, replica: int, rep: Replica) -> FailureState:
-    """``rep`` (alive, hw known) truncates for the live leader's epoch and starts following it."""
-    s = s._replace(replicas=_set(s.replicas, replica, rep))
-    cut = truncation_offset(c, s, replica, rep.hw)
-    new = rep._replace(log=rep.log[:cut], hw=min(rep.hw, cut), epoch=s.epoch)
-    return s._replace(replicas=_set(s.replicas, replica, new))
-
-
-def _restart_following(c: FailureConstants, s: FailureState, replica: int):
-    """Restart while a leader is alive: HW from the checkpoint file, truncate by the rule, follow."""
+def _restart_following(c: FailureConstants, s: FailureState, replica: int, modes: tuple[str, ...]):
     rep = s.replicas[replica]
-    if rep.alive or not leader_alive(s):
+    if c.Truncation not in modes or rep.alive or not leader_alive(s):
         return None
-    back = rep._replace(alive=True, hw=min(rep.checkpoint_hw, len(rep.log)), epoch=-1)
-    if c.Truncation == "hw":
-        # Before 0.11 the new follower truncates to the HW read back from the checkpoint.
-        cut = back.hw
-        return s._replace(replicas=_set(s.replicas, replica, back._replace(log=rep.log[:cut], epoch=s.epoch)))
-    return _follow(c, s, replica, back)
+    back = rep._replace(alive=True, hw=min(rep.checkpoint_hw, len(rep.log)))
+    return set_replica(s, replica, _truncated(c, s, back))
 
 
 @action("restart_truncate_to_hw", replica=REPLICA)
 def restart_truncate_to_hw(c: FailureConstants, s: FailureState, replica: int):
-    """Before 0.11: a restarted broker truncates its log to the checkpointed HW and follows the leader."""
-    return _restart_following(c, s, replica) if c.Truncation == "hw" else None
+    """Before 0.11: a broker restarts, reads its HW from the checkpoint, truncates its log to it and follows."""
+    return _restart_following(c, s, replica, ("hw",))
 
 
-@action("restart_truncate_to_leader_epoch", replica=REPLICA)
-def restart_truncate_to_leader_epoch(c: FailureConstants, s: FailureState, replica: int):
-    """0.11 and later: a restarted broker asks the leader where its latest epoch ends and truncates there."""
-    return _restart_following(c, s, replica) if c.Truncation != "hw" else None
+@action("restart_truncate_by_epoch", replica=REPLICA)
+def restart_truncate_by_epoch(c: FailureConstants, s: FailureState, replica: int):
+    """0.11 and later: a broker restarts, asks the leader where its latest epoch ends, truncates there and follows."""
+    return _restart_following(c, s, replica, ("leader-epoch", "kip279"))
 
 
 @action("restart_without_leader", replica=REPLICA)
 def restart_without_leader(c: FailureConstants, s: FailureState, replica: int):
-    """A broker restarts while no leader is alive: no truncation; it may then be elected."""
+    """A broker restarts while no leader is alive: it keeps its whole log and may then be elected."""
     rep = s.replicas[replica]
     if rep.alive or leader_alive(s):
         return None
-    back = rep._replace(alive=True, hw=min(rep.checkpoint_hw, len(rep.log)), epoch=-1)
-    return s._replace(replicas=_set(s.replicas, replica, back))
+    return set_replica(s, replica, rep._replace(alive=True, hw=min(rep.checkpoint_hw, len(rep.log))))
 
 
-@action("become_follower", replica=REPLICA)
-def become_follower(c: FailureConstants, s: FailureState, replica: int):
-    """A live replica sees a new leader epoch (LeaderAndIsr) and truncates, by the configured rule, before fetching."""
+def _become_follower(c: FailureConstants, s: FailureState, replica: int, modes: tuple[str, ...]):
     rep = s.replicas[replica]
-    if not leader_alive(s) or replica == s.leader or not rep.alive or rep.epoch == s.epoch:
+    if c.Truncation not in modes or not leader_alive(s) or replica == s.controller_leader:
         return None
-    return _follow(c, s, replica, rep)
+    if not rep.alive or rep.epoch == s.controller_epoch:
+        return None
+    return set_replica(s, replica, _truncated(c, s, rep))
+
+
+@action("become_follower_truncate_to_hw", replica=REPLICA)
+def become_follower_truncate_to_hw(c: FailureConstants, s: FailureState, replica: int):
+    """Before 0.11: a live broker told of a new leader (LeaderAndIsr) truncates to its HW, then fetches."""
+    return _become_follower(c, s, replica, ("hw",))
+
+
+@action("become_follower_truncate_by_epoch", replica=REPLICA)
+def become_follower_truncate_by_epoch(c: FailureConstants, s: FailureState, replica: int):
+    """0.11 and later: a live broker told of a new leader truncates by OffsetsForLeaderEpoch, then fetches."""
+    return _become_follower(c, s, replica, ("leader-epoch", "kip279"))
 
 
 def _elect(c: FailureConstants, s: FailureState, replica: int, unclean: bool):
-    if leader_alive(s) or not s.replicas[replica].alive:
-        return None
-    live_isr = frozenset(r for r in s.isr if s.replicas[r].alive)
-    if (replica in live_isr) == unclean:
-        return None
-    if unclean and not c.UncleanElection:
-        return None
-    epoch = s.epoch + 1
     rep = s.replicas[replica]
-    # The new leader starts from its own (possibly stale) HW and knows no follower's LEO yet.
-    t = s._replace(
-        replicas=_set(s.replicas, replica, rep._replace(epoch=epoch)),
-        leader=replica,
-        epoch=epoch,
-        isr=frozenset((replica,)) if unclean else live_isr,
-        remote_leo=(-1,) * c.Replicas,
+    if leader_alive(s) or not rep.alive:
+        return None
+    live_isr = frozenset(r for r in s.controller_isr if s.replicas[r].alive)
+    if unclean:
+        if not c.UncleanElection or live_isr:
+            return None
+        isr = frozenset((replica,))
+    else:
+        if replica not in live_isr:
+            return None
+        isr = live_isr
+    epoch = s.controller_epoch + 1
+    epochs = assign(rep.epochs, epoch, len(rep.log)) if c.Truncation == "kip279" else rep.epochs
+    # The new leader keeps its own (maybe stale) HW and knows no follower's LEO yet.
+    new = rep._replace(leader=True, epoch=epoch, epochs=epochs, fetch=())
+    return set_replica(s, replica, new)._replace(
+        controller_leader=replica,
+        controller_epoch=epoch,
+        controller_isr=isr,
+        leader_isr=isr,
+        leader_start=len(rep.log),
+        remote_leo=(UNKNOWN,) * c.Replicas,
     )
-    return _with_leader_hw(c, t)
 
 
 @action("elect_leader", replica=REPLICA)
 def elect_leader(c: FailureConstants, s: FailureState, replica: int):
-    """Clean election: with the leader dead, the controller picks a live ISR member and bumps the epoch."""
+    """Clean election: with no live leader, the controller makes a live ISR member leader of a new epoch."""
     return _elect(c, s, replica, unclean=False)
 
 
 @action("elect_leader_unclean", replica=REPLICA)
 def elect_leader_unclean(c: FailureConstants, s: FailureState, replica: int):
-    """Unclean election (if enabled): no live ISR member is required; any live replica may lead."""
+    """Unclean election (if enabled): no ISR member is alive, so any live broker leads a new epoch."""
     return _elect(c, s, replica, unclean=True)
 
 
-# -- symmetry and display ------------------------------------------------------------------
-
-
-def permute(c: FailureConstants, s: FailureState, perm: tuple[int, ...]) -> FailureState:
-    """Rename brokers (all are interchangeable once the first leader is chosen)."""
-    n = len(perm)
-    reps = [None] * n
-    remote = [0] * n
-    for i in range(n):
-        reps[perm[i]] = s.replicas[i]
-        remote[perm[i]] = s.remote_leo[i]
-    return s._replace(
-        replicas=tuple(reps),
-        leader=NONE if s.leader == NONE else perm[s.leader],
-        isr=frozenset(perm[r] for r in s.isr),
-        remote_leo=tuple(remote),
-    )
-
-
-def _log_text(log: tuple) -> str:
-    return "[" + ", ".join(f"{rec.id}@e{rec.epoch}" for rec in log) + "]"
-
-
-def epoch_cache(log: tuple) -> dict[int, int]:
-    """The leader-epoch cache the log implies: epoch -> start offset."""
-    out: dict[int, int] = {}
-    for offset, rec in enumerate(log):
-        out.setdefault(rec.epoch, offset)
-    return out
-
-
-def view(c: FailureConstants, s: FailureState) -> dict[str, Any]:
-    reps = {}
-    for i, rep in enumerate(s.replicas):
-        reps[replica_name(i)] = {
-            "log": _log_text(rep.log),
-            "LEO": len(rep.log),
-            "HW": rep.hw,
-            "checkpointHW": rep.checkpoint_hw,
-            "epochCache": "{" + ", ".join(f"e{e}: {o}" for e, o in epoch_cache(rep.log).items()) + "}",
-            "alive": rep.alive,
-            "epoch": rep.epoch,
-        }
-    return {
-        "replicas": reps,
-        "controller": {
-            "leader": replica_name(s.leader),
-            "epoch": s.epoch,
-            "isr": "{" + ", ".join(replica_name(r) for r in sorted(s.isr)) + "}",
-        },
-        "remoteLEO": {replica_name(i): leo for i, leo in enumerate(s.remote_leo) if i != s.leader},
-        "producer": {"nextId": s.next_id, "acked": sorted(s.acked)},
-        "consumerVisible": _log_text(s.visible),
-        "crashes": s.crashes,
-    }
-
-
-def lanes(c: FailureConstants, s: FailureState) -> dict[str, dict[str, Any]]:
-    out = {}
-    for i, rep in enumerate(s.replicas):
-        if not rep.alive:
-            role = "crashed"
-        elif i == s.leader:
-            role = "leader"
-        else:
-            role = "follower"
-        out[replica_name(i)] = {
-            "log": _log_text(rep.log),
-            "LEO": len(rep.log),
-            "HW": rep.hw,
-            "ckpt HW": rep.checkpoint_hw,
-            "epoch": rep.epoch,
-            "role": role,
-            "in ISR": i in s.isr,
-        }
-    return out
-
-
-def _spec(actions: list) -> Spec:
+def _build() -> Spec:
     from modelcheck.invariants import broker_failures as inv
 
     return Spec(
         name="broker-failures",
-        title="Broker crash/restart, HW checkpoints, acks, min.insync.replicas and unclean election (the seeds' stories)",
+        title="Broker crash/restart, HW checkpoints, acks, min.insync.replicas and unclean election "
+              "(the seeds' failure stories)",
         constants=FailureConstants,
         init=init,
-        actions=actions,
+        actions=[
+            produce,
+            follower_fetch,
+            follower_append,
+            shrink_isr,
+            checkpoint_hw,
+            crash,
+            restart_truncate_to_hw,
+            restart_truncate_by_epoch,
+            restart_without_leader,
+            become_follower_truncate_to_hw,
+            become_follower_truncate_by_epoch,
+            elect_leader,
+            elect_leader_unclean,
+        ],
         invariants=inv.ALL,
-        default_invariants=["AckedRecordsSurvive"],
         sometimes=inv.SOMETIMES,
         symmetry=Symmetry(size=lambda c: c.Replicas, permute=permute),
         deadlock_expected=True,
@@ -433,17 +344,4 @@ def _spec(actions: list) -> Spec:
     )
 
 
-SPEC = _spec([
-    produce,
-    follower_fetch,
-    isr_shrink,
-    isr_expand,
-    checkpoint_hw,
-    crash,
-    restart_truncate_to_hw,
-    restart_truncate_to_leader_epoch,
-    restart_without_leader,
-    become_follower,
-    elect_leader,
-    elect_leader_unclean,
-])
+SPEC = _build()
