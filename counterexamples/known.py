@@ -36,19 +36,28 @@ KNOWN: list[KnownTrace] = [
     KnownTrace("kip320-first-try", "kip320-first-try", (), "StrongIsr",
                "The first KIP-320 attempt: lazy truncation lets a follower on an old epoch count toward the HW."),
     KnownTrace("seeds-1-hw-data-loss", "broker-failures", (("Truncation", "hw"),), "AckedRecordsSurvive",
-               "The seeds' story: the follower restarts and truncates to its checkpointed HW, the leader crashes, "
-               "the follower is elected, and the acknowledged record is gone."),
+               "The seeds' story 1: the leader's HW passes the record before the follower's does; the follower "
+               "restarts and truncates to its checkpointed HW, the leader crashes, the follower is elected, and "
+               "the acknowledged record is gone."),
     KnownTrace("seeds-2-log-divergence", "broker-failures", (("Truncation", "hw"),), "NoDivergenceBelowHw",
-               "The new leader writes at the offset the old leader still holds; the old leader returns with "
-               "HW = LEO, keeps its record, and the logs differ below the HW."),
-    KnownTrace("seeds-3-kip101-fast-leader-changes", "broker-failures", (("Truncation", "leader-epoch"),),
+               "The seeds' story 2: the new leader writes at the offset the old leader still holds; the old leader "
+               "comes back with HW = LEO, keeps its record, and the two logs differ below the HW."),
+    KnownTrace("seeds-3-kip101-fast-leader-changes", "broker-failures",
+               (("Truncation", "leader-epoch"), ("IsrJoin", "epoch-start"), ("Replicas", "3"), ("Records", "3")),
                "NoDivergenceBelowHw",
-               "KIP-101 as first shipped: after two fast leader changes a follower keeps a record of a "
-               "short-lived epoch over the new leader's record at the same offset (fixed by KIP-279)."),
+               "KIP-101 as first shipped: after two fast leader changes a restarted follower asks where its "
+               "short-lived epoch ends, is told where the new leader's epoch starts, and keeps its record over "
+               "the leader's at the same offset (fixed by KIP-279)."),
     KnownTrace("seeds-4-unclean-election", "broker-failures",
-               (("Truncation", "kip279"), ("UncleanElection", "true")), "AckedRecordsSurvive",
-               "Unclean election: an out-of-sync replica becomes leader and acknowledged data is lost."),
-    KnownTrace("seeds-5-acks-1", "broker-failures", (("Truncation", "leader-epoch"), ("Acks", "1")),
+               (("Truncation", "kip279"), ("IsrJoin", "epoch-start"), ("UncleanElection", "true")),
                "AckedRecordsSurvive",
-               "acks=1: the leader acknowledges, then crashes before any follower fetched the record."),
+               "Unclean election: the lagging follower leaves the ISR, the leader crashes, the follower is "
+               "elected anyway and the acknowledged record is lost."),
+    KnownTrace("seeds-5-acks-1", "broker-failures",
+               (("Truncation", "kip279"), ("IsrJoin", "epoch-start"), ("Acks", "1")), "AckedRecordsSurvive",
+               "acks=1: the leader acknowledges on its own append, then crashes before any follower fetched it."),
+    KnownTrace("seeds-kafka-7128-stale-hw-isr-join", "broker-failures", (("Truncation", "leader-epoch"),),
+               "AckedRecordsSurvive",
+               "KAFKA-7128: a leader restarted with a stale checkpointed HW readmits an empty follower to the "
+               "ISR (LEO >= HW); the follower is elected next and the acknowledged record is lost."),
 ]
