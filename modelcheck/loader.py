@@ -39,15 +39,22 @@ def _from_module(module: Any, attr: str | None, origin: str) -> Spec:
     return unique[0]
 
 
-def _import_file(path: str) -> Any:
-    """Import a user's spec file under a module name derived from its path.
+def user_module_name(path: str) -> str:
+    """The module name a user's spec file is imported under.
 
-    The name is stable (not random) so that pickled references to its functions
-    resolve in worker processes that import the same file.
+    It is stable (not random) so that pickled states and functions of the file
+    resolve in worker processes and Spark executors that import the same file
+    (the Spark engine ships it under this name).
     """
+    return "modelcheck_user_" + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
+
+
+def _import_file(path: str) -> Any:
+    """Import a user's spec file under :func:`user_module_name`, once per process."""
     path = os.path.abspath(path)
-    name = "modelcheck_user_" + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
-    if name in sys.modules and getattr(sys.modules[name], "__file__", None) == path:
+    name = user_module_name(path)
+    if name in sys.modules:
+        # Imported already, here or (on an executor) from the copy Spark shipped.
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:

@@ -1,0 +1,81 @@
+"""The Spark engine gives exactly the local engine's results (counts, coverage, first violation and trace)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import MODELS, run_cli
+from modelcheck.cli import build_constants
+from modelcheck.engine import check as local_check
+from modelcheck.loader import load_spec, spec_reference
+from modelcheck.result import CheckOptions
+from spark_support import differences
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(scope="module")
+def sc():
+    from modelcheck.spark_explore.session import spark_context
+
+    context = spark_context("local[2]")
+    yield context
+    context.stop()
+
+
+def both(sc, ref: str, consts=(), **opts):
+    from modelcheck.spark_explore.engine import check as spark_check
+
+    spec = load_spec(ref)
+    c = build_constants(spec, consts)
+    options = CheckOptions(**opts)
+    return local_check(spec, c, options), spark_check(spec, spec_reference(spec, ref), c, options, sc=sc)
+
+
+CASES = [
+    # Every spec of the reference table, at configurations that fit in CI.
+    ("kip320", (("Replicas", "2"),), {}),
+    ("kip279", (("Replicas", "2"),), {}),
+    ("truncate-to-hw", (), {}),
+    ("kip101", (), {}),
+    ("kip279", (), {}),
+    ("kip320-first-try", (("Replicas", "2"),), {}),
+    ("async-isr", (("MaxOffset", "1"), ("MaxVersion", "2")), {}),
+    ("broker-failures", (), {}),
+    ("broker-failures", (("Truncation", "kip279"),), {}),
+    # Engine features.
+    (str(MODELS / "die_hard.py"), (), {}),
+    (str(MODELS / "die_hard.py"), (), {"continue_after_violation": True}),
+    (str(MODELS / "tcommit.py"), (), {"symmetry": True}),
+    (str(MODELS / "tcommit.py"), (), {"check_deadlock": True}),
+    ("kip320", (("Replicas", "2"),), {"max_states": 1000}),
+    ("kip320", (("Replicas", "2"),), {"max_depth": 7}),
+    ("truncate-to-hw", (), {"symmetry": True}),
+]
+
+
+@pytest.mark.parametrize("ref,consts,opts", CASES, ids=[f"{c[0].split('/')[-1]}-{i}" for i, c in enumerate(CASES)])
+def test_spark_matches_local(sc, ref, consts, opts):
+    local, spark = both(sc, ref, consts, **opts)
+    assert spark.engine == "spark"
+    assert differences(local, spark) == []
+
+
+def test_cli_engine_spark_prints_the_same_summary():
+    args = ("check", str(MODELS / "die_hard.py"), "--json", "-q")
+    local = json.loads(run_cli(*args).stdout)
+    p = run_cli(*args, "--engine", "spark", "--master", "local[1]")
+    assert p.returncode == 1, p.stderr[-2000:]
+    spark = json.loads(p.stdout)
+    for key in ("result", "distinct_states", "states_generated", "depth", "actions", "violation"):
+        assert spark[key] == local[key]
+    assert spark["engine"] == "spark"
+
+
+def test_bad_master_is_a_clear_error():
+    p = run_cli("check", str(MODELS / "die_hard.py"), "--engine", "spark", "--master", "nonsense://x")
+    assert p.returncode == 2
+    assert "could not start Spark with master nonsense://x" in p.stderr
+    assert "Traceback" not in p.stderr
