@@ -30,10 +30,11 @@ def spark_context(master: str | None, app_name: str = "modelcheck") -> Any:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    master = master or DEFAULT_MASTER
+    conf = SparkConf()
+    # Under spark-submit the master comes from its --master (a spark.* property); otherwise local[*].
+    master = master or (conf.get("spark.master") if conf.contains("spark.master") else DEFAULT_MASTER)
     conf = (
-        SparkConf()
-        .setMaster(master)
+        conf.setMaster(master)
         .setAppName(app_name)
         .set("spark.python.unix.domain.socket.enabled", "true")
         .set("spark.python.worker.reuse", "true")
