@@ -112,6 +112,12 @@ def test_2_log_divergence():
     assert old.alive and old.hw == old.checkpoint_hw == len(old.log) == 1  # HW = LEO: nothing to truncate
     assert old.log[0] != new.log[0] and new.hw >= 1
     assert len(v.trace) == naive_shortest(spec, c, "NoDivergenceBelowHw")
+    # When the old leader now follows the new one, truncating to its HW removes nothing.
+    from modelcheck.specs.broker_failures import become_follower_truncate_to_hw
+
+    after = become_follower_truncate_to_hw(c, v.trace[-1].state, 0)
+    assert after.replicas[0].log == old.log
+    assert not spec.invariant("NoDivergenceBelowHw").fn(c, after)
 
 
 def test_3_kip101_holds_with_two_replicas():
