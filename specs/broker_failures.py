@@ -31,6 +31,10 @@ The published TLA+ models abstract these away; this spec (registered as
   a new epoch, truncates before fetching, by the rule in
   :mod:`modelcheck.specs.broker_truncation`; with no live leader a broker
   restarts without truncating and may then be elected.
+* **ISR join** (``IsrJoin``): a follower rejoins when its fetch offset reaches
+  the leader's HW (the seeds' rule), or, with ``epoch-start``, also the
+  leader's LEO at its election (KAFKA-7128, Kafka 2.1): a leader restarted with
+  a stale checkpointed HW otherwise readmits an empty follower.
 * **The producer** (``Acks``): acks=0 is never acknowledged; acks=1 on the
   leader's append; acks=all when the HW passes the record, refused before the
   append (NotEnoughReplicas) and failed after it (NotEnoughReplicasAfterAppend)
