@@ -11,10 +11,13 @@ violation found has a shortest trace.
 
 from __future__ import annotations
 
+import gc
 from array import array
 from typing import Any
 
-from .errors import SpecRuntimeError
+import numpy as np
+
+from .errors import CheckpointError, SpecRuntimeError
 from .model import BoundModel
 from .progress import Progress, ProgressSink, Ticker
 from .replay import replay
@@ -23,6 +26,8 @@ from .spec import Spec, State
 from .checkpoint import CheckpointIdentity, read_checkpoint, write_checkpoint
 from .constants import constants_to_dict
 from .memory import MemoryBudgetExceeded, current_rss_bytes
+from .frontier import Frontier
+from .visited import ParentRecords, VisitedSet
 
 
 class ParentTable:
@@ -71,7 +76,7 @@ class LocalBFS:
     def __init__(self, model: BoundModel, progress: ProgressSink | None = None) -> None:
         self.model = model
         self.progress = progress
-        self.parents = ParentTable()
+        self.parents = ParentRecords()
         n = len(model.actions)
         self.act_generated = [0] * n
         self.act_distinct = [0] * n
@@ -83,6 +88,8 @@ class LocalBFS:
         self.depth = 0
         self.stopped_by: str | None = None
         self.queue_left = 0
+        self.peak_frontier = 0
+        self.spilled_chunks = 0
 
     # -- trace helpers --------------------------------------------------------
 
@@ -116,14 +123,15 @@ class LocalBFS:
             options=model.options.identity_options(),
         )
 
-    def _snapshot(self, level: int, frontier: list, seen: set, elapsed: float) -> dict:
+    def _snapshot(self, level: int, frontier: Frontier, seen: VisitedSet, elapsed: float) -> dict:
         """Everything needed to continue from the start of ``level`` (a level boundary)."""
         return {
+            "format": 2,
             "level": level,
-            "frontier": frontier,
-            "seen": array("q", seen),
+            "frontier": frontier.to_list(),
+            "seen": seen.to_array(),
             "parent_fps": self.parents.fps[: level + 1],
-            "parent_par": self.parents.parents[: level + 1],
+            "parent_idx": self.parents.parent_idx[: level + 1],
             "generated": self.generated,
             "act_generated": list(self.act_generated),
             "act_distinct": list(self.act_distinct),
@@ -133,9 +141,11 @@ class LocalBFS:
             "elapsed": elapsed,
         }
 
-    def _restore(self, snap: dict) -> tuple[int, list, set]:
+    def _restore(self, snap: dict) -> tuple[int, Frontier, VisitedSet]:
+        if snap.get("format") != 2:
+            raise CheckpointError("the checkpoint was written by an older engine; start the run again")
         self.parents.fps = list(snap["parent_fps"])
-        self.parents.parents = list(snap["parent_par"])
+        self.parents.parent_idx = list(snap["parent_idx"])
         self.generated = snap["generated"]
         self.act_generated = list(snap["act_generated"])
         self.act_distinct = list(snap["act_distinct"])
@@ -144,7 +154,7 @@ class LocalBFS:
         self.violated_names = {v.name for v in self.violations}
         self.depth = snap["depth"]
         self.elapsed_before = snap["elapsed"]
-        return snap["level"], list(snap["frontier"]), set(snap["seen"])
+        return snap["level"], Frontier.of(snap["frontier"]), VisitedSet(snap["seen"])
 
     def _write_checkpoint(self, snap: dict) -> None:
         opts = self.model.options
@@ -167,48 +177,71 @@ class LocalBFS:
         else:
             # Level 1: initial states.
             level = 0
-            seen = set()
-            frontier = []
-            level_fps = array("q")
-            level_par = array("q")
+            seen = VisitedSet()
+            init_frontier = []
+            level_fps: list[int] = []
             for s in model.init_states():
                 self.generated += 1
                 if not model.in_model(s):
                     continue
                 fp = fingerprint(s)
-                if fp in seen:
+                if fp in seen.level:
                     continue
-                seen.add(fp)
-                frontier.append(s)
+                seen.level.add(fp)
+                init_frontier.append(s)
                 level_fps.append(fp)
-                level_par.append(0)
-            self.parents.add_level(level_fps, level_par)
-            self.depth = 1 if frontier else 0
-            for i, s in enumerate(frontier):
+            self.parents.add_level(level_fps, [0] * len(level_fps))
+            self.depth = 1 if init_frontier else 0
+            for i, s in enumerate(init_frontier):
                 if self._note_new_state(s, 0, level_fps[i]):
                     stop = True
+            seen.end_level()
             for inv, lvl, fp in self._pending:
                 self._record_violation("invariant", inv.name, inv.description, lvl, fp)
             self._pending = []
+            frontier = Frontier.of(init_frontier)
         self.distinct = len(seen)
+        self._seen = seen
+        # States are immutable trees of tuples: the cyclic collector finds nothing
+        # in them, yet rescans millions of them.  It is paused during the search.
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
         try:
             self._search(level, frontier, seen, stop, ticker)
         except KeyboardInterrupt:
             # Outside a level's expansion (e.g. while a checkpoint was being written):
             # the last checkpoint written stays the one to resume from.
             self.stopped_by = "interrupt"
+        finally:
+            if gc_was_enabled:
+                gc.enable()
         self.distinct = len(self._seen)
         return self._result(self.elapsed_before + ticker.elapsed())
 
-    def _search(self, level: int, frontier: list, seen: set, stop: bool, ticker: Ticker) -> None:
-        """Expand level after level from ``frontier`` (level index ``level``) until done or stopped."""
+    def _search(self, level: int, frontier: Frontier, seen: VisitedSet, stop: bool, ticker: Ticker) -> None:
+        """Expand level after level from ``frontier`` (level index ``level``) until done or stopped.
+
+        Each level is expanded a batch of parent states at a time: first every
+        successor of the batch is generated and fingerprinted (phase 1), then
+        the batch's fingerprints are probed against earlier levels in one numpy
+        call, and the candidates are taken in discovery order (phase 2), exactly
+        as a one-state-at-a-time search would: same counts, same first
+        discoverer, same first violation.
+        """
         model = self.model
         opts = model.options
+        c = model.c
         fingerprint = model.fingerprint
-        self._seen = seen
-        canonical_budget = 20000  # deep canonical checks on the first new states (see docs)
+        plan = [(ai, a.fn, model.bindings[ai]) for ai, a in enumerate(model.actions)]
+        canonical_budget = [20000]  # deep canonical checks on the first new states (see docs)
         memory_limit = opts.max_memory_mb * 1024 * 1024 if opts.max_memory_mb else None
         last_checkpoint = ticker.elapsed()
+        in_model = model.in_model if model.spec.state_constraint else None
+        action_ok = model.action_allowed if model.spec.action_constraint else None
+        check_deadlock = model.check_deadlock
+        act_generated = self.act_generated
+        act_distinct = self.act_distinct
+        batch = 1024
 
         while frontier and not stop:
             if opts.max_depth is not None and level + 1 >= opts.max_depth:
@@ -219,84 +252,143 @@ class LocalBFS:
                 self._write_checkpoint(self._snapshot(level, frontier, seen, self.elapsed_before + ticker.elapsed()))
                 last_checkpoint = ticker.elapsed()
             boundary = self._snapshot(level, frontier, seen, 0.0) if opts.checkpoint_dir else None
+            self.peak_frontier = max(self.peak_frontier, len(frontier))
             cur_fps = self.parents.fps[level]
-            next_frontier: list[State] = []
+            next_frontier = Frontier()
             next_fps = array("q")
-            next_par = array("q")
+            next_par = array("i")
+            level_set = seen.level
+            frontier_len = len(frontier)
+            i = 0  # index of the next parent in this level
             act_generated = self.act_generated
             act_distinct = self.act_distinct
-            in_model = model.in_model if model.spec.state_constraint else None
-            action_ok = model.action_allowed if model.spec.action_constraint else None
-            check_deadlock = model.check_deadlock
             try:
-                for i, s in enumerate(frontier):
-                    pfp = cur_fps[i]
-                    any_successor = False
-                    try:
-                        for ai, _b, t in model.successors(s):
-                            any_successor = True
-                            self.generated += 1
-                            act_generated[ai] += 1
-                            if in_model is not None and not in_model(t):
-                                continue
-                            if action_ok is not None and not action_ok(s, t):
-                                continue
+                for part in frontier.chunks():
+                    for lo in range(0, len(part), batch):
+                        parents = part[lo:lo + batch]
+                        # Phase 1: every successor of the batch, with its fingerprint.
+                        c_ai: list[int] = []
+                        c_t: list = []
+                        c_fp: list[int] = []
+                        ends: list[int] = []
+                        error: BaseException | None = None
+                        for s in parents:
+                            ai = -1
+                            b: tuple = ()
                             try:
-                                fp = fingerprint(t)
-                            except TypeError:
-                                model.check_state(t, f"action {model.actions[ai].name}")
-                                raise
-                            if fp in seen:
-                                continue
-                            if canonical_budget > 0:
-                                canonical_budget -= 1
-                                model.check_state(t, f"action {model.actions[ai].label(_b)}")
-                            seen.add(fp)
-                            act_distinct[ai] += 1
-                            next_frontier.append(t)
-                            next_fps.append(fp)
-                            next_par.append(pfp)
-                            if self._note_new_state(t, level + 1, fp):
+                                for ai, fn, bindings in plan:
+                                    for b in bindings:
+                                        r = fn(c, s, *b)
+                                        if r is None:
+                                            continue
+                                        for t in (r if type(r) is list else (r,)):
+                                            c_ai.append(ai)
+                                            if (in_model is not None and not in_model(t)) or (
+                                                action_ok is not None and not action_ok(s, t)
+                                            ):
+                                                c_t.append(None)
+                                                c_fp.append(0)
+                                                continue
+                                            try:
+                                                fp = fingerprint(t)
+                                            except TypeError:
+                                                model.check_state(t, f"action {model.actions[ai].name}")
+                                                raise
+                                            c_t.append(t)
+                                            c_fp.append(fp)
+                            except SpecRuntimeError as err:
+                                error = err
+                            except Exception as exc:  # noqa: BLE001 - a bug in an action
+                                act = model.actions[ai]
+                                err = SpecRuntimeError(
+                                    f"spec {model.spec.name}: action {act.label(b)} raised "
+                                    f"{type(exc).__name__}: {exc}",
+                                    spec=model.spec.name,
+                                    where=f"action {act.label(b)}",
+                                )
+                                err.__cause__ = exc
+                                error = err
+                            if error is not None:
+                                break
+                            ends.append(len(c_t))
+                        # Phase 2: take the candidates in discovery order.
+                        old = seen.seen_in_old(np.array(c_fp, dtype=np.int64)) if c_fp else []
+                        k = 0
+                        for j in range(len(ends)):
+                          try:
+                            end = ends[j]
+                            any_successor = end > k
+                            while k < end:
+                                ai = c_ai[k]
+                                self.generated += 1
+                                act_generated[ai] += 1
+                                t = c_t[k]
+                                if t is not None and not old[k]:
+                                    fp = c_fp[k]
+                                    if fp not in level_set:
+                                        if canonical_budget[0] > 0:
+                                            canonical_budget[0] -= 1
+                                            model.check_state(t, f"action {model.actions[ai].name}")
+                                        level_set.add(fp)
+                                        act_distinct[ai] += 1
+                                        next_frontier.append(t)
+                                        next_fps.append(fp)
+                                        next_par.append(i)
+                                        if self._note_new_state(t, level + 1, fp):
+                                            stop = True
+                                k += 1
+                            if stop:
+                                break
+                            if check_deadlock and not any_successor and "Deadlock" not in self.violated_names:
+                                self._record_violation("deadlock", "Deadlock", "a reachable state has no successor",
+                                                       level, int(cur_fps[i]))
+                                if not opts.continue_after_violation:
+                                    stop = True
+                                    break
+                            if opts.max_states is not None and len(seen) >= opts.max_states:
+                                self.stopped_by = "max-states"
                                 stop = True
-                    except SpecRuntimeError as err:
-                        err.trace = self.trace_to(level, pfp)
-                        raise
+                                break
+                            i += 1
+                            if (i & 255) == 0:
+                                if memory_limit is not None and current_rss_bytes() > memory_limit:
+                                    raise MemoryBudgetExceeded
+                                if self.progress is not None and ticker.due():
+                                    self.progress(Progress(level + 1, self.generated, len(seen),
+                                                           frontier_len - i + len(next_frontier), ticker.elapsed()))
+                          except SpecRuntimeError as err:
+                            # An invariant, or a canonical-state check, failed in spec code.
+                            err.trace = self.trace_to(level, int(cur_fps[i]))
+                            raise
+                        if stop:
+                            break
+                        if error is not None:
+                            if isinstance(error, SpecRuntimeError):
+                                error.trace = self.trace_to(level, int(cur_fps[i]))
+                            raise error
                     if stop:
                         break
-                    if check_deadlock and not any_successor and "Deadlock" not in self.violated_names:
-                        self._record_violation("deadlock", "Deadlock", "a reachable state has no successor", level, pfp)
-                        if not opts.continue_after_violation:
-                            stop = True
-                            break
-                    if opts.max_states is not None and len(seen) >= opts.max_states:
-                        self.stopped_by = "max-states"
-                        stop = True
-                        break
-                    if (i & 255) == 0:
-                        if memory_limit is not None:
-                            if current_rss_bytes() > memory_limit:
-                                raise MemoryBudgetExceeded
-                        if self.progress is not None and ticker.due():
-                            self.progress(
-                                Progress(level + 1, self.generated, len(seen),
-                                         len(frontier) - i - 1 + len(next_frontier), ticker.elapsed())
-                            )
             except (KeyboardInterrupt, MemoryBudgetExceeded) as exc:
                 # Roll back to the start of this level, which a resumed run repeats exactly.
                 self.stopped_by = "interrupt" if isinstance(exc, KeyboardInterrupt) else "max-memory"
-                for fp in next_fps:
-                    seen.discard(fp)
-                self.queue_left = len(frontier)
+                seen.discard_level()
+                next_frontier.close()
+                self.queue_left = frontier_len
                 if boundary is not None:
                     self._restore_counters(boundary)
                     boundary["elapsed"] = self.elapsed_before + ticker.elapsed()
                     self._write_checkpoint(boundary)
                 break
-            self.parents.add_level(next_fps, next_par)
+            finally:
+                frontier.close()
+            self.parents.add_level(np.frombuffer(next_fps, dtype=np.int64).copy(),
+                                   np.frombuffer(next_par, dtype=np.int32).copy())
+            seen.end_level()
             level += 1
             if next_frontier:
                 self.depth = level + 1
             self.distinct = len(seen)
+            self.spilled_chunks += next_frontier.spilled_chunks
             # Violations are turned into traces once the level's arrays are stored.
             for inv, lvl, fp in self._pending:
                 if inv.name not in self.violated_names:
@@ -304,6 +396,7 @@ class LocalBFS:
             self._pending = []
             if stop:
                 self.queue_left = len(next_frontier)
+                next_frontier.close()
                 break
             frontier = next_frontier
 

@@ -1,0 +1,110 @@
+"""Compact visited set and parent records: int64 fingerprints in numpy arrays.
+
+A Python ``set`` of ints costs about 60 bytes per state (an int object plus a
+hash-table slot).  TLC keeps 8 bytes per state; so do we, for every level but
+the one being built: earlier levels live in one sorted ``int64`` array that is
+probed a chunk of candidates at a time with ``np.searchsorted``.  Only the
+current level's fingerprints are in a Python set (its width, not the whole
+space), merged into the sorted array when the level ends.  BFS makes this
+exact: a successor of a level-k state is either in an earlier level (the array)
+or in level k+1 (the set).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+
+
+class VisitedSet:
+    """Fingerprints seen so far: ``old`` (sorted, earlier levels) plus ``level`` (this level)."""
+
+    def __init__(self, fps: Iterable[int] | np.ndarray = ()) -> None:
+        arr = np.unique(np.asarray(list(fps) if not isinstance(fps, np.ndarray) else fps, dtype=np.int64))
+        self.old: np.ndarray = arr
+        self.level: set[int] = set()
+
+    def __len__(self) -> int:
+        return len(self.old) + len(self.level)
+
+    def __contains__(self, fp: int) -> bool:
+        """One fingerprint (slow path, for tests and traces)."""
+        if fp in self.level:
+            return True
+        i = int(np.searchsorted(self.old, fp))
+        return i < len(self.old) and int(self.old[i]) == fp
+
+    def seen_in_old(self, fps: np.ndarray) -> list[bool]:
+        """For each fingerprint: was it seen in an earlier level?  One vectorised probe."""
+        old = self.old
+        if len(old) == 0 or len(fps) == 0:
+            return [False] * len(fps)
+        idx = np.searchsorted(old, fps)
+        np.minimum(idx, len(old) - 1, out=idx)
+        return (old[idx] == fps).tolist()
+
+    def end_level(self) -> None:
+        """Merge this level's fingerprints into the sorted array (timsort merges two runs linearly)."""
+        if self.level:
+            new = np.fromiter(self.level, dtype=np.int64, count=len(self.level))
+            new.sort()
+            merged = np.concatenate((self.old, new))
+            merged.sort(kind="stable")
+            self.old = merged
+            self.level = set()
+
+    def discard_level(self) -> None:
+        """Forget this level's fingerprints (a level rolled back on interrupt)."""
+        self.level = set()
+
+    def to_array(self) -> np.ndarray:
+        """Every fingerprint, sorted (for checkpoints)."""
+        self.end_level()
+        return self.old.copy()
+
+    def nbytes(self) -> int:
+        return int(self.old.nbytes) + 40 * len(self.level)
+
+
+class ParentRecords:
+    """Per level: fingerprints in discovery order (int64) and the index of each one's parent (int32).
+
+    12 bytes per state.  The first discoverer is the parent, as in TLC, so a
+    trace is the one the sequential search would print.  Finding a state in a
+    level is a vectorised scan, done only to build a trace.
+    """
+
+    def __init__(self) -> None:
+        self.fps: list[np.ndarray] = []
+        self.parent_idx: list[np.ndarray] = []
+
+    def add_level(self, fps: Iterable[int], parent_idx: Iterable[int]) -> None:
+        self.fps.append(np.asarray(fps, dtype=np.int64))
+        self.parent_idx.append(np.asarray(parent_idx, dtype=np.int32))
+
+    def __len__(self) -> int:
+        return len(self.fps)
+
+    def index_of(self, level: int, fp: int) -> int:
+        hits = np.flatnonzero(self.fps[level] == fp)
+        if len(hits) == 0:
+            raise KeyError(f"fingerprint {fp} not in level {level}")
+        return int(hits[0])
+
+    def path_to(self, level: int, fp: int) -> list[int]:
+        """Fingerprints from an initial state to ``fp`` found at ``level`` (0-based)."""
+        idx = self.index_of(level, fp)
+        path = [fp]
+        for k in range(level, 0, -1):
+            idx = int(self.parent_idx[k][idx])
+            path.append(int(self.fps[k - 1][idx]))
+        path.reverse()
+        return path
+
+    def truncate(self, levels: int) -> None:
+        del self.fps[levels:]
+        del self.parent_idx[levels:]
+
+    def nbytes(self) -> int:
+        return sum(int(a.nbytes) for a in self.fps) + sum(int(a.nbytes) for a in self.parent_idx)
