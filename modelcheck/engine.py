@@ -64,9 +64,18 @@ def check(
     consts: Any,
     options: CheckOptions = CheckOptions(),
     progress: ProgressSink | None = None,
+    workers: int = 1,
 ) -> CheckResult:
-    """Explore every reachable state of ``spec`` under ``consts`` and report what holds."""
+    """Explore every reachable state of ``spec`` under ``consts`` and report what holds.
+
+    ``workers`` above 1 runs the same search in that many processes
+    (:mod:`modelcheck.parallel`), with an identical result.
+    """
     model = BoundModel(spec, consts, options)
+    if workers > 1:
+        from .parallel import check_parallel
+
+        return check_parallel(model, workers, progress)
     return LocalBFS(model, progress).run()
 
 

@@ -1,0 +1,485 @@
+"""``--workers N``: the BFS in N forked processes, states hash-partitioned by fingerprint.
+
+Worker ``w`` owns the fingerprints ``fp % N == w``: it keeps their visited set
+and parent records, checks invariants on the new ones and expands them.  A BFS
+level is two rounds, driven by the coordinator (this process):
+
+1. *expand*: every worker generates the successors of its frontier and writes
+   each one, with a discovery key, to a file for the successor's owner;
+2. *merge*: every worker reads the candidates addressed to it, sorts them by
+   key, drops those already seen and checks invariants on the rest.
+
+The discovery key of a candidate is (rank of its parent in the level, index of
+the successor among its parent's), so sorting by key is exactly the order in
+which the one-process engine meets the candidates.  After each level the
+coordinator ranks the new states of all workers by key, which gives the next
+level's parent ranks.  Hence the result is identical to ``--workers 1``: the
+same counts (truncated at the same parent when the search stops early), the
+same first discoverer of every state, the same first violation and trace.
+
+Candidates travel through files in a temporary directory rather than pipes:
+no worker blocks on a full pipe, and large levels sit in the page cache or on
+disk rather than in memory.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import shutil
+import signal
+import tempfile
+import traceback
+from multiprocessing.connection import Connection
+from typing import Any
+
+import numpy as np
+
+from .errors import ModelCheckError, SpecRuntimeError, UsageError
+from .model import BoundModel
+from .progress import Progress, ProgressSink, Ticker
+from .replay import replay
+from .result import ActionStats, CheckResult, Violation
+from .constants import constants_to_dict
+from .visited import VisitedSet
+
+SUCC_BITS = 20
+"""Bits of a discovery key for the successor index (a state has < 2**20 successors)."""
+
+
+class WorkerCrash(ModelCheckError):
+    """A worker process failed outside spec code (a bug of ours); carries its traceback."""
+
+
+def _wrap_error(model: BoundModel, exc: BaseException, ai: int, b: tuple) -> tuple[str, str, str, bool]:
+    """An exception raised in spec code, as plain data that crosses processes."""
+    if isinstance(exc, SpecRuntimeError):
+        return (str(exc), exc.spec, exc.where, type(exc).__name__ == "StateError")
+    act = model.actions[ai]
+    return (f"spec {model.spec.name}: action {act.label(b)} raised {type(exc).__name__}: {exc}",
+            model.spec.name, f"action {act.label(b)}", False)
+
+
+class _Worker:
+    """The state owned by one worker process."""
+
+    def __init__(self, model: BoundModel, index: int, count: int, tmp: str,
+                 init: list[tuple[int, int, Any]]) -> None:
+        self.model = model
+        self.w = index
+        self.n = count
+        self.tmp = tmp
+        self.visited = VisitedSet(fp for _, fp, _ in init)
+        # frontier: (rank, fp, state) in rank order
+        self.frontier: list[tuple[int, int, Any]] = init
+        self.level_fps: list[np.ndarray] = [np.array([fp for _, fp, _ in init], dtype=np.int64)]
+        self.level_pfps: list[np.ndarray] = [np.zeros(len(init), dtype=np.int64)]
+        self.canonical_budget = 20000 // count + 1
+
+    def expand(self, level: int) -> dict:
+        model = self.model
+        c = model.c
+        n = self.n
+        fingerprint = model.fingerprint
+        in_model = model.in_model if model.spec.state_constraint else None
+        action_ok = model.action_allowed if model.spec.action_constraint else None
+        plan = [(ai, a.fn, model.bindings[ai]) for ai, a in enumerate(model.actions)]
+        buckets: list[list] = [[] for _ in range(n)]
+        cand_parent: list[int] = []
+        cand_ai: list[int] = []
+        deadlock: int | None = None
+        error = None
+        for rank, pfp, s in self.frontier:
+            j = 0
+            ai = -1
+            b: tuple = ()
+            base = rank << SUCC_BITS
+            try:
+                for ai, fn, bindings in plan:
+                    for b in bindings:
+                        r = fn(c, s, *b)
+                        if r is None:
+                            continue
+                        for t in (r if type(r) is list else (r,)):
+                            cand_parent.append(rank)
+                            cand_ai.append(ai)
+                            if (in_model is not None and not in_model(t)) or (
+                                action_ok is not None and not action_ok(s, t)
+                            ):
+                                j += 1
+                                continue
+                            try:
+                                fp = fingerprint(t)
+                            except TypeError:
+                                model.check_state(t, f"action {model.actions[ai].name}")
+                                raise
+                            buckets[fp % n].append((base + j, fp, ai, t, pfp))
+                            j += 1
+            except Exception as exc:  # noqa: BLE001 - reported with the parent's trace
+                error = (rank, pfp, _wrap_error(model, exc, ai, b))
+                break
+            if j == 0 and deadlock is None:
+                deadlock = (rank, pfp)
+        for v in range(n):
+            with open(os.path.join(self.tmp, f"L{level}-{self.w}-{v}.pkl"), "wb") as f:
+                pickle.dump(buckets[v], f, protocol=pickle.HIGHEST_PROTOCOL)
+        buckets = []
+        self.cand_parent = np.array(cand_parent, dtype=np.int64)
+        self.cand_ai = np.array(cand_ai, dtype=np.int16)
+        return {"deadlock": deadlock, "error": error}
+
+    def merge(self, level: int) -> dict:
+        model = self.model
+        cands: list = []
+        for v in range(self.n):
+            path = os.path.join(self.tmp, f"L{level}-{v}-{self.w}.pkl")
+            with open(path, "rb") as f:
+                cands.extend(pickle.load(f))
+            os.unlink(path)
+        cands.sort(key=lambda x: x[0])
+        old = self.visited.seen_in_old(np.array([x[1] for x in cands], dtype=np.int64)) if cands else []
+        level_set = self.visited.level
+        new: list = []
+        violations: list = []
+        sometimes: set[str] = set()
+        invariants = model.invariants
+        error = None
+        for k, cand in enumerate(cands):
+            key, fp, ai, t, pfp = cand
+            if old[k] or fp in level_set:
+                continue
+            level_set.add(fp)
+            new.append(cand)
+            try:
+                if self.canonical_budget > 0:
+                    self.canonical_budget -= 1
+                    model.check_state(t, f"action {model.actions[ai].name}")
+                for p in model.sometimes:
+                    if p.name not in sometimes and model._call(f"property {p.name}", p.fn, model.c, t):
+                        sometimes.add(p.name)
+                if invariants:
+                    failed = model.failed_invariants(t)
+                    if failed:
+                        violations.append((key, fp, [inv.name for inv in failed]))
+            except SpecRuntimeError as exc:
+                error = (key >> SUCC_BITS, pfp, _wrap_error(model, exc, ai, ()))
+                break
+        self.new = new
+        keys = np.array([x[0] for x in new], dtype=np.int64)
+        self.new_keys = keys
+        self.new_ai = np.array([x[2] for x in new], dtype=np.int16)
+        return {"keys": keys, "violations": violations, "sometimes": sometimes, "error": error}
+
+    def stats(self, upto: int | None) -> dict:
+        """Per-action generated and distinct counts, only for parents ranked <= ``upto`` if given."""
+        nact = len(self.model.actions)
+        if upto is None:
+            gen_ai, new_ai = self.cand_ai, self.new_ai
+        else:
+            gen_ai = self.cand_ai[self.cand_parent <= upto]
+            new_ai = self.new_ai[(self.new_keys >> SUCC_BITS) <= upto]
+        return {
+            "generated": np.bincount(gen_ai.astype(np.int64), minlength=nact).tolist(),
+            "distinct": np.bincount(new_ai.astype(np.int64), minlength=nact).tolist(),
+        }
+
+    def advance(self, ranks: np.ndarray | None) -> dict:
+        """Commit the level: parent records, visited set, and (unless stopping) the next frontier."""
+        new = self.new
+        self.level_fps.append(np.array([x[1] for x in new], dtype=np.int64))
+        self.level_pfps.append(np.array([x[4] for x in new], dtype=np.int64))
+        self.visited.end_level()
+        if ranks is not None:
+            self.frontier = [(int(r), x[1], x[3]) for r, x in zip(ranks, new)]
+        else:
+            self.frontier = []
+        self.new = []
+        return {"visited_bytes": self.visited.nbytes()}
+
+    def parent(self, level: int, fp: int) -> int:
+        hits = np.flatnonzero(self.level_fps[level] == fp)
+        return int(self.level_pfps[level][hits[0]])
+
+
+def _worker_main(conn: Connection, model: BoundModel, index: int, count: int, tmp: str,
+                 init: list) -> None:
+    """A worker's loop: one command in, one reply out, until "stop"."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
+    gc.disable()
+    worker = _Worker(model, index, count, tmp, init)
+    while True:
+        try:
+            cmd, *args = conn.recv()
+        except EOFError:
+            return
+        if cmd == "stop":
+            conn.close()
+            return
+        try:
+            reply = getattr(worker, cmd)(*args)
+            conn.send(("ok", reply))
+        except BaseException:  # noqa: BLE001 - sent back and raised by the coordinator
+            conn.send(("crash", traceback.format_exc()))
+
+
+class ParallelBFS:
+    """The coordinator of one ``--workers N`` run; all run state lives on the instance."""
+
+    def __init__(self, model: BoundModel, workers: int, progress: ProgressSink | None = None) -> None:
+        opts = model.options
+        if opts.checkpoint_dir or opts.resume or opts.max_memory_mb:
+            raise UsageError("--workers above 1 does not support --checkpoint, --resume or --max-memory yet")
+        self.model = model
+        self.n = workers
+        self.progress = progress
+        nact = len(model.actions)
+        self.act_generated = [0] * nact
+        self.act_distinct = [0] * nact
+        self.violations: list[Violation] = []
+        self.violated_names: set[str] = set()
+        self.sometimes_reached = {p.name: False for p in model.sometimes}
+        self.generated = 0
+        self.distinct = 0
+        self.depth = 0
+        self.stopped_by: str | None = None
+        self.queue_left = 0
+
+    def _call_all(self, cmd: str, *args: Any, per_worker: list | None = None) -> list:
+        for w, conn in enumerate(self.conns):
+            conn.send((cmd, *(per_worker[w] if per_worker is not None else args)))
+        replies = []
+        for conn in self.conns:
+            status, reply = conn.recv()
+            if status != "ok":
+                raise WorkerCrash(f"a worker process failed:\n{reply}")
+            replies.append(reply)
+        return replies
+
+    def _call_one(self, w: int, cmd: str, *args: Any) -> Any:
+        self.conns[w].send((cmd, *args))
+        status, reply = self.conns[w].recv()
+        if status != "ok":
+            raise WorkerCrash(f"a worker process failed:\n{reply}")
+        return reply
+
+    def _path_to(self, level: int, fp: int) -> list[int]:
+        path = [fp]
+        for k in range(level, 0, -1):
+            fp = self._call_one(fp % self.n, "parent", k, fp)
+            path.append(fp)
+        path.reverse()
+        return path
+
+    def _trace(self, level: int, fp: int) -> tuple:
+        return tuple(replay(self.model, self._path_to(level, fp)))
+
+    def _raise(self, level: int, info: tuple) -> None:
+        _rank, pfp, (message, spec, where, is_state_error) = info
+        from .errors import StateError
+
+        cls = StateError if is_state_error else SpecRuntimeError
+        raise cls(message, spec=spec, where=where, trace=list(self._trace(level, pfp)))
+
+    def run(self) -> CheckResult:
+        import multiprocessing
+
+        from .engine import LocalBFS
+
+        model = self.model
+        opts = model.options
+        ticker = Ticker(opts.progress_seconds)
+        # Level 1 in this process, exactly as the one-process engine does it; a run that
+        # ends there (a violation in an initial state) is left to that engine.
+        init = []
+        seen: set[int] = set()
+        generated = 0
+        stop_at_init = False
+        for s in model.init_states():
+            generated += 1
+            if not model.in_model(s):
+                continue
+            fp = model.fingerprint(s)
+            if fp in seen:
+                continue
+            seen.add(fp)
+            init.append((len(init), fp, s))
+            if model.failed_invariants(s) and not opts.continue_after_violation:
+                stop_at_init = True
+        if stop_at_init or not init or (opts.max_depth is not None and opts.max_depth <= 1):
+            result = LocalBFS(model, self.progress).run()
+            return result
+        self.generated = generated
+        self.distinct = len(init)
+        self.depth = 1
+        for _, fp, s in init:
+            for p in model.sometimes:
+                if not self.sometimes_reached[p.name] and model._call(f"property {p.name}", p.fn, model.c, s):
+                    self.sometimes_reached[p.name] = True
+            for inv in model.failed_invariants(s):
+                if inv.name not in self.violated_names:
+                    self.violations.append(Violation("invariant", inv.name, inv.description,
+                                                     tuple(replay(model, [fp]))))
+                    self.violated_names.add(inv.name)
+
+        ctx = multiprocessing.get_context("fork")
+        tmp = tempfile.mkdtemp(prefix="modelcheck-workers-")
+        self.conns = []
+        procs = []
+        try:
+            for w in range(self.n):
+                parent_conn, child_conn = ctx.Pipe()
+                mine = [x for x in init if x[1] % self.n == w]
+                p = ctx.Process(target=_worker_main, args=(child_conn, model, w, self.n, tmp, mine), daemon=True)
+                p.start()
+                child_conn.close()
+                self.conns.append(parent_conn)
+                procs.append(p)
+            try:
+                self._search(ticker)
+            except KeyboardInterrupt:
+                self.stopped_by = "interrupt"
+        finally:
+            for conn in self.conns:
+                try:
+                    conn.send(("stop",))
+                except (OSError, BrokenPipeError):
+                    pass
+            for p in procs:
+                p.join(timeout=5)
+                if p.is_alive():
+                    p.terminate()
+            shutil.rmtree(tmp, ignore_errors=True)
+        return self._result(ticker.elapsed())
+
+    def _search(self, ticker: Ticker) -> None:
+        model = self.model
+        opts = model.options
+        level = 0
+        frontier_size = self.distinct
+        while frontier_size:
+            if opts.max_depth is not None and level + 1 >= opts.max_depth:
+                self.stopped_by = "max-depth"
+                self.queue_left = frontier_size
+                return
+            expanded = self._call_all("expand", level)
+            merged = self._call_all("merge", level)
+            keys = [m["keys"] for m in merged]
+            all_keys = np.concatenate(keys) if keys else np.empty(0, np.int64)
+            order = np.argsort(all_keys, kind="stable")
+            sorted_keys = all_keys[order]
+            # Where would the one-process search stop in this level?  (parent ranks)
+            inf = 1 << 62
+            deadlocks = [e["deadlock"] for e in expanded if e["deadlock"] is not None]
+            first_deadlock = min(deadlocks) if deadlocks else None
+            check_dl = model.check_deadlock and "Deadlock" not in self.violated_names and first_deadlock is not None
+            violations = sorted(v for m in merged for v in m["violations"])
+            pending = [(key, fp, name) for key, fp, names in violations for name in names
+                       if name not in self.violated_names]
+            stop_parent = inf
+            stop_reason = None
+            if pending and not opts.continue_after_violation:
+                stop_parent, stop_reason = pending[0][0] >> SUCC_BITS, "violation"
+            if check_dl and not opts.continue_after_violation and first_deadlock[0] < stop_parent:
+                stop_parent, stop_reason = first_deadlock[0], "deadlock"
+            if opts.max_states is not None:
+                need = opts.max_states - self.distinct
+                if 1 <= need <= len(sorted_keys):
+                    p_m = int(sorted_keys[need - 1]) >> SUCC_BITS
+                    if p_m < stop_parent:
+                        stop_parent, stop_reason = p_m, "max-states"
+            errors = [e["error"] for e in expanded + merged if e["error"] is not None]
+            if errors:
+                first_error = min(errors, key=lambda e: e[0])
+                if first_error[0] <= stop_parent:
+                    self._raise(level, first_error)
+            upto = stop_parent if stop_reason else None
+            for st in self._call_all("stats", upto):
+                for a, (g, d) in enumerate(zip(st["generated"], st["distinct"])):
+                    self.act_generated[a] += g
+                    self.act_distinct[a] += d
+                    self.generated += g
+            new_count = len(sorted_keys) if upto is None else int(
+                np.searchsorted(sorted_keys, ((upto + 1) << SUCC_BITS), side="left"))
+            self.distinct += new_count
+            for m in merged:
+                for name in m["sometimes"]:
+                    self.sometimes_reached[name] = True
+            if stop_reason:
+                self._call_all("advance", None)
+            else:
+                ranks = np.empty(len(all_keys), dtype=np.int64)
+                ranks[order] = np.arange(len(all_keys), dtype=np.int64)
+                per_worker = []
+                lo = 0
+                for k in keys:
+                    per_worker.append((ranks[lo:lo + len(k)],))
+                    lo += len(k)
+                self._call_all("advance", per_worker=per_worker)
+            if check_dl and first_deadlock[0] <= stop_parent:
+                self.violations.append(Violation("deadlock", "Deadlock", "a reachable state has no successor",
+                                                 self._trace(level, first_deadlock[1])))
+                self.violated_names.add("Deadlock")
+            for key, fp, name in pending:
+                if (key >> SUCC_BITS) <= stop_parent and name not in self.violated_names:
+                    inv = model.spec.invariant(name)
+                    self.violations.append(Violation("invariant", name, inv.description,
+                                                     self._trace(level + 1, fp)))
+                    self.violated_names.add(name)
+            level += 1
+            if new_count:
+                self.depth = level + 1
+            if stop_reason:
+                if stop_reason == "max-states":
+                    self.stopped_by = "max-states"
+                self.queue_left = new_count
+                return
+            frontier_size = new_count
+            if self.progress is not None and ticker.due():
+                self.progress(Progress(level, self.generated, self.distinct, frontier_size, ticker.elapsed()))
+
+    def _result(self, seconds: float) -> CheckResult:
+        model = self.model
+        if any(v.kind == "invariant" for v in self.violations):
+            result = "violated"
+        elif self.violations:
+            result = "deadlock"
+        elif self.stopped_by == "interrupt":
+            result = "interrupted"
+        elif self.stopped_by:
+            result = "incomplete"
+        else:
+            result = "holds"
+        warnings = []
+        for a, g in zip(model.actions, self.act_generated):
+            if g == 0 and result in ("holds", "incomplete"):
+                warnings.append(f"action {a.name} was never enabled")
+        for name, reached in self.sometimes_reached.items():
+            if not reached and result == "holds":
+                warnings.append(f"sometimes-property {name} was never reached: the check may be vacuous")
+        return CheckResult(
+            spec=model.spec.name,
+            constants=constants_to_dict(model.c),
+            engine="local",
+            result=result,
+            distinct_states=self.distinct,
+            states_generated=self.generated,
+            depth=self.depth,
+            seconds=seconds,
+            invariants=tuple(i.name for i in model.invariants),
+            violations=tuple(self.violations),
+            action_stats=tuple(
+                ActionStats(a.name, g, d)
+                for a, g, d in zip(model.actions, self.act_generated, self.act_distinct)
+            ),
+            queue_left=self.queue_left,
+            symmetry=model.permutations is not None,
+            sometimes_reached=dict(self.sometimes_reached),
+            warnings=tuple(warnings),
+            stopped_by=self.stopped_by,
+        )
+
+
+def check_parallel(model: BoundModel, workers: int, progress: ProgressSink | None = None) -> CheckResult:
+    """Explore with ``workers`` processes; identical result to the one-process engine."""
+    return ParallelBFS(model, workers, progress).run()
