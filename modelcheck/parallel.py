@@ -62,22 +62,38 @@ def _wrap_error(model: BoundModel, exc: BaseException, ai: int, b: tuple) -> tup
 
 
 class _Worker:
-    """The state owned by one worker process."""
+    """The state held by one worker process.
+
+    A worker plays two roles.  As *owner* of the fingerprints ``fp % N == w``
+    it keeps their visited set and decides, for each candidate fingerprint,
+    which candidate (the one with the smallest discovery key) discovered it
+    first.  As *generator* it keeps the successor states it produced: the
+    winners among them are its next frontier, and it checks their invariants
+    and keeps their parent records.  Only (key, fingerprint) pairs, 16 bytes a
+    candidate, cross processes; states never do (pickling them costs more than
+    generating them).
+    """
 
     def __init__(self, model: BoundModel, index: int, count: int, tmp: str,
-                 init: list[tuple[int, int, Any]]) -> None:
+                 init: list[tuple[int, int, Any]], init_fps: np.ndarray) -> None:
         self.model = model
         self.w = index
         self.n = count
         self.tmp = tmp
-        self.visited = VisitedSet(fp for _, fp, _ in init)
-        # frontier: (rank, fp, state) in rank order
+        fps = np.array([fp for _, fp, _ in init], dtype=np.int64)
+        # Owner role: the sorted fingerprints this worker owns.
+        self.owned = np.sort(init_fps[init_fps % count == index])
+        # Generator role: this worker's frontier, (rank, fp, state) in rank order.
         self.frontier: list[tuple[int, int, Any]] = init
-        self.level_fps: list[np.ndarray] = [np.array([fp for _, fp, _ in init], dtype=np.int64)]
+        self.level_fps: list[np.ndarray] = [fps]
         self.level_pfps: list[np.ndarray] = [np.zeros(len(init), dtype=np.int64)]
         self.canonical_budget = 20000 // count + 1
 
+    def _path(self, level: int, kind: str, src: int, dst: int) -> str:
+        return os.path.join(self.tmp, f"L{level}-{kind}-{src}-{dst}.npy")
+
     def expand(self, level: int) -> dict:
+        """Generate the successors of this worker's frontier; send (key, fp) to each fingerprint's owner."""
         model = self.model
         c = model.c
         n = self.n
@@ -85,12 +101,16 @@ class _Worker:
         in_model = model.in_model if model.spec.state_constraint else None
         action_ok = model.action_allowed if model.spec.action_constraint else None
         plan = [(ai, a.fn, model.bindings[ai]) for ai, a in enumerate(model.actions)]
-        buckets: list[list] = [[] for _ in range(n)]
-        cand_parent: list[int] = []
+        cand_parent: list[int] = []  # every generated successor, for the per-action counts
         cand_ai: list[int] = []
-        deadlock: int | None = None
+        keys: list[int] = []  # successors inside the model: candidates for the visited set
+        fps: list[int] = []
+        states: list = []
+        pfps: list[int] = []
+        kept_ai: list[int] = []
+        deadlock = None
         error = None
-        for rank, pfp, s in self.frontier:
+        for rank, own_fp, s in self.frontier:
             j = 0
             ai = -1
             b: tuple = ()
@@ -114,62 +134,104 @@ class _Worker:
                             except TypeError:
                                 model.check_state(t, f"action {model.actions[ai].name}")
                                 raise
-                            buckets[fp % n].append((base + j, fp, ai, t, pfp))
+                            keys.append(base + j)
+                            kept_ai.append(ai)
+                            fps.append(fp)
+                            states.append(t)
+                            pfps.append(own_fp)
                             j += 1
             except Exception as exc:  # noqa: BLE001 - reported with the parent's trace
-                error = (rank, pfp, _wrap_error(model, exc, ai, b))
+                error = (rank, own_fp, _wrap_error(model, exc, ai, b))
                 break
             if j == 0 and deadlock is None:
-                deadlock = (rank, pfp)
-        for v in range(n):
-            with open(os.path.join(self.tmp, f"L{level}-{self.w}-{v}.pkl"), "wb") as f:
-                pickle.dump(buckets[v], f, protocol=pickle.HIGHEST_PROTOCOL)
-        buckets = []
+                deadlock = (rank, own_fp)
         self.cand_parent = np.array(cand_parent, dtype=np.int64)
         self.cand_ai = np.array(cand_ai, dtype=np.int16)
+        self.keys = np.array(keys, dtype=np.int64)
+        self.fps = np.array(fps, dtype=np.int64)
+        self.states = states
+        self.pfps = np.array(pfps, dtype=np.int64)
+        self.kept_ai = np.array(kept_ai, dtype=np.int16)
+        owner = self.fps % n
+        for v in range(n):
+            sel = owner == v
+            np.save(self._path(level, "cand", self.w, v), np.stack((self.keys[sel], self.fps[sel])))
         return {"deadlock": deadlock, "error": error}
 
-    def merge(self, level: int) -> dict:
-        model = self.model
-        cands: list = []
+    def dedup(self, level: int) -> dict:
+        """Owner role: the first discoverer of each fingerprint not seen before; winners go back to their generators."""
+        parts = []
+        srcs = []
         for v in range(self.n):
-            path = os.path.join(self.tmp, f"L{level}-{v}-{self.w}.pkl")
-            with open(path, "rb") as f:
-                cands.extend(pickle.load(f))
+            path = self._path(level, "cand", v, self.w)
+            arr = np.load(path)
             os.unlink(path)
-        cands.sort(key=lambda x: x[0])
-        old = self.visited.seen_in_old(np.array([x[1] for x in cands], dtype=np.int64)) if cands else []
-        level_set = self.visited.level
-        new: list = []
+            parts.append(arr)
+            srcs.append(np.full(arr.shape[1], v, dtype=np.int16))
+        both = np.concatenate(parts, axis=1)
+        src = np.concatenate(srcs)
+        keys, fps = both[0], both[1]
+        order = np.argsort(keys, kind="stable")
+        keys, fps, src = keys[order], fps[order], src[order]
+        old = self.owned
+        if len(old):
+            idx = np.minimum(np.searchsorted(old, fps), len(old) - 1)
+            fresh = old[idx] != fps
+        else:
+            fresh = np.ones(len(fps), dtype=bool)
+        keys, fps, src = keys[fresh], fps[fresh], src[fresh]
+        new_fps, first = np.unique(fps, return_index=True)  # first occurrence = smallest key
+        self.pending_owned = new_fps
+        win_keys, win_src = keys[first], src[first]
+        for v in range(self.n):
+            np.save(self._path(level, "win", self.w, v), np.sort(win_keys[win_src == v]))
+        return {}
+
+    def collect(self, level: int) -> dict:
+        """Generator role: keep this worker's winning candidates, in key order, and check their invariants."""
+        model = self.model
+        parts = []
+        for v in range(self.n):
+            path = self._path(level, "win", v, self.w)
+            parts.append(np.load(path))
+            os.unlink(path)
+        win = np.sort(np.concatenate(parts))
+        # self.keys is increasing (parents in rank order, successors in order).
+        pos = np.searchsorted(self.keys, win)
+        states = self.states
+        new_states = [states[i] for i in pos.tolist()]
+        self.states = []
+        self.new_keys = win
+        self.new_fps = self.fps[pos]
+        self.new_pfps = self.pfps[pos]
+        cand_ai_kept = self._kept_ai()
+        self.new_ai = cand_ai_kept[pos]
+        self.new_states = new_states
         violations: list = []
         sometimes: set[str] = set()
         invariants = model.invariants
         error = None
-        for k, cand in enumerate(cands):
-            key, fp, ai, t, pfp = cand
-            if old[k] or fp in level_set:
-                continue
-            level_set.add(fp)
-            new.append(cand)
+        new_fps = self.new_fps.tolist()
+        for k, t in enumerate(new_states):
             try:
                 if self.canonical_budget > 0:
                     self.canonical_budget -= 1
-                    model.check_state(t, f"action {model.actions[ai].name}")
+                    model.check_state(t, f"action {model.actions[int(self.new_ai[k])].name}")
                 for p in model.sometimes:
                     if p.name not in sometimes and model._call(f"property {p.name}", p.fn, model.c, t):
                         sometimes.add(p.name)
                 if invariants:
                     failed = model.failed_invariants(t)
                     if failed:
-                        violations.append((key, fp, [inv.name for inv in failed]))
+                        violations.append((int(win[k]), new_fps[k], [inv.name for inv in failed]))
             except SpecRuntimeError as exc:
-                error = (key >> SUCC_BITS, pfp, _wrap_error(model, exc, ai, ()))
+                error = (int(win[k]) >> SUCC_BITS, int(self.new_pfps[k]), _wrap_error(model, exc, 0, ()))
                 break
-        self.new = new
-        keys = np.array([x[0] for x in new], dtype=np.int64)
-        self.new_keys = keys
-        self.new_ai = np.array([x[2] for x in new], dtype=np.int16)
-        return {"keys": keys, "violations": violations, "sometimes": sometimes, "error": error}
+        return {"keys": win, "violations": violations, "sometimes": sometimes, "error": error}
+
+    def _kept_ai(self) -> np.ndarray:
+        """The action of each candidate inside the model, aligned with ``self.keys``."""
+        return self.kept_ai
 
     def stats(self, upto: int | None) -> dict:
         """Per-action generated and distinct counts, only for parents ranked <= ``upto`` if given."""
@@ -185,29 +247,32 @@ class _Worker:
         }
 
     def advance(self, ranks: np.ndarray | None) -> dict:
-        """Commit the level: parent records, visited set, and (unless stopping) the next frontier."""
-        new = self.new
-        self.level_fps.append(np.array([x[1] for x in new], dtype=np.int64))
-        self.level_pfps.append(np.array([x[4] for x in new], dtype=np.int64))
-        self.visited.end_level()
+        """Commit the level: owned fingerprints, parent records, and (unless stopping) the next frontier."""
+        merged = np.concatenate((self.owned, self.pending_owned))
+        merged.sort(kind="stable")
+        self.owned = merged
+        self.pending_owned = np.empty(0, np.int64)
+        self.level_fps.append(self.new_fps)
+        self.level_pfps.append(self.new_pfps)
         if ranks is not None:
-            self.frontier = [(int(r), x[1], x[3]) for r, x in zip(ranks, new)]
+            self.frontier = list(zip(ranks.tolist(), self.new_fps.tolist(), self.new_states))
         else:
             self.frontier = []
-        self.new = []
-        return {"visited_bytes": self.visited.nbytes()}
+        self.new_states = []
+        return {"visited_bytes": int(self.owned.nbytes)}
 
-    def parent(self, level: int, fp: int) -> int:
+    def parent(self, level: int, fp: int) -> int | None:
+        """The parent of ``fp`` at ``level`` if this worker generated it, else None."""
         hits = np.flatnonzero(self.level_fps[level] == fp)
-        return int(self.level_pfps[level][hits[0]])
+        return int(self.level_pfps[level][hits[0]]) if len(hits) else None
 
 
 def _worker_main(conn: Connection, model: BoundModel, index: int, count: int, tmp: str,
-                 init: list) -> None:
+                 init: list, init_fps: np.ndarray) -> None:
     """A worker's loop: one command in, one reply out, until "stop"."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
     gc.disable()
-    worker = _Worker(model, index, count, tmp, init)
+    worker = _Worker(model, index, count, tmp, init, init_fps)
     while True:
         try:
             cmd, *args = conn.recv()
@@ -266,7 +331,9 @@ class ParallelBFS:
     def _path_to(self, level: int, fp: int) -> list[int]:
         path = [fp]
         for k in range(level, 0, -1):
-            fp = self._call_one(fp % self.n, "parent", k, fp)
+            # Parent records live with the worker that generated the state.
+            found = [p for p in (self._call_one(w, "parent", k, fp) for w in range(self.n)) if p is not None]
+            fp = found[0]
             path.append(fp)
         path.reverse()
         return path
@@ -329,8 +396,10 @@ class ParallelBFS:
         try:
             for w in range(self.n):
                 parent_conn, child_conn = ctx.Pipe()
-                mine = [x for x in init if x[1] % self.n == w]
-                p = ctx.Process(target=_worker_main, args=(child_conn, model, w, self.n, tmp, mine), daemon=True)
+                mine = init[w::self.n]
+                init_fps = np.array([fp for _, fp, _ in init], dtype=np.int64)
+                p = ctx.Process(target=_worker_main, args=(child_conn, model, w, self.n, tmp, mine, init_fps),
+                                daemon=True)
                 p.start()
                 child_conn.close()
                 self.conns.append(parent_conn)
@@ -363,7 +432,8 @@ class ParallelBFS:
                 self.queue_left = frontier_size
                 return
             expanded = self._call_all("expand", level)
-            merged = self._call_all("merge", level)
+            self._call_all("dedup", level)
+            merged = self._call_all("collect", level)
             keys = [m["keys"] for m in merged]
             all_keys = np.concatenate(keys) if keys else np.empty(0, np.int64)
             order = np.argsort(all_keys, kind="stable")
