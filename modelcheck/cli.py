@@ -147,13 +147,23 @@ def show_cmd(spec_ref: str) -> None:
               help="Write each counterexample here: trace JSON plus text, DOT, SVG and HTML renderings.")
 @click.option("--max-memory", "max_memory_mb", type=click.IntRange(min=1), default=None, metavar="MiB",
               help="Stop with a checkpoint before the process uses more memory than this.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Local engine: explore with this many processes (same result as one).")
+@click.option("--simulate", is_flag=True,
+              help="Random walks up to --max-depth (default 100) instead of an exhaustive check.")
+@click.option("--seed", type=int, default=0, show_default=True, help="--simulate: random seed (runs are reproducible).")
+@click.option("--walks", type=click.IntRange(min=1), default=None,
+              help="--simulate: number of walks (default 1000 unless --walk-seconds is given).")
+@click.option("--walk-seconds", type=click.FloatRange(min=0), default=None,
+              help="--simulate: stop after this many seconds.")
 @click.pass_context
 def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tuple, deadlock: bool | None,
               max_depth: int | None, max_states: int | None, keep_going: bool, symmetry: bool,
               engine: str, master: str | None, partitions: int | None, as_json: bool, full_trace: bool,
               coverage: bool, progress_seconds: float, quiet: bool, verbose: bool,
               checkpoint_dir: str | None, checkpoint_every: float, resume: str | None,
-              out_dir: str | None, max_memory_mb: int | None) -> None:
+              out_dir: str | None, max_memory_mb: int | None, workers: int = 1, simulate: bool = False,
+              seed: int = 0, walks: int | None = None, walk_seconds: float | None = None) -> None:
     """Exhaustively check SPEC (a registered name, path/to/spec.py or pkg.module:SPEC).
 
     Prints a progress line on stderr every few seconds and TLC-like statistics
@@ -197,7 +207,12 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     # SIGTERM stops a run the way Ctrl-C does: statistics so far, exit 128+signal.
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        if engine == "spark":
+        if simulate:
+            from .simulate import simulate as run_simulation
+
+            result = run_simulation(BoundModel(spec, c, attrs.evolve(options, max_depth=None)), seed=seed,
+                                    walks=walks, seconds=walk_seconds, max_depth=max_depth or 100, progress=sink)
+        elif engine == "spark":
             from modelcheck.spark_explore.engine import check as spark_check
 
             result = spark_check(spec, spec_reference(spec, spec_ref), c, options, master=master,
@@ -205,7 +220,7 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
         else:
             from .engine import check
 
-            result = check(spec, c, options, progress=sink)
+            result = check(spec, c, options, progress=sink, workers=workers)
     finally:
         signal.signal(signal.SIGTERM, previous)
     if pre_warnings:
