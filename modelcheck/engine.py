@@ -323,49 +323,49 @@ class LocalBFS:
                         # Phase 2: take the candidates in discovery order.
                         old = seen.seen_in_old(np.array(c_fp, dtype=np.int64)) if c_fp else []
                         k = 0
-                        for j in range(len(ends)):
-                          try:
-                            end = ends[j]
-                            any_successor = end > k
-                            while k < end:
-                                ai = c_ai[k]
-                                self.generated += 1
-                                act_generated[ai] += 1
-                                t = c_t[k]
-                                if t is not None and not old[k]:
-                                    fp = c_fp[k]
-                                    if fp not in level_set:
-                                        if canonical_budget[0] > 0:
-                                            canonical_budget[0] -= 1
-                                            model.check_state(t, f"action {model.actions[ai].name}")
-                                        level_set.add(fp)
-                                        act_distinct[ai] += 1
-                                        next_frontier.append(t)
-                                        next_fps.append(fp)
-                                        next_par.append(i)
-                                        if self._note_new_state(t, level + 1, fp):
-                                            stop = True
-                                k += 1
-                            if stop:
-                                break
-                            if check_deadlock and not any_successor and "Deadlock" not in self.violated_names:
-                                self._record_violation("deadlock", "Deadlock", "a reachable state has no successor",
-                                                       level, int(cur_fps[i]))
-                                if not opts.continue_after_violation:
+                        try:
+                            for j in range(len(ends)):
+                                end = ends[j]
+                                any_successor = end > k
+                                while k < end:
+                                    ai = c_ai[k]
+                                    self.generated += 1
+                                    act_generated[ai] += 1
+                                    t = c_t[k]
+                                    if t is not None and not old[k]:
+                                        fp = c_fp[k]
+                                        if fp not in level_set:
+                                            if canonical_budget[0] > 0:
+                                                canonical_budget[0] -= 1
+                                                model.check_state(t, f"action {model.actions[ai].name}")
+                                            level_set.add(fp)
+                                            act_distinct[ai] += 1
+                                            next_frontier.append(t)
+                                            next_fps.append(fp)
+                                            next_par.append(i)
+                                            if self._note_new_state(t, level + 1, fp):
+                                                stop = True
+                                    k += 1
+                                if stop:
+                                    break
+                                if check_deadlock and not any_successor and "Deadlock" not in self.violated_names:
+                                    self._record_violation("deadlock", "Deadlock", "a reachable state has no successor",
+                                                           level, int(cur_fps[i]))
+                                    if not opts.continue_after_violation:
+                                        stop = True
+                                        break
+                                if opts.max_states is not None and len(seen) >= opts.max_states:
+                                    self.stopped_by = "max-states"
                                     stop = True
                                     break
-                            if opts.max_states is not None and len(seen) >= opts.max_states:
-                                self.stopped_by = "max-states"
-                                stop = True
-                                break
-                            i += 1
-                            if (i & 255) == 0:
-                                if memory_limit is not None and current_rss_bytes() > memory_limit:
-                                    raise MemoryBudgetExceeded
-                                if self.progress is not None and ticker.due():
-                                    self.progress(Progress(level + 1, self.generated, len(seen),
-                                                           frontier_len - i + len(next_frontier), ticker.elapsed()))
-                          except SpecRuntimeError as err:
+                                i += 1
+                                if (i & 255) == 0:
+                                    if memory_limit is not None and current_rss_bytes() > memory_limit:
+                                        raise MemoryBudgetExceeded
+                                    if self.progress is not None and ticker.due():
+                                        self.progress(Progress(level + 1, self.generated, len(seen),
+                                                               frontier_len - i + len(next_frontier), ticker.elapsed()))
+                        except SpecRuntimeError as err:
                             # An invariant, or a canonical-state check, failed in spec code.
                             err.trace = self.trace_to(level, int(cur_fps[i]))
                             raise

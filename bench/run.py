@@ -1,0 +1,155 @@
+"""The engine benchmark: one command, ``.venv/bin/python bench/run.py``.
+
+Each workload runs ``modelcheck check ... --json`` in a fresh process (as a
+user runs it), while this script samples the resident memory of that process
+and its worker children every 50 ms.  It prints, per workload: wall time (the
+whole command, interpreter start included), the engine's own time, the CPU
+seconds of the process tree and the load average before the run (the machine
+may be shared: CPU time is the fairer comparison then), states generated per
+second, peak RSS, and peak RSS per distinct state; then the
+ratio to the figures stored in ``bench/results.json`` by the previous commit
+that ran the benchmark, and stores the new figures there (with date, machine
+and commit) for the next comparison.
+
+``--only NAME`` runs some workloads; ``--large`` adds the ten-million-state
+MaxLeaderEpoch=3 run (minutes).  Speed is measured here, never in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import resource
+
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results.json"
+
+WORKLOADS: list[tuple[str, list[str], bool]] = [
+    # (name, modelcheck check arguments, large?)
+    ("counter-grid-4x30", ["tests/models/counter_grid.py", "--const", "Counters=4", "--const", "Max=30"], False),
+    ("kip320-r3", ["kip320", "--const", "Replicas=3", "--workers", "1"], False),
+    ("kip320-r3-workers2", ["kip320", "--const", "Replicas=3", "--workers", "2"], False),
+    ("kip320-r3-symmetry", ["kip320", "--const", "Replicas=3", "--symmetry"], False),
+    ("kip320-r3-epoch3", ["kip320", "--const", "Replicas=3", "--const", "MaxLeaderEpoch=3"], True),
+    ("kip320-r3-epoch3-workers2",
+     ["kip320", "--const", "Replicas=3", "--const", "MaxLeaderEpoch=3", "--workers", "2"], True),
+]
+
+
+def machine() -> str:
+    mem = psutil.virtual_memory().total / 2**30
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB RAM, Python {platform.python_version()}"
+
+
+def commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def tree_rss(proc: psutil.Process) -> int:
+    """RSS of a process and all its descendants (worker processes count)."""
+    total = 0
+    try:
+        procs = [proc] + proc.children(recursive=True)
+    except psutil.Error:
+        return 0
+    for p in procs:
+        try:
+            total += p.memory_info().rss
+        except psutil.Error:
+            pass
+    return total
+
+
+def run_workload(args: list[str]) -> dict:
+    cmd = [sys.executable, "-m", "modelcheck", "check", *args, "--json", "-q"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    load = os.getloadavg()[0]
+    start = time.perf_counter()
+    popen = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = psutil.Process(popen.pid)
+    peak = 0
+    while popen.poll() is None:
+        peak = max(peak, tree_rss(proc))
+        time.sleep(0.05)
+    wall = time.perf_counter() - start
+    out, err = popen.communicate()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if popen.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} failed ({popen.returncode}):\n{err}")
+    data = json.loads(out)
+    distinct = data["distinct_states"]
+    return {
+        "command": "modelcheck check " + " ".join(args),
+        "result": data["result"],
+        "distinct": distinct,
+        "generated": data["states_generated"],
+        "depth": data["depth"],
+        "wall_s": round(wall, 2),
+        "engine_s": round(data["seconds"], 2),
+        "cpu_s": round(cpu, 2),
+        "load_before": round(load, 2),
+        "states_per_s": round(data["states_generated"] / data["seconds"]) if data["seconds"] else 0,
+        "peak_rss_mib": round(peak / 2**20, 1),
+        "bytes_per_state": round(peak / distinct, 1) if distinct else 0.0,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", action="append", default=[], help="run only this workload (repeatable)")
+    ap.add_argument("--large", action="store_true", help="include the ten-million-state runs (minutes)")
+    ap.add_argument("--no-save", action="store_true", help="do not update bench/results.json")
+    ns = ap.parse_args()
+    previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    prev_results = previous.get("results", {})
+    results = dict(prev_results)
+    print(f"machine: {machine()}")
+    print(f"{'workload':28} {'wall s':>8} {'engine s':>9} {'cpu s':>7} {'load':>5} {'states/s':>10} {'peak MiB':>9} "
+          f"{'B/state':>8} {'distinct':>11}  vs previous (wall, RSS)")
+    for name, args, large in WORKLOADS:
+        if ns.only and name not in ns.only:
+            continue
+        if large and not ns.large and name not in ns.only:
+            continue
+        r = run_workload(args)
+        r["date"] = datetime.date.today().isoformat()
+        r["commit"] = commit()
+        old = prev_results.get(name)
+        ratio = ""
+        if old and old.get("wall_s"):
+            ratio = (f"x{r['wall_s'] / old['wall_s']:.2f} wall, x{r['peak_rss_mib'] / old['peak_rss_mib']:.2f} RSS "
+                     f"(was {old['wall_s']} s at {old.get('commit', '?')})")
+        print(f"{name:28} {r['wall_s']:8.2f} {r['engine_s']:9.2f} {r['cpu_s']:7.1f} {r['load_before']:5.1f} "
+              f"{r['states_per_s']:10,} "
+              f"{r['peak_rss_mib']:9.1f} {r['bytes_per_state']:8.1f} {r['distinct']:11,}  {ratio}", flush=True)
+        results[name] = r
+    if not ns.no_save:
+        RESULTS.write_text(json.dumps({"machine": machine(), "results": results}, indent=2, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()
