@@ -277,17 +277,31 @@ def render_cmd(trace_file: str, fmt: str, output: str | None) -> None:
 @click.option("--invariant", "invariants", multiple=True, metavar="NAME", help="Mark states violating these.")
 @click.option("--format", "-f", "fmt", type=click.Choice(["dot", "json"]), default="dot", show_default=True)
 @click.option("--limit", type=click.IntRange(min=1), default=5000, show_default=True,
-              help="Refuse models with more reachable states than this.")
+              help="Refuse graphs with more states than this.")
+@click.option("--around-violation", "radius", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Only the counterexample of the first violation and every state within N actions of it.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
-def graph_cmd(spec_ref: str, consts: tuple, invariants: tuple, fmt: str, limit: int, output: str | None) -> None:
-    """Export the whole reachable state graph of a small model as DOT or JSON."""
-    from modelcheck.counterexamples.statespace import state_graph, state_graph_dot, state_graph_json
+def graph_cmd(spec_ref: str, consts: tuple, invariants: tuple, fmt: str, limit: int, radius: int | None,
+              output: str | None) -> None:
+    """Export the reachable state graph of a small model, or the neighbourhood of its counterexample, as DOT or JSON."""
+    from modelcheck.counterexamples.statespace import (neighbourhood_graph, state_graph, state_graph_dot,
+                                                        state_graph_json)
     from .model import BoundModel
 
     spec = load_spec(spec_ref)
     c = build_constants(spec, consts)
     _check_invariant_names(spec, invariants)
-    g = state_graph(BoundModel(spec, c, CheckOptions(invariants=invariants or None)), limit)
+    options = CheckOptions(invariants=invariants or None)
+    if radius is None:
+        g = state_graph(BoundModel(spec, c, options), limit)
+    else:
+        from .engine import check
+
+        result = check(spec, c, options)
+        if not result.violations:
+            raise UsageError("--around-violation: the check found no violation, so there is no counterexample")
+        trace = [step.state for step in result.violations[0].trace]
+        g = neighbourhood_graph(BoundModel(spec, c, options), trace, radius, limit)
     text = state_graph_dot(g) if fmt == "dot" else state_graph_json(g)
     if output:
         with open(output, "w", encoding="utf-8") as f:

@@ -148,3 +148,22 @@ def test_state_graph_export_and_its_size_limit(tmp_path):
     p = run_cli("graph", "kip320", "--limit", "100")
     assert p.returncode == 2
     assert "the state graph has more than 100 states" in p.stderr
+
+
+def test_neighbourhood_of_the_counterexample(tmp_path):
+    """--around-violation N: the trace, marked, plus every state within N actions of it."""
+    p = run_cli("graph", str(MODELS / "die_hard.py"), "--format", "json", "--around-violation", "1")
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    path = [(n["state"]["small"], n["state"]["big"]) for n in data["nodes"] if n["on_trace"]]
+    # The shortest DieHard solution, in order: fill big, pour, empty small, pour, fill big, pour.
+    assert path == [(0, 0), (0, 5), (3, 2), (0, 2), (2, 0), (2, 5), (3, 4)]
+    # One action further from the 7 trace states reaches 3 more: (3, 0), (3, 5) and (0, 4).
+    assert len(data["nodes"]) == 10
+    assert [(e["source"], e["target"]) for e in data["edges"] if e["on_trace"]] == [
+        (f"n{i}", f"n{i + 1}") for i in range(6)]
+    p = run_cli("graph", str(MODELS / "die_hard.py"), "--around-violation", "1", "--limit", "8")
+    assert p.returncode == 2 and "more than 8 states" in p.stderr
+    p = run_cli("graph", str(MODELS / "die_hard.py"), "--around-violation", "1", "--invariant", "TypeOk")
+    assert p.returncode == 2
+    assert p.stderr.strip() == "error: --around-violation: the check found no violation, so there is no counterexample"
