@@ -44,27 +44,89 @@ table.lanes td.badcol, table.lanes th.badcol { border: 2px solid #b91c1c; }
 table.lanes .f { color: #64748b; }
 table.lanes td div { white-space: nowrap; font-family: ui-monospace, Menlo, monospace; }
 .graph { background: white; border: 1px solid #cbd5e1; border-radius: 4px; padding: 8px; overflow: auto; }
+.graph g.node { cursor: pointer; }
+.graph rect.selbox { fill: #dbeafe; stroke: #2563eb; stroke-width: 3; }
+table.lanes th.sel, table.lanes td.sel { background: #eff6ff; box-shadow: inset 0 0 0 2px #2563eb; }
+table.lanes th[data-col] { cursor: pointer; }
+table.lanes tr > th:first-child { position: sticky; left: 0; z-index: 1; }
+.detail table.mini { margin: 6px 0 10px 0; }
+.detail table.mini th { background: #e2e8f0; padding: 2px 8px; font-size: 12px; text-align: left; }
+.detail h3 { font-size: 13px; margin: 10px 0 2px 0; color: #475569; }
+.nav { color: #64748b; font-size: 12px; }
+kbd { border: 1px solid #cbd5e1; border-radius: 3px; padding: 0 4px; background: white; font-size: 11px; }
 .legend span { padding: 1px 6px; }
 """
 
-JS = """
+JS = r"""
 (function () {
   var data = JSON.parse(document.getElementById('trace-data').textContent);
   var items = document.querySelectorAll('.steplist li');
   var detail = document.getElementById('detail');
   function esc(s) { return String(s).replace(/[&<>"]/g, function (c) { return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c]; }); }
+  var current = data.steps.length - 1;
+  function laneTable(step) {
+    var names = Object.keys(step.lanes || {});
+    if (!names.length) { return ''; }
+    var fields = Object.keys(step.lanes[names[0]]);
+    var head = '<tr><th></th>' + fields.map(function (f) { return '<th>' + esc(f) + '</th>'; }).join('') + '</tr>';
+    var body = names.map(function (n) {
+      var changed = step.laneChanges[n] || [];
+      return '<tr><th>' + esc(n) + '</th>' + fields.map(function (f) {
+        return '<td' + (changed.indexOf(f) >= 0 ? ' class="changed"' : '') + '>' + esc(step.lanes[n][f]) + '</td>';
+      }).join('') + '</tr>';
+    }).join('');
+    return '<h3>Replicas</h3><table class="mini">' + head + body + '</table><h3>All variables</h3>';
+  }
   function select(i) {
+    current = i;
     items.forEach(function (li) { li.classList.toggle('selected', Number(li.dataset.i) === i); });
+    document.querySelectorAll('table.lanes [data-col]').forEach(function (c) { c.classList.toggle('sel', Number(c.dataset.col) === i); });
+    var th = document.querySelector('table.lanes th[data-col="' + i + '"]');
+    if (th) {  // keep the selected step's column in view, without scrolling the page
+      var box = th.closest('.lanebox'), r = th.getBoundingClientRect(), b = box.getBoundingClientRect();
+      if (r.right > b.right) { box.scrollLeft += r.right - b.right; }
+      else if (r.left < b.left + 40) { box.scrollLeft -= b.left + 40 - r.left; }
+    }
+    document.querySelectorAll('.graph rect.selbox').forEach(function (r) { r.remove(); });
+    document.querySelectorAll('.graph g.node').forEach(function (g) {
+      var t = g.querySelector('title');
+      var on = t !== null && t.textContent === 's' + (i + 1);
+      g.classList.toggle('sel', on);
+      if (on && g.getBBox) {  // a frame around the whole node (a Graphviz table node has no outline of its own)
+        var bb = g.getBBox(), r = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+        r.setAttribute('class', 'selbox');
+        r.setAttribute('x', bb.x - 6); r.setAttribute('y', bb.y - 6);
+        r.setAttribute('width', bb.width + 12); r.setAttribute('height', bb.height + 12);
+        r.setAttribute('rx', 6);
+        g.insertBefore(r, g.firstChild);
+      }
+    });
     var step = data.steps[i];
     var rows = step.fields.map(function (f) {
       var cls = step.changed.indexOf(f[0]) >= 0 ? ' class="changed"' : '';
       return '<tr><td>' + esc(f[0]) + '</td><td' + cls + '>' + esc(f[1]) + '</td></tr>';
     }).join('');
     detail.innerHTML = '<div><b>State ' + (i + 1) + '</b> ' + (step.action ? 'after <code>' + esc(step.action) + '</code>' : '(initial state)') +
-      (i === data.steps.length - 1 ? ' <b style="color:#b91c1c">' + esc(data.verdict) + '</b>' : '') + '</div><table>' + rows + '</table>';
+      (i === data.steps.length - 1 ? ' <b style="color:#b91c1c">' + esc(data.verdict) + '</b>' : '') + '</div>' +
+      laneTable(step) + '<table>' + rows + '</table>';
   }
   items.forEach(function (li) { li.addEventListener('click', function () { select(Number(li.dataset.i)); }); });
-  select(data.steps.length - 1);
+  document.querySelectorAll('table.lanes th[data-col]').forEach(function (th) {
+    th.addEventListener('click', function () { select(Number(th.dataset.col)); });
+  });
+  document.querySelectorAll('.graph g.node').forEach(function (g) {
+    var t = g.querySelector('title');
+    var m = t ? /^s(\d+)$/.exec(t.textContent) : null;
+    if (m) { g.addEventListener('click', function () { select(Number(m[1]) - 1); }); }
+  });
+  document.addEventListener('keydown', function (e) {
+    var d = (e.key === 'ArrowDown' || e.key === 'ArrowRight' || e.key === 'j') ? 1 :
+            (e.key === 'ArrowUp' || e.key === 'ArrowLeft' || e.key === 'k') ? -1 : 0;
+    if (d !== 0 && current + d >= 0 && current + d < data.steps.length) { e.preventDefault(); select(current + d); }
+  });
+  var wanted = /^#step=(\d+)$/.exec(window.location.hash);  // links such as trace.html#step=4
+  if (wanted && Number(wanted[1]) >= 1 && Number(wanted[1]) <= data.steps.length) { current = Number(wanted[1]) - 1; }
+  select(current);
   document.body.dataset.ready = 'yes';
 })();
 """
@@ -87,8 +149,10 @@ def render_html(doc: dict, svg: str | None) -> str:
                 "action": s["action"],
                 "fields": [[k, show(val)] for k, val in flatten(s["state"]).items()],
                 "changed": s.get("changed", []),
+                "lanes": {lane: {k: show(v) for k, v in fields.items()} for lane, fields in (s.get("lanes") or {}).items()},
+                "laneChanges": _lane_changes(steps[i - 1] if i > 0 else None, s),
             }
-            for s in steps
+            for i, s in enumerate(steps)
         ],
     }
     step_items = "".join(
@@ -112,7 +176,7 @@ def render_html(doc: dict, svg: str | None) -> str:
 <div class="violation" id="verdict"><b>{_e(verdict)}</b>{': ' + _e(v['description']) if v['description'] else ''}
 <br>The last state below is the first one, in breadth-first order, where it fails; no shorter trace exists.</div>
 <section id="steps"><h2>Steps</h2>
-<p class="legend">Select a step to see its whole state; <span class="changed">highlighted</span> fields changed in that step.</p>
+<p class="legend">Select a step (or a lane column, or a graph node) to see its whole state; <span class="changed">highlighted</span> fields changed in that step. <span class="nav"><kbd>&uarr;</kbd> <kbd>&darr;</kbd> step through.</span></p>
 <div class="steps"><ul class="steplist">{step_items}</ul><div class="detail" id="detail"></div></div></section>
 <section id="lanes"><h2>Lanes</h2>{lanes_html}</section>
 <section id="graph"><h2>Graph</h2>{graph_html}</section>
@@ -122,6 +186,15 @@ def render_html(doc: dict, svg: str | None) -> str:
 """
 
 
+def _lane_changes(prev: dict | None, step: dict) -> dict[str, list[str]]:
+    """Per lane, the fields that differ from the previous step (none for the first)."""
+    if prev is None:
+        return {}
+    before = prev.get("lanes") or {}
+    return {lane: [k for k, v in fields.items() if before.get(lane, {}).get(k) != v]
+            for lane, fields in (step.get("lanes") or {}).items()}
+
+
 def _lanes_table(steps: list[dict]) -> str:
     """Rows are lanes, columns are steps; each cell lists the lane's fields, changes highlighted."""
     if not any(s.get("lanes") for s in steps):
@@ -129,7 +202,7 @@ def _lanes_table(steps: list[dict]) -> str:
     lanes = list((steps[0].get("lanes") or {}).keys())
     last = len(steps) - 1
     head = "".join(
-        f'<th class="{"badcol" if i == last else ""}">{i + 1}<br><span class="f">{_e(s["action"] or "initial")}</span></th>'
+        f'<th data-col="{i}" class="{"badcol" if i == last else ""}">{i + 1}<br><span class="f">{_e(s["action"] or "initial")}</span></th>'
         for i, s in enumerate(steps)
     )
     rows = []
@@ -142,7 +215,7 @@ def _lanes_table(steps: list[dict]) -> str:
             for k, val in fields.items():
                 cls = ' class="changed"' if i > 0 and prev.get(k) != val else ""
                 parts.append(f'<div{cls}><span class="f">{_e(k)}</span> {_e(val)}</div>')
-            cells.append(f'<td class="{"badcol" if i == last else ""}">{"".join(parts)}</td>')
+            cells.append(f'<td data-col="{i}" class="{"badcol" if i == last else ""}">{"".join(parts)}</td>')
             prev = fields
         rows.append(f"<tr><th>{_e(lane)}</th>{''.join(cells)}</tr>")
-    return f'<div style="overflow:auto"><table class="lanes"><tr><th></th>{head}</tr>{"".join(rows)}</table></div>'
+    return f'<div class="lanebox" style="overflow:auto"><table class="lanes"><tr><th></th>{head}</tr>{"".join(rows)}</table></div>'

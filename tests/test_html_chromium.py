@@ -48,7 +48,28 @@ def test_hw_data_loss_page_renders_without_console_errors(tmp_path):
     assert dom.count('<li data-i="') == 9  # every step
     assert 'class="lanes"' in dom and "<th>r3</th>" in dom  # the swim lanes
     assert "<svg" in dom and "LeaderIncHighWatermark(r1)" in dom  # the graph
+    # Selecting a step selects its lane column and its graph node too.
+    assert re.findall(r'<th data-col="(\d+)" class="[^"]*\bsel\b', dom) == ["8"]
+    assert re.findall(r'<g id="\w+" class="node sel">\s*<rect class="selbox"[^>]*>(?:</rect>)?\s*<title>(\w+)</title>',
+                      dom) == ["s9"]
+    assert dom.count('class="selbox"') == 1
     shot = tmp_path / "screenshot.png"
     p = chromium(url, tmp_path, "--window-size=1400,1800", f"--screenshot={shot}")
     assert p.returncode == 0 and shot.stat().st_size > 10_000
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_link_to_a_step_opens_that_step(tmp_path):
+    """trace.html#step=5 shows state 5: its replicas table with the write highlighted, its column, its node."""
+    page = os.path.join(KNOWN_DIR, "hw-data-loss", "trace.html")
+    p = chromium("file://" + page + "#step=5", tmp_path, "--dump-dom")
+    assert p.returncode == 0 and console_messages(p.stderr) == []
+    dom = p.stdout
+    assert "<b>State 5</b> after <code>LeaderWrite(r1)</code>" in dom
+    assert "StrongIsr violated</b></div>" not in dom  # only the last state carries the verdict
+    # r1's log and LEO changed in the replicas table of the step view.
+    assert re.search(r'<tr><th>r1</th><td class="changed">\[0@e1\]</td><td class="changed">1</td><td>0</td>', dom)
+    assert re.findall(r'<th data-col="(\d+)" class="[^"]*\bsel\b', dom) == ["4"]
+    assert re.findall(r'<g id="\w+" class="node sel">\s*<rect class="selbox"[^>]*>(?:</rect>)?\s*<title>(\w+)</title>',
+                      dom) == ["s5"]
+    assert dom.count('class="selbox"') == 1
