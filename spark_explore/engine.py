@@ -29,7 +29,7 @@ from typing import Any
 from modelcheck.constants import constants_to_dict
 from modelcheck.engine import ParentTable
 from modelcheck.model import BoundModel
-from modelcheck.progress import Progress, ProgressSink
+from modelcheck.progress import Progress, ProgressSink, Ticker
 from modelcheck.replay import replay
 from modelcheck.result import ActionStats, CheckOptions, CheckResult, Violation
 from modelcheck.spec import Spec
@@ -58,6 +58,8 @@ def check(
 
     if options.resume or options.checkpoint_dir:
         raise UsageError("--checkpoint/--resume are not supported by the Spark engine yet; use the local engine")
+    progress_seconds = options.progress_seconds
+    # Executors get the options as part of the model's key: drop what only the driver uses.
     options = attrs.evolve(options, **_SPARK_IRRELEVANT)
     model = BoundModel(spec, consts, options)
     own = sc is None
@@ -68,7 +70,9 @@ def check(
             _ship_user_module(sc, spec_ref.partition(":")[0])
         parts = partitions or sc.defaultParallelism
         job = (spec_ref, tuple(sorted(constants_to_dict(consts).items())), options)
-        return SparkBFS(sc, model, job, parts, progress, verbose, reliable=not is_local(sc.master)).run()
+        bfs = SparkBFS(sc, model, job, parts, progress, verbose, reliable=not is_local(sc.master))
+        bfs.progress_seconds = progress_seconds
+        return bfs.run()
     finally:
         if own:
             sc.stop()
@@ -101,6 +105,9 @@ class SparkBFS:
         self.sometimes = {p.name: False for p in model.sometimes}
         self.level_seconds: list[float] = []
         self._old: list[Any] = []
+        self.progress_seconds = 5.0
+        self.checkpoint_dir: str | None = None
+        self.job_seconds = 0.0
 
     # -- helpers ------------------------------------------------------------------
 
@@ -131,7 +138,15 @@ class SparkBFS:
         opts = model.options
         start = time.perf_counter()
         if self.reliable:
-            self.sc.setCheckpointDir(tempfile.mkdtemp(prefix="modelcheck-spark-"))
+            # Reliable checkpoints (a lost executor's shards are re-read, not the run lost). The
+            # directory must be visible to every executor: on a real cluster set
+            # spark.checkpoint.dir to shared storage (HDFS, S3, NFS).
+            conf_dir = self.sc.getConf().get("spark.checkpoint.dir")
+            if conf_dir:
+                self.sc.setCheckpointDir(conf_dir)
+            else:
+                self.checkpoint_dir = tempfile.mkdtemp(prefix="modelcheck-spark-")
+                self.sc.setCheckpointDir(self.checkpoint_dir)
         # Level 1 on the driver, exactly as the local engine does it.
         frontier = []
         seen: set[int] = set()
@@ -168,6 +183,7 @@ class SparkBFS:
         )
         frontier_rdd = self.sc.parallelize(frontier, self.P)
         level = 0
+        ticker = Ticker(self.progress_seconds)
         try:
             while frontier_rdd is not None and not stop:
                 if opts.max_depth is not None and level + 1 >= opts.max_depth:
@@ -178,14 +194,19 @@ class SparkBFS:
                 shards, frontier_rdd, stop = self._level(level, frontier_rdd, shards)
                 self.level_seconds.append(time.perf_counter() - t0)
                 level += 1
-                if self.progress is not None:
-                    detail = f"[spark level {level}: {self.level_seconds[-1]:.2f}s]" if self.verbose else ""
+                if self.progress is not None and (self.verbose or ticker.due()):
+                    detail = (f"[spark level {level}: {self.level_seconds[-1]:.2f}s, "
+                              f"Spark job {self.job_seconds:.2f}s, {self.P} partitions]" if self.verbose else "")
                     self.progress(Progress(level + 1, self.generated, self.distinct, self.queue_left,
                                            time.perf_counter() - start, detail))
         except KeyboardInterrupt:
             self.stopped_by = "interrupt"
         finally:
             self._release_old()
+            if self.checkpoint_dir:
+                import shutil
+
+                shutil.rmtree(self.checkpoint_dir, ignore_errors=True)
         return self._result(time.perf_counter() - start)
 
     _frontier_size = 0
@@ -206,7 +227,9 @@ class SparkBFS:
             raise RuntimeError("the union lost the shard partitioner")
         merged = self._cut_lineage(merged.mapPartitions(functools.partial(ex.merge_shard, job),
                                                         preservesPartitioning=True))
+        t_job = time.perf_counter()
         stats = merged.filter(lambda r: r[0] == ex.LEVEL_STATS).collect()
+        self.job_seconds = time.perf_counter() - t_job
 
         # Gather the level's facts on the driver.
         level_generated = [0] * len(model.actions)

@@ -48,6 +48,9 @@ def spark_context(master: str | None, app_name: str = "modelcheck") -> Any:
         .set("spark.sql.shuffle.partitions", str(os.cpu_count() or 2))
         .set("spark.task.maxFailures", "4")
     )
+    if "PYSPARK_GATEWAY_PORT" not in os.environ and not conf.contains("spark.driver.extraJavaOptions"):
+        # We start the JVM ourselves: keep its start-up chatter off the user's terminal.
+        conf = conf.set("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{_quiet_log4j()}")
     existing = SparkContext._active_spark_context
     if existing is not None:
         if existing.master != master:
@@ -59,6 +62,30 @@ def spark_context(master: str | None, app_name: str = "modelcheck") -> Any:
         raise UsageError(f"could not start Spark with master {master}: {type(exc).__name__}: {exc}".splitlines()[0]) from None
     sc.setLogLevel("ERROR")
     return sc
+
+
+_LOG4J = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+"""
+
+
+def _quiet_log4j() -> str:
+    """A log4j2 configuration that logs errors only (Spark's default prints WARN lines at start-up)."""
+    import tempfile
+
+    path = os.path.join(tempfile.gettempdir(), f"modelcheck-log4j2-{os.getuid()}.properties")
+    if not os.path.exists(path):
+        tmp = f"{path}.{os.getpid()}"
+        with open(tmp, "w") as f:
+            f.write(_LOG4J)
+        os.replace(tmp, path)
+    return path
 
 
 def is_local(master: str) -> bool:
