@@ -239,9 +239,8 @@ class LocalBFS:
         """
         model = self.model
         opts = model.options
-        c = model.c
         fingerprint = model.fingerprint
-        plan = [(ai, a.fn, model.bindings[ai]) for ai, a in enumerate(model.actions)]
+        expand = model.expand
         canonical_budget = [20000]  # deep canonical checks on the first new states (see docs)
         memory_limit = opts.max_memory_mb * 1024 * 1024 if opts.max_memory_mb else None
         last_checkpoint = ticker.elapsed()
@@ -282,42 +281,25 @@ class LocalBFS:
                         ends: list[int] = []
                         error: BaseException | None = None
                         for s in parents:
-                            ai = -1
-                            b: tuple = ()
                             try:
-                                for ai, fn, bindings in plan:
-                                    for b in bindings:
-                                        r = fn(c, s, *b)
-                                        if r is None:
+                                for ai, _b, r in expand(s):
+                                    for t in (r if type(r) is list else (r,)):
+                                        c_ai.append(ai)
+                                        if (in_model is not None and not in_model(t)) or (
+                                            action_ok is not None and not action_ok(s, t)
+                                        ):
+                                            c_t.append(None)
+                                            c_fp.append(0)
                                             continue
-                                        for t in (r if type(r) is list else (r,)):
-                                            c_ai.append(ai)
-                                            if (in_model is not None and not in_model(t)) or (
-                                                action_ok is not None and not action_ok(s, t)
-                                            ):
-                                                c_t.append(None)
-                                                c_fp.append(0)
-                                                continue
-                                            try:
-                                                fp = fingerprint(t)
-                                            except TypeError:
-                                                model.check_state(t, f"action {model.actions[ai].name}")
-                                                raise
-                                            c_t.append(t)
-                                            c_fp.append(fp)
+                                        try:
+                                            fp = fingerprint(t)
+                                        except TypeError:
+                                            model.check_state(t, f"action {model.actions[ai].name}")
+                                            raise
+                                        c_t.append(t)
+                                        c_fp.append(fp)
                             except SpecRuntimeError as err:
                                 error = err
-                            except Exception as exc:  # noqa: BLE001 - a bug in an action
-                                act = model.actions[ai]
-                                err = SpecRuntimeError(
-                                    f"spec {model.spec.name}: action {act.label(b)} raised "
-                                    f"{type(exc).__name__}: {exc}",
-                                    spec=model.spec.name,
-                                    where=f"action {act.label(b)}",
-                                )
-                                err.__cause__ = exc
-                                error = err
-                            if error is not None:
                                 break
                             ends.append(len(c_t))
                         # Phase 2: take the candidates in discovery order.

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import gc
 import os
-import pickle
 import shutil
 import signal
 import tempfile
@@ -42,7 +41,6 @@ from .progress import Progress, ProgressSink, Ticker
 from .replay import replay
 from .result import ActionStats, CheckResult, Violation
 from .constants import constants_to_dict
-from .visited import VisitedSet
 
 SUCC_BITS = 20
 """Bits of a discovery key for the successor index (a state has < 2**20 successors)."""
@@ -95,12 +93,10 @@ class _Worker:
     def expand(self, level: int) -> dict:
         """Generate the successors of this worker's frontier; send (key, fp) to each fingerprint's owner."""
         model = self.model
-        c = model.c
         n = self.n
         fingerprint = model.fingerprint
         in_model = model.in_model if model.spec.state_constraint else None
         action_ok = model.action_allowed if model.spec.action_constraint else None
-        plan = [(ai, a.fn, model.bindings[ai]) for ai, a in enumerate(model.actions)]
         cand_parent: list[int] = []  # every generated successor, for the per-action counts
         cand_ai: list[int] = []
         keys: list[int] = []  # successors inside the model: candidates for the visited set
@@ -110,38 +106,33 @@ class _Worker:
         kept_ai: list[int] = []
         deadlock = None
         error = None
+        expand = model.expand
         for rank, own_fp, s in self.frontier:
             j = 0
-            ai = -1
-            b: tuple = ()
             base = rank << SUCC_BITS
             try:
-                for ai, fn, bindings in plan:
-                    for b in bindings:
-                        r = fn(c, s, *b)
-                        if r is None:
-                            continue
-                        for t in (r if type(r) is list else (r,)):
-                            cand_parent.append(rank)
-                            cand_ai.append(ai)
-                            if (in_model is not None and not in_model(t)) or (
-                                action_ok is not None and not action_ok(s, t)
-                            ):
-                                j += 1
-                                continue
-                            try:
-                                fp = fingerprint(t)
-                            except TypeError:
-                                model.check_state(t, f"action {model.actions[ai].name}")
-                                raise
-                            keys.append(base + j)
-                            kept_ai.append(ai)
-                            fps.append(fp)
-                            states.append(t)
-                            pfps.append(own_fp)
+                for ai, _b, r in expand(s):
+                    for t in (r if type(r) is list else (r,)):
+                        cand_parent.append(rank)
+                        cand_ai.append(ai)
+                        if (in_model is not None and not in_model(t)) or (
+                            action_ok is not None and not action_ok(s, t)
+                        ):
                             j += 1
-            except Exception as exc:  # noqa: BLE001 - reported with the parent's trace
-                error = (rank, own_fp, _wrap_error(model, exc, ai, b))
+                            continue
+                        try:
+                            fp = fingerprint(t)
+                        except TypeError:
+                            model.check_state(t, f"action {model.actions[ai].name}")
+                            raise
+                        keys.append(base + j)
+                        kept_ai.append(ai)
+                        fps.append(fp)
+                        states.append(t)
+                        pfps.append(own_fp)
+                        j += 1
+            except SpecRuntimeError as exc:
+                error = (rank, own_fp, _wrap_error(model, exc, 0, ()))
                 break
             if j == 0 and deadlock is None:
                 deadlock = (rank, own_fp)

@@ -59,13 +59,14 @@ def simulate(
         while inits and (walks is None or done < walks) and (seconds is None or time.monotonic() - start < seconds):
             s = rng.choice(inits)
             trace = [TraceStep(None, None, {}, s)]
+            last_ai = -1  # the action of the last step (none yet)
             generated += 1
             while True:
                 fp = model.fingerprint(s)
                 if fp not in seen:
                     seen.add(fp)
-                    if len(trace) > 1:
-                        act_distinct[last_ai] += 1  # noqa: F821 - set when the walk stepped
+                    if last_ai >= 0:
+                        act_distinct[last_ai] += 1
                 for p in model.sometimes:
                     if not sometimes_reached[p.name] and model._call(f"property {p.name}", p.fn, model.c, s):
                         sometimes_reached[p.name] = True
