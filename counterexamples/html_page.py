@@ -165,7 +165,8 @@ def render_html(doc: dict, svg: str | None) -> str:
         f'<div class="graph">{svg}</div>' if svg
         else '<p>Graphviz (dot) is not installed, so the graph is not drawn; the steps and lanes above are complete.</p>'
     )
-    data_json = json.dumps(page_data).replace("</", "<\\/")
+    # No "<", ">" or "&" at all in the inlined data, so no string can end the script element or open a comment.
+    data_json = json.dumps(page_data).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>{_e(doc['spec'])}: {_e(verdict)}</title>

@@ -167,3 +167,16 @@ def test_neighbourhood_of_the_counterexample(tmp_path):
     p = run_cli("graph", str(MODELS / "die_hard.py"), "--around-violation", "1", "--invariant", "TypeOk")
     assert p.returncode == 2
     assert p.stderr.strip() == "error: --around-violation: the check found no violation, so there is no counterexample"
+
+
+def test_crafted_strings_cannot_break_out_of_the_html_page(out):
+    """Every string from the trace file is escaped, in the markup and in the inlined trace data."""
+    doc = _good_doc(out)
+    evil = '</script><script>alert(1)</script><img src=x onerror=alert(2)>'
+    doc["spec"] = evil
+    doc["steps"][1]["action"] = evil
+    doc["steps"][1]["state"]["nextRecordId"] = evil
+    page = render(doc, "html").decode()
+    assert "<script>alert" not in page and "<img src=x" not in page
+    assert page.count("<script") == 2  # the trace data and the page's own script, nothing else
+    assert "&lt;/script&gt;&lt;script&gt;alert(1)" in page
