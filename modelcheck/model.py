@@ -20,6 +20,27 @@ from .result import CheckOptions, TraceStep
 from .spec import Action, Predicate, Spec, State
 
 
+def _cached(canonical_fp: Callable[[State], int], limit: int = 200_000) -> Callable[[State], int]:
+    """Memoise an orbit fingerprint by the state itself (bounded; cleared when full).
+
+    With symmetry every successor costs one permuted copy per permutation, yet
+    the same concrete state is generated again and again (TLC's "states
+    generated" is several times the distinct count).  The cache holds states
+    of the current neighbourhood only: it is emptied when it reaches ``limit``.
+    """
+    cache: dict[State, int] = {}
+
+    def fp(s: State) -> int:
+        got = cache.get(s)
+        if got is None:
+            if len(cache) >= limit:
+                cache.clear()
+            got = cache[s] = canonical_fp(s)
+        return got
+
+    return fp
+
+
 class BoundModel:
     """A spec with fixed constants and options."""
 
@@ -46,10 +67,20 @@ class BoundModel:
             permute = spec.symmetry.permute
             self.permutations = perms
 
+            # The identity permutation needs no copy of the state.
+            identity = tuple(range(len(perms[0]))) if perms else ()
+            others = [p for p in perms if p != identity]
+            has_identity = len(others) < len(perms)
+
             def permute_all(s: State) -> list[State]:
-                return [permute(consts, s, p) for p in perms]
+                copies = [permute(consts, s, p) for p in others]
+                if has_identity:
+                    copies.append(s)
+                return copies
 
         self.fingerprint: Callable[[State], int] = make_fingerprinter(permute_all)
+        if permute_all is not None:
+            self.fingerprint = _cached(self.fingerprint)
         self.expand: Callable[[State], list[tuple[int, tuple[int, ...], Any]]] = self._make_expander()
 
     # -- calls into spec code, each wrapped so failures name their origin ----
