@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import shutil
 import subprocess
+import textwrap
 
 import networkx as nx
 
@@ -80,10 +81,11 @@ def to_dot(g: nx.DiGraph) -> str:
     v = g.graph["violation"]
     label = f"{g.graph['spec']}: {v['name']} violated" if v["kind"] == "invariant" else f"{g.graph['spec']}: deadlock"
     consts = ", ".join(f"{k}={val}" for k, val in g.graph["constants"].items())
+    story = "".join(f"\\n{_dot_str(line)}" for line in textwrap.wrap(g.graph.get("story", ""), 80))
     lines = [
         "digraph trace {",
         f'  graph [rankdir=TB, fontname="Helvetica", labelloc=t, fontsize=16, '
-        f'label="{_dot_str(label)}\\n{_dot_str(consts)}"];',
+        f'label="{_dot_str(label)}\\n{_dot_str(consts)}{story}"];',
         '  node [shape=plain, fontname="Helvetica", fontsize=11];',
         '  edge [fontname="Helvetica", fontsize=11, color="#475569"];',
     ]

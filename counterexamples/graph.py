@@ -14,7 +14,8 @@ from modelcheck.counterexamples.text import flatten
 
 def trace_graph(doc: dict) -> nx.DiGraph:
     """The trace of a trace document as a chain ``s1 -> s2 -> ...``."""
-    g = nx.DiGraph(spec=doc["spec"], title=doc["title"], violation=doc["violation"], constants=doc["constants"])
+    g = nx.DiGraph(spec=doc["spec"], title=doc["title"], violation=doc["violation"], constants=doc["constants"],
+                   story=doc.get("story", ""))
     steps = doc["steps"]
     last = len(steps)
     prev_lanes: dict | None = None

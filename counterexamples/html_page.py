@@ -25,6 +25,8 @@ header h1 { margin: 0 0 4px 0; font-size: 20px; }
 header .sub { color: #cbd5e1; font-size: 13px; }
 .violation { background: #fef2f2; border-left: 4px solid #b91c1c; padding: 10px 16px; margin: 16px 24px; }
 .violation b { color: #b91c1c; }
+.violation .story { margin: 8px 0 0 0; }
+.violation .story b { color: #0f172a; }
 section { margin: 16px 24px; }
 h2 { font-size: 16px; margin: 24px 0 8px 0; }
 .steps { display: flex; gap: 16px; align-items: flex-start; }
@@ -175,7 +177,8 @@ def render_html(doc: dict, svg: str | None) -> str:
 <header><h1>{_e(doc['spec'])}: {_e(verdict)} in {len(steps)} states</h1>
 <div class="sub">{_e(doc['title'])} &middot; {_e(consts)}</div></header>
 <div class="violation" id="verdict"><b>{_e(verdict)}</b>{': ' + _e(v['description']) if v['description'] else ''}
-<br>The last state below is the first one, in breadth-first order, where it fails; no shorter trace exists.</div>
+<br>The last state below is the first one, in breadth-first order, where it fails; no shorter trace exists.
+{'<p class="story"><b>What happens:</b> ' + _e(doc['story']) + '</p>' if doc.get('story') else ''}</div>
 <section id="steps"><h2>Steps</h2>
 <p class="legend">Select a step (or a lane column, or a graph node) to see its whole state; <span class="changed">highlighted</span> fields changed in that step. <span class="nav"><kbd>&uarr;</kbd> <kbd>&darr;</kbd> step through.</span></p>
 <div class="steps"><ul class="steplist">{step_items}</ul><div class="detail" id="detail"></div></div></section>

@@ -25,7 +25,7 @@ def known_document(entry: KnownTrace) -> dict:
     result = check(spec, consts, CheckOptions(invariants=(entry.invariant,)))
     if not result.violations:
         raise ModelCheckError(f"known trace {entry.name}: {entry.spec} no longer violates {entry.invariant}")
-    return document_from_result(spec, consts, result.violations[0])
+    return document_from_result(spec, consts, result.violations[0], entry.story)
 
 
 def regenerate(out_dir: str = KNOWN_DIR, formats: tuple[str, ...] = FORMATS) -> list[str]:

@@ -11,6 +11,7 @@ Schema (``format`` = ``modelcheck-trace``, ``version`` = 1)::
       "spec": "truncate-to-hw", "title": "...",
       "constants": {"Replicas": 3, ...},
       "violation": {"kind": "invariant" | "deadlock", "name": "StrongIsr", "description": "..."},
+      "story": "One sentence on what the trace shows."               (optional; the known traces have one)
       "steps": [
         {"index": 1, "action": null | "LeaderWrite(r1)", "action_name": null | "LeaderWrite",
          "params": {"replica": "r1"},
@@ -41,7 +42,7 @@ MAX_STEPS = 100_000
 
 
 def trace_document(spec_name: str, title: str, constants: dict, violation_kind: str, violation_name: str,
-                   description: str, steps: list[dict]) -> dict:
+                   description: str, steps: list[dict], story: str | None = None) -> dict:
     """Build the document from JSON trace steps (``modelcheck.report.trace_to_json``)."""
     out_steps = []
     prev = None
@@ -58,24 +59,27 @@ def trace_document(spec_name: str, title: str, constants: dict, violation_kind: 
         item["changed"] = [] if prev is None else changed_fields(prev, step["state"])
         out_steps.append(item)
         prev = step["state"]
-    return {
+    doc = {
         "format": FORMAT,
         "version": VERSION,
         "spec": spec_name,
         "title": title,
         "constants": dict(constants),
         "violation": {"kind": violation_kind, "name": violation_name, "description": description},
-        "steps": out_steps,
     }
+    if story:
+        doc["story"] = story
+    doc["steps"] = out_steps
+    return doc
 
 
-def document_from_result(spec: Any, consts: Any, violation: Any) -> dict:
-    """The document for one violation of a check."""
+def document_from_result(spec: Any, consts: Any, violation: Any, story: str | None = None) -> dict:
+    """The document for one violation of a check; ``story`` says in words what it shows, when someone wrote it."""
     from modelcheck.constants import constants_to_dict
     from modelcheck.report import trace_to_json
 
     return trace_document(spec.name, spec.title, constants_to_dict(consts), violation.kind, violation.name,
-                          violation.description, trace_to_json(spec, consts, violation.trace))
+                          violation.description, trace_to_json(spec, consts, violation.trace), story)
 
 
 def dumps(doc: dict) -> str:
@@ -119,6 +123,7 @@ def validate(doc: Any, path: str = "<trace>") -> None:
     _require(isinstance(v, dict), path, "'violation' must be an object")
     for key in ("kind", "name", "description"):
         _require(isinstance(v.get(key), str), path, f"violation.{key} must be a string")
+    _require(isinstance(doc.get("story", ""), str), path, "'story' must be a string")
     steps = doc.get("steps")
     _require(isinstance(steps, list) and len(steps) > 0, path, "'steps' must be a non-empty list")
     _require(len(steps) <= MAX_STEPS, path, f"more than {MAX_STEPS} steps")

@@ -45,6 +45,7 @@ def test_hw_data_loss_page_renders_without_console_errors(tmp_path):
     dom = p.stdout
     assert 'data-ready="yes"' in dom  # the script ran to the end
     assert "<b>State 9</b>" in dom and "StrongIsr violated" in dom  # the step view selected the last state
+    assert "<b>What happens:</b> Before KIP-101: a follower re-truncates to its stale HW" in dom  # known.py's story
     assert dom.count('<li data-i="') == 9  # every step
     assert 'class="lanes"' in dom and "<th>r3</th>" in dom  # the swim lanes
     assert "<svg" in dom and "LeaderIncHighWatermark(r1)" in dom  # the graph

@@ -42,3 +42,14 @@ def test_svg_is_current_where_graphviz_is_the_same(fresh):
     entry = KNOWN[0]
     with open(os.path.join(KNOWN_DIR, entry.name, "trace.svg"), "rb") as f:
         assert f.read() == (fresh / entry.name / "trace.svg").read_bytes()
+
+
+def test_known_traces_carry_their_story(fresh):
+    """The sentence in known.py travels in trace.json and is drawn under the graph's title."""
+    import json
+
+    for entry in KNOWN:
+        doc = json.loads((fresh / entry.name / "trace.json").read_text())
+        assert doc["story"] == entry.story
+    dot = (fresh / "hw-data-loss" / "trace.dot").read_text()
+    assert "\\nBefore KIP-101: a follower re-truncates to its stale HW after the leader\\ncommitted" in dot

@@ -101,6 +101,7 @@ def _good_doc(out) -> dict:
         (lambda d: d["steps"][2].update(state=[1, 2]), "step 3 state must be an object"),
         (lambda d: d["violation"].update(name=5), "violation.name must be a string"),
         (lambda d: d["steps"][0].update(lanes={"r1": "x"}), "lanes must map lane names to objects"),
+        (lambda d: d.update(story=["x"]), "'story' must be a string"),
     ],
 )
 def test_crafted_trace_files_are_refused(out, tmp_path, mutate, message):
