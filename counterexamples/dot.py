@@ -58,15 +58,15 @@ def _node_label(g: nx.DiGraph, node: str) -> str:
         names = list(data["fields"])
     else:
         names = [n for n in data["changed"] if not lanes or not _is_lane_field(n, lanes)]
-    if data["violating"] and g.graph["violation"]["description"]:
-        rows.append(f'<TR><TD COLSPAN="{ncols}" ALIGN="LEFT"><FONT COLOR="{VIOLATING}" POINT-SIZE="10">'
-                    f'{_esc(g.graph["violation"]["description"])}</FONT></TD></TR>')
     for name in names:
         color = f' BGCOLOR="{CHANGED}"' if name in data["changed"] else ""
         rows.append(
             f'<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="10">{_esc(name)}</FONT></TD>'
             f'<TD ALIGN="LEFT" COLSPAN="{ncols - 1}"{color}>{_esc(data["fields"].get(name, ""))}</TD></TR>'
         )
+    if data["violating"] and g.graph["violation"]["description"]:  # last, under everything that changed
+        rows.append(f'<TR><TD COLSPAN="{ncols}" ALIGN="LEFT"><FONT COLOR="{VIOLATING}" POINT-SIZE="10">'
+                    f'<B>Violated:</B> {_esc(g.graph["violation"]["description"])}</FONT></TD></TR>')
     return '<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="4">' + "".join(rows) + "</TABLE>>"
 
 
@@ -81,11 +81,12 @@ def to_dot(g: nx.DiGraph) -> str:
     v = g.graph["violation"]
     label = f"{g.graph['spec']}: {v['name']} violated" if v["kind"] == "invariant" else f"{g.graph['spec']}: deadlock"
     consts = ", ".join(f"{k}={val}" for k, val in g.graph["constants"].items())
-    story = "".join(f"\\n{_dot_str(line)}" for line in textwrap.wrap(g.graph.get("story", ""), 80))
+    story = "".join(f"<BR/>{_esc(line)}" for line in textwrap.wrap(g.graph.get("story", ""), 90))
+    title = (f'<<B>{_esc(label)}</B><BR/><FONT POINT-SIZE="12">{_esc(consts)}</FONT>'
+             + (f'<FONT POINT-SIZE="12" COLOR="#334155">{story}</FONT>' if story else "") + '<BR/> >')
     lines = [
         "digraph trace {",
-        f'  graph [rankdir=TB, fontname="Helvetica", labelloc=t, fontsize=16, '
-        f'label="{_dot_str(label)}\\n{_dot_str(consts)}{story}"];',
+        f'  graph [rankdir=TB, fontname="Helvetica", labelloc=t, fontsize=16, label={title}];',
         '  node [shape=plain, fontname="Helvetica", fontsize=11];',
         '  edge [fontname="Helvetica", fontsize=11, color="#475569"];',
     ]

@@ -52,4 +52,4 @@ def test_known_traces_carry_their_story(fresh):
         doc = json.loads((fresh / entry.name / "trace.json").read_text())
         assert doc["story"] == entry.story
     dot = (fresh / "hw-data-loss" / "trace.dot").read_text()
-    assert "\\nBefore KIP-101: a follower re-truncates to its stale HW after the leader\\ncommitted" in dot
+    assert "<BR/>Before KIP-101: a follower re-truncates to its stale HW after the leader committed a" in dot
