@@ -59,7 +59,15 @@ def expand_partition(job: tuple, index: int, records: Iterable[tuple]) -> Iterat
     constrained = model.spec.state_constraint is not None or model.spec.action_constraint is not None
     fingerprint = model.fingerprint
     canonical_budget = 200  # deep canonical checks (40 µs each) on the first successors of each task
+    # Map-side dedup: a fingerprint already emitted by this task came with a smaller key (parents
+    # arrive in ascending key order), so a repeat can never win; it is sent without its state and
+    # stays behind, like a constrained-out successor, still counted as generated.
+    emitted: set[int] = set()
+    last_key = b""
     for pfp, key, s in records:
+        if key < last_key:  # not in discovery order: dedup would be unsound, so stop doing it
+            emitted = _NoSet()
+        last_key = key
         seq = 0
         for ai, _b, t in model.successors(s):
             generated[ai] += 1
@@ -71,11 +79,23 @@ def expand_partition(job: tuple, index: int, records: Iterable[tuple]) -> Iterat
             if canonical_budget > 0:
                 canonical_budget -= 1
                 model.check_state(t, f"action {model.actions[ai].name}")
-            yield (CANDIDATE, fingerprint(t), child, pfp, ai, t)
+            fp = fingerprint(t)
+            if fp in emitted:
+                yield (CANDIDATE, fp, child, pfp, ai, None)
+                continue
+            emitted.add(fp)
+            yield (CANDIDATE, fp, child, pfp, ai, t)
         if seq == 0 and check_deadlock:
             deadlocked.append((key, pfp))
     # Keyed by the partition's index, so the shuffle brings it to merge task ``index`` (owner(i) = i).
     yield (GEN_STATS, index, generated, deadlocked)
+
+
+class _NoSet(set):
+    """A set that never holds anything (map-side dedup switched off)."""
+
+    def add(self, _item: Any) -> None:
+        return None
 
 
 def to_owner_pairs(records: Iterable[tuple]) -> Iterator[tuple]:
