@@ -108,6 +108,19 @@ def graphviz_available() -> bool:
     return shutil.which("dot") is not None
 
 
+def graphviz_version() -> str | None:
+    """``dot -V``'s version (e.g. ``2.43.0``): layouts, hence SVG bytes, differ between versions."""
+    exe = shutil.which("dot")
+    if exe is None:
+        return None
+    try:
+        p = subprocess.run([exe, "-V"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    words = (p.stderr or p.stdout).split()
+    return words[words.index("version") + 1] if "version" in words[:-1] else None
+
+
 def run_graphviz(dot_text: str, fmt: str) -> bytes:
     """Lay out DOT text with Graphviz ``dot`` and return SVG or PNG bytes."""
     exe = shutil.which("dot")
