@@ -99,6 +99,8 @@ class LocalBFS:
         self.queue_left = 0
         self.peak_frontier = 0
         self.spilled_chunks = 0
+        self.frontier_options: dict[str, Any] = {}
+        """Keyword arguments for each level's :class:`Frontier` (chunk size, states kept in memory)."""
 
     # -- trace helpers --------------------------------------------------------
 
@@ -262,7 +264,7 @@ class LocalBFS:
             boundary = self._snapshot(level, frontier, seen, 0.0) if opts.checkpoint_dir else None
             self.peak_frontier = max(self.peak_frontier, len(frontier))
             cur_fps = self.parents.fps[level]
-            next_frontier = Frontier()
+            next_frontier = Frontier(**self.frontier_options)
             next_fps = array("q")
             next_par = array("i")
             level_set = seen.level
