@@ -28,6 +28,7 @@ from typing import Any
 
 from modelcheck.constants import constants_to_dict
 from modelcheck.engine import ParentTable
+from modelcheck.errors import SpecRuntimeError
 from modelcheck.model import BoundModel
 from modelcheck.progress import Progress, ProgressSink, Ticker
 from modelcheck.replay import replay
@@ -243,6 +244,12 @@ class SparkBFS:
 
         fps = np.concatenate([s[1] for s in stats]) if stats else np.empty(0, dtype=np.int64)
         par = np.concatenate([s[2] for s in stats]) if stats else np.empty(0, dtype=np.int64)
+        errors = sorted(e for s in stats for e in s[8])
+        if errors:
+            # Spec code raised on an executor: the first in discovery order, with the trace to its parent.
+            _key, pfp, message, where = errors[0]
+            raise SpecRuntimeError(message, spec=model.spec.name, where=where,
+                                   trace=replay(model, self.parents.path_to(level, pfp)))
         self.parents.add_level(array("q", fps.tolist()), array("q", par.tolist()))
         level_distinct = [0] * len(model.actions)
         violations = []

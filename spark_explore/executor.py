@@ -21,6 +21,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from modelcheck.constants import make_constants
+from modelcheck.errors import SpecRuntimeError
 from modelcheck.loader import load_spec
 from modelcheck.model import BoundModel
 from modelcheck.result import CheckOptions
@@ -30,10 +31,14 @@ SEQ = struct.Struct(">H")
 # Record tags (the first element of every record an executor emits).
 CANDIDATE = 0  # (CANDIDATE, fp, key, parent_fp, action, state or None when outside the constraints)
 GEN_STATS = 1  # (GEN_STATS, partition, generated per action, [(key, fp) of deadlocked states])
-SHARD = 2  # (SHARD, sorted int64 numpy array of visited fingerprints)
+# A string, not an int: the merge reads shard records mixed with (fingerprint, candidate) pairs, and
+# an int tag would be mistaken for a candidate whose fingerprint happens to equal it (or vice versa).
+SHARD = "shard"  # (SHARD, sorted int64 numpy array of visited fingerprints)
 NEW = 3  # (NEW, fp, key, state, action)
+SPEC_ERROR = 5  # (SPEC_ERROR, partition, parent key, parent fp, message, where) -- spec code raised
 LEVEL_STATS = 4  # (LEVEL_STATS, fps, parent fps, distinct per action, violations, {property: min key},
-#                 generated per action, deadlocked) -- the last two gathered from GEN_STATS records
+#                 generated per action, deadlocked, spec errors) -- the last three gathered from
+#                 GEN_STATS and SPEC_ERROR records
 
 
 @lru_cache(maxsize=8)
@@ -57,8 +62,7 @@ def expand_partition(job: tuple, index: int, records: Iterable[tuple]) -> Iterat
     deadlocked = []
     check_deadlock = model.check_deadlock
     constrained = model.spec.state_constraint is not None or model.spec.action_constraint is not None
-    fingerprint = model.fingerprint
-    canonical_budget = 200  # deep canonical checks (40 µs each) on the first successors of each task
+    budget = [200, 0]  # deep canonical checks (40 µs each) on the first successors of each task
     # Map-side dedup: a fingerprint already emitted by this task came with a smaller key (parents
     # arrive in ascending key order), so a repeat can never win; it is sent without its state and
     # stays behind, like a constrained-out successor, still counted as generated.
@@ -68,27 +72,40 @@ def expand_partition(job: tuple, index: int, records: Iterable[tuple]) -> Iterat
         if key < last_key:  # not in discovery order: dedup would be unsound, so stop doing it
             emitted = _NoSet()
         last_key = key
-        seq = 0
-        for ai, _b, t in model.successors(s):
-            generated[ai] += 1
-            child = key + SEQ.pack(seq)
-            seq += 1
-            if constrained and not (model.in_model(t) and model.action_allowed(s, t)):
-                yield (CANDIDATE, 0, child, pfp, ai, None)
-                continue
-            if canonical_budget > 0:
-                canonical_budget -= 1
-                model.check_state(t, f"action {model.actions[ai].name}")
-            fp = fingerprint(t)
-            if fp in emitted:
-                yield (CANDIDATE, fp, child, pfp, ai, None)
-                continue
-            emitted.add(fp)
-            yield (CANDIDATE, fp, child, pfp, ai, t)
-        if seq == 0 and check_deadlock:
+        try:
+            yield from _expand_one(model, key, pfp, s, generated, emitted, constrained, budget)
+        except SpecRuntimeError as err:
+            # Reported by the driver, with the trace to this parent, as the local engine does.
+            yield (SPEC_ERROR, index, key, pfp, str(err), err.where)
+            break
+        if not budget[1] and check_deadlock:
             deadlocked.append((key, pfp))
     # Keyed by the partition's index, so the shuffle brings it to merge task ``index`` (owner(i) = i).
     yield (GEN_STATS, index, generated, deadlocked)
+
+
+def _expand_one(model: BoundModel, key: bytes, pfp: int, s: Any, generated: list, emitted: set,
+                constrained: bool, budget: list) -> Iterator[tuple]:
+    """The candidates of one parent; ``budget`` is [canonical checks left, successors of this parent]."""
+    fingerprint = model.fingerprint
+    seq = 0
+    for ai, _b, t in model.successors(s):
+        generated[ai] += 1
+        child = key + SEQ.pack(seq)
+        seq += 1
+        if constrained and not (model.in_model(t) and model.action_allowed(s, t)):
+            yield (CANDIDATE, 0, child, pfp, ai, None)
+            continue
+        if budget[0] > 0:
+            budget[0] -= 1
+            model.check_state(t, f"action {model.actions[ai].name}")
+        fp = fingerprint(t)
+        if fp in emitted:
+            yield (CANDIDATE, fp, child, pfp, ai, None)
+            continue
+        emitted.add(fp)
+        yield (CANDIDATE, fp, child, pfp, ai, t)
+    budget[1] = seq
 
 
 class _NoSet(set):
@@ -116,6 +133,7 @@ def merge_shard(job: tuple, records: Iterable[Any]) -> Iterator[tuple]:
     best: dict[int, tuple] = {}
     generated = [0] * len(model.actions)
     deadlocked: list = []
+    errors: list = []  # (parent key, parent fp, message, where)
     for rec in records:
         if rec[0] == SHARD:
             visited = rec[1]
@@ -124,6 +142,9 @@ def merge_shard(job: tuple, records: Iterable[Any]) -> Iterator[tuple]:
         if value[0] == GEN_STATS:
             generated = [a + b for a, b in zip(generated, value[2])]
             deadlocked += value[3]
+            continue
+        if value[0] == SPEC_ERROR:
+            errors.append(value[2:])
             continue
         key, pfp, ai, t = value
         cur = best.get(fp)
@@ -147,12 +168,16 @@ def merge_shard(job: tuple, records: Iterable[Any]) -> Iterator[tuple]:
         distinct[ai] += 1
         par_fp[i] = fp
         par_parent[i] = pfp
-        failed = [inv.name for inv in model.failed_invariants(t)] if model.invariants else []
+        try:
+            failed = [inv.name for inv in model.failed_invariants(t)] if model.invariants else []
+            for p in model.sometimes:
+                if p.name not in sometimes and model._call(f"property {p.name}", p.fn, model.c, t):
+                    sometimes[p.name] = key  # keys ascend here, so the first is the smallest
+        except SpecRuntimeError as err:
+            errors.append((key[:-2], pfp, str(err), err.where))
+            failed = []
         if failed:
             violations.append((key, fp, failed))
-        for p in model.sometimes:
-            if p.name not in sometimes and model._call(f"property {p.name}", p.fn, model.c, t):
-                sometimes[p.name] = key  # keys ascend here, so the first is the smallest
         yield (NEW, fp, key, t, ai)
     yield (SHARD, np.union1d(visited, fresh))
-    yield (LEVEL_STATS, par_fp, par_parent, distinct, violations, sometimes, generated, deadlocked)
+    yield (LEVEL_STATS, par_fp, par_parent, distinct, violations, sometimes, generated, deadlocked, errors)
