@@ -418,6 +418,7 @@ class ParallelBFS:
         level = 0
         frontier_size = self.distinct
         while frontier_size:
+            self.queue_left = frontier_size  # what an interrupt leaves unexplored
             if opts.max_depth is not None and level + 1 >= opts.max_depth:
                 self.stopped_by = "max-depth"
                 self.queue_left = frontier_size
@@ -496,6 +497,7 @@ class ParallelBFS:
                 self.queue_left = new_count
                 return
             frontier_size = new_count
+            self.queue_left = frontier_size
             if self.progress is not None and ticker.due():
                 self.progress(Progress(level, self.generated, self.distinct, frontier_size, ticker.elapsed()))
 

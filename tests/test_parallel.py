@@ -130,3 +130,18 @@ def test_cli_workers(cli):
     assert "11,839 states generated, 5,973 distinct states found" in p.stdout
     p = cli("check", "kip320", "--const", "Replicas=2", "--workers", "2", "--checkpoint", "/tmp/never-written")
     assert p.returncode == 2 and "--workers" in p.stderr
+
+
+def test_interrupt_stops_workers_with_statistics_of_the_last_level():
+    """Ctrl-C (here raised by the progress sink) ends a --workers run as "interrupted", workers reaped."""
+    import multiprocessing
+
+    spec, c = _setup(GRID, Counters=3, Max=9)
+
+    def sink(progress):
+        raise KeyboardInterrupt
+
+    r = check(spec, c, CheckOptions(progress_seconds=0.0), progress=sink, workers=2)
+    assert r.result == "interrupted" and r.stopped_by == "interrupt"
+    assert 0 < r.distinct_states < 1000 and r.queue_left > 0
+    assert not multiprocessing.active_children()
