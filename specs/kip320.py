@@ -49,7 +49,8 @@ def fenced_leader_inc_high_watermark(c: KafkaConstants, s: KafkaState, leader: i
     for f in rs.isr:
         if not is_following_leader_epoch(s, leader, f) or not has_offset(s.replica_log[f], hw):
             return None
-    return s._replace(replica_state=replace_at(s.replica_state, leader, rs._replace(hw=hw + 1)))
+    return kr.with_replica_state(
+        s, replace_at(s.replica_state, leader, ReplicaState(hw + 1, rs.leader_epoch, rs.leader, rs.isr)))
 
 
 @action("FencedLeaderShrinkIsr", leader=REPLICA, follower=REPLICA)
@@ -59,9 +60,11 @@ def fenced_leader_shrink_isr(c: KafkaConstants, s: KafkaState, leader: int, foll
     The guard is a TLA+ disjunction; when both parts hold TLC generates the
     successor once per disjunct, and so do we.
     """
-    isr = s.replica_state[leader].isr
-    if follower == leader or follower not in isr:
+    lrs = s.replica_state[leader]
+    # Cheapest guard first: only a presumed leader can pass QuorumUpdateLeaderAndIsr below.
+    if lrs.leader != leader or follower == leader or follower not in lrs.isr:
         return None
+    isr = lrs.isr
     wrong_epoch = not is_following_leader_epoch(s, leader, follower)
     lagging = len(s.replica_log[follower]) < len(s.replica_log[leader])
     copies = wrong_epoch + lagging
@@ -91,6 +94,9 @@ def fenced_become_follower_and_truncate(c: KafkaConstants, s: KafkaState, leader
     """On a newer-epoch LeaderAndIsr, truncate against the leader only once the leader is in that epoch."""
     if leader == replica:
         return None
+    lrs = s.replica_state[leader] if leader != NONE else None
+    if lrs is not None and lrs.leader != leader:
+        return None  # cheapest guard first: the truncation needs a leader that presumes leadership
     rs = s.replica_state[replica]
     out = []
     for req in s.leader_and_isr_requests:
@@ -98,20 +104,17 @@ def fenced_become_follower_and_truncate(c: KafkaConstants, s: KafkaState, leader
             continue
         if leader == NONE:
             new_rs = ReplicaState(rs.hw, req.leader_epoch, req.leader, req.isr)
-            out.append(s._replace(replica_state=replace_at(s.replica_state, replica, new_rs)))
+            out.append(kr.with_replica_state(s, replace_at(s.replica_state, replica, new_rs)))
             continue
-        lrs = s.replica_state[leader]
-        if lrs.leader != leader or lrs.leader_epoch != req.leader_epoch:
+        if lrs.leader_epoch != req.leader_epoch:
             continue
         offset = first_non_matching_offset(s, leader, replica)
         log = s.replica_log[replica]
         if offset > len(log):
             continue
         new_rs = ReplicaState(min(offset, rs.hw), req.leader_epoch, req.leader, req.isr)
-        out.append(s._replace(
-            replica_log=replace_at(s.replica_log, replica, log[:offset]),
-            replica_state=replace_at(s.replica_state, replica, new_rs),
-        ))
+        out.append(kr.with_logs_and_states(
+            s, replace_at(s.replica_log, replica, log[:offset]), replace_at(s.replica_state, replica, new_rs)))
     return out or None
 
 
