@@ -66,9 +66,10 @@ def check(
     own = sc is None
     if own:
         sc = spark_context(master)
+    shipped = None
     try:
         if spec_ref.endswith(".py") or ".py:" in spec_ref:
-            _ship_user_module(sc, spec_ref.partition(":")[0])
+            shipped = _ship_user_module(sc, spec_ref.partition(":")[0])
         parts = partitions or sc.defaultParallelism
         job = (spec_ref, tuple(sorted(constants_to_dict(consts).items())), options)
         bfs = SparkBFS(sc, model, job, parts, progress, verbose, reliable=not is_local(sc.master))
@@ -77,6 +78,10 @@ def check(
     finally:
         if own:
             sc.stop()
+        if shipped:
+            import shutil
+
+            shutil.rmtree(shipped, ignore_errors=True)  # Spark has its own copy by now
 
 
 class SparkBFS:
@@ -375,11 +380,12 @@ class SparkBFS:
         )
 
 
-def _ship_user_module(sc: Any, path: str) -> None:
+def _ship_user_module(sc: Any, path: str) -> str:
     """Make a user's spec file importable on executors under the name the loader gives it.
 
     States pickled on one side name their NamedTuple class by module, so the
-    executors need the module before they can read a single state.
+    executors need the module before they can read a single state. Returns the
+    temporary folder of the copy, for the caller to remove after the run.
     """
     import os
     import shutil
@@ -390,6 +396,7 @@ def _ship_user_module(sc: Any, path: str) -> None:
     copy = os.path.join(folder, user_module_name(path) + ".py")
     shutil.copyfile(path, copy)
     sc.addPyFile(copy)
+    return folder
 
 
 def _build_shard(records: Any) -> Any:
