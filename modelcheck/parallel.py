@@ -39,8 +39,8 @@ from .errors import ModelCheckError, SpecRuntimeError, UsageError
 from .model import BoundModel
 from .progress import Progress, ProgressSink, Ticker
 from .replay import replay
-from .result import ActionStats, CheckResult, Violation
-from .constants import constants_to_dict
+from .result import CheckResult, Violation
+from .summary import summarize
 
 SUCC_BITS = 20
 """Bits of a discovery key for the successor index (a state has < 2**20 successors)."""
@@ -502,44 +502,11 @@ class ParallelBFS:
                 self.progress(Progress(level, self.generated, self.distinct, frontier_size, ticker.elapsed()))
 
     def _result(self, seconds: float) -> CheckResult:
-        model = self.model
-        if any(v.kind == "invariant" for v in self.violations):
-            result = "violated"
-        elif self.violations:
-            result = "deadlock"
-        elif self.stopped_by == "interrupt":
-            result = "interrupted"
-        elif self.stopped_by:
-            result = "incomplete"
-        else:
-            result = "holds"
-        warnings = []
-        for a, g in zip(model.actions, self.act_generated):
-            if g == 0 and result in ("holds", "incomplete"):
-                warnings.append(f"action {a.name} was never enabled")
-        for name, reached in self.sometimes_reached.items():
-            if not reached and result == "holds":
-                warnings.append(f"sometimes-property {name} was never reached: the check may be vacuous")
-        return CheckResult(
-            spec=model.spec.name,
-            constants=constants_to_dict(model.c),
-            engine="local",
-            result=result,
-            distinct_states=self.distinct,
-            states_generated=self.generated,
-            depth=self.depth,
-            seconds=seconds,
-            invariants=tuple(i.name for i in model.invariants),
-            violations=tuple(self.violations),
-            action_stats=tuple(
-                ActionStats(a.name, g, d)
-                for a, g, d in zip(model.actions, self.act_generated, self.act_distinct)
-            ),
-            queue_left=self.queue_left,
-            symmetry=model.permutations is not None,
-            sometimes_reached=dict(self.sometimes_reached),
-            warnings=tuple(warnings),
-            stopped_by=self.stopped_by,
+        return summarize(
+            self.model, engine="local", seconds=seconds, violations=self.violations, stopped_by=self.stopped_by,
+            distinct=self.distinct, generated=self.generated, depth=self.depth, queue_left=self.queue_left,
+            act_generated=self.act_generated, act_distinct=self.act_distinct,
+            sometimes_reached=self.sometimes_reached,
         )
 
 

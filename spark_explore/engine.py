@@ -32,8 +32,9 @@ from modelcheck.errors import SpecRuntimeError
 from modelcheck.model import BoundModel
 from modelcheck.progress import Progress, ProgressSink, Ticker
 from modelcheck.replay import replay
-from modelcheck.result import ActionStats, CheckOptions, CheckResult, Violation
+from modelcheck.result import CheckOptions, CheckResult, Violation
 from modelcheck.spec import Spec
+from modelcheck.summary import summarize
 from modelcheck.spark_explore import executor as ex
 from modelcheck.spark_explore.session import is_local, spark_context
 
@@ -340,43 +341,11 @@ class SparkBFS:
         return next_shards, next_frontier, False
 
     def _result(self, seconds: float) -> CheckResult:
-        model = self.model
-        if any(v.kind == "invariant" for v in self.violations):
-            result = "violated"
-        elif self.violations:
-            result = "deadlock"
-        elif self.stopped_by == "interrupt":
-            result = "interrupted"
-        elif self.stopped_by:
-            result = "incomplete"
-        else:
-            result = "holds"
-        warnings = []
-        for a, g in zip(model.actions, self.act_generated):
-            if g == 0 and result in ("holds", "incomplete"):
-                warnings.append(f"action {a.name} was never enabled")
-        for name, reached in self.sometimes.items():
-            if not reached and result == "holds":
-                warnings.append(f"sometimes-property {name} was never reached: the check may be vacuous")
-        return CheckResult(
-            spec=model.spec.name,
-            constants=constants_to_dict(model.c),
-            engine="spark",
-            result=result,
-            distinct_states=self.distinct,
-            states_generated=self.generated,
-            depth=self.depth,
-            seconds=seconds,
-            invariants=tuple(i.name for i in model.invariants),
-            violations=tuple(self.violations),
-            action_stats=tuple(
-                ActionStats(a.name, g, d) for a, g, d in zip(model.actions, self.act_generated, self.act_distinct)
-            ),
-            queue_left=self.queue_left if result != "holds" else 0,
-            symmetry=model.permutations is not None,
-            sometimes_reached=dict(self.sometimes),
-            warnings=tuple(warnings),
-            stopped_by=self.stopped_by,
+        return summarize(
+            self.model, engine="spark", seconds=seconds, violations=self.violations, stopped_by=self.stopped_by,
+            distinct=self.distinct, generated=self.generated, depth=self.depth, queue_left=self.queue_left,
+            act_generated=self.act_generated, act_distinct=self.act_distinct,
+            sometimes_reached=self.sometimes,
         )
 
 

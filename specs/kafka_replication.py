@@ -416,10 +416,25 @@ def lanes(c: KafkaConstants, s: KafkaState) -> dict[str, dict[str, Any]]:
     return out
 
 
+def truncating_variant_actions(become_follower: Any) -> list:
+    """Next of the variants that differ only in how a new follower truncates (HW, KIP-101, KIP-279)."""
+    return [
+        controller_elect_leader,
+        controller_shrink_isr,
+        become_leader,
+        leader_expand_isr,
+        leader_shrink_isr,
+        leader_write,
+        leader_inc_high_watermark,
+        become_follower,
+        follower_replicate,
+    ]
+
+
 BASE_SPEC_OPTIONS = dict(
     constants=KafkaConstants,
     init=init,
-    default_invariants=["TypeOk", "StrongIsr"],
+    default_invariants=["StrongIsr"],
     symmetry=REPLICA_SYMMETRY,
     deadlock_expected=True,
     view=view,

@@ -36,25 +36,14 @@ def become_follower_truncate_kip101(c: KafkaConstants, s: KafkaState, leader: in
     return kr.become_follower_and_truncate_to(s, leader, replica, offset) or None
 
 
-ACTIONS = [
-    kr.controller_elect_leader,
-    kr.controller_shrink_isr,
-    kr.become_leader,
-    kr.leader_expand_isr,
-    kr.leader_shrink_isr,
-    kr.leader_write,
-    kr.leader_inc_high_watermark,
-    become_follower_truncate_kip101,
-    kr.follower_replicate,
-]
+ACTIONS = kr.truncating_variant_actions(become_follower_truncate_kip101)
 
 SPEC = Spec(
     name="kip101",
     title="Kip101 (KIP-101: truncation by leader epoch, OffsetsForLeaderEpoch)",
     actions=ACTIONS,
     invariants=KAFKA_INVARIANTS,
-    default_invariants=["StrongIsr"],
     description=__doc__,
     reference="modelcheck.specs.kip101:SPEC",
-    **{k: v for k, v in kr.BASE_SPEC_OPTIONS.items() if k != "default_invariants"},
+    **kr.BASE_SPEC_OPTIONS,
 )

@@ -35,25 +35,14 @@ def become_follower_truncate_kip279(c: KafkaConstants, s: KafkaState, leader: in
     return out or None
 
 
-ACTIONS = [
-    kr.controller_elect_leader,
-    kr.controller_shrink_isr,
-    kr.become_leader,
-    kr.leader_expand_isr,
-    kr.leader_shrink_isr,
-    kr.leader_write,
-    kr.leader_inc_high_watermark,
-    become_follower_truncate_kip279,
-    kr.follower_replicate,
-]
+ACTIONS = kr.truncating_variant_actions(become_follower_truncate_kip279)
 
 SPEC = Spec(
     name="kip279",
     title="Kip279 (KIP-279: truncate to the last offset matching the leader's log)",
     actions=ACTIONS,
     invariants=KAFKA_INVARIANTS,
-    default_invariants=["StrongIsr"],
     description=__doc__,
     reference="modelcheck.specs.kip279:SPEC",
-    **{k: v for k, v in kr.BASE_SPEC_OPTIONS.items() if k != "default_invariants"},
+    **kr.BASE_SPEC_OPTIONS,
 )

@@ -135,8 +135,7 @@ SPEC = Spec(
     title="Kip320 (KIP-320: fencing by the current leader epoch)",
     actions=ACTIONS,
     invariants=KAFKA_INVARIANTS,
-    default_invariants=["StrongIsr"],
     description=__doc__,
     reference="modelcheck.specs.kip320:SPEC",
-    **{k: v for k, v in kr.BASE_SPEC_OPTIONS.items() if k != "default_invariants"},
+    **kr.BASE_SPEC_OPTIONS,
 )

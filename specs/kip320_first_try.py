@@ -133,8 +133,7 @@ SPEC = Spec(
     title="Kip320FirstTry (lazy truncation on fetch errors; StrongIsr fails)",
     actions=ACTIONS,
     invariants=KAFKA_INVARIANTS,
-    default_invariants=["StrongIsr"],
     description=__doc__,
     reference="modelcheck.specs.kip320_first_try:SPEC",
-    **{k: v for k, v in kr.BASE_SPEC_OPTIONS.items() if k != "default_invariants"},
+    **kr.BASE_SPEC_OPTIONS,
 )

@@ -19,25 +19,14 @@ def become_follower_truncate_to_high_watermark(c: KafkaConstants, s: KafkaState,
     return kr.become_follower_and_truncate_to(s, leader, replica, s.replica_state[replica].hw) or None
 
 
-ACTIONS = [
-    kr.controller_elect_leader,
-    kr.controller_shrink_isr,
-    kr.become_leader,
-    kr.leader_expand_isr,
-    kr.leader_shrink_isr,
-    kr.leader_write,
-    kr.leader_inc_high_watermark,
-    become_follower_truncate_to_high_watermark,
-    kr.follower_replicate,
-]
+ACTIONS = kr.truncating_variant_actions(become_follower_truncate_to_high_watermark)
 
 SPEC = Spec(
     name="truncate-to-hw",
     title="KafkaTruncateToHighWatermark (pre-KIP-101 truncation to the high watermark)",
     actions=ACTIONS,
     invariants=KAFKA_INVARIANTS,
-    default_invariants=["StrongIsr"],
     description=__doc__,
     reference="modelcheck.specs.truncate_to_hw:SPEC",
-    **{k: v for k, v in kr.BASE_SPEC_OPTIONS.items() if k != "default_invariants"},
+    **kr.BASE_SPEC_OPTIONS,
 )
