@@ -158,13 +158,7 @@ class LocalBFS:
             raise CheckpointError("the checkpoint was written by an older engine; start the run again")
         self.parents.fps = list(snap["parent_fps"])
         self.parents.parent_idx = list(snap["parent_idx"])
-        self.generated = snap["generated"]
-        self.act_generated = list(snap["act_generated"])
-        self.act_distinct = list(snap["act_distinct"])
-        self.sometimes_reached = dict(snap["sometimes_reached"])
-        self.violations = list(snap["violations"])
-        self.violated_names = {v.name for v in self.violations}
-        self.depth = snap["depth"]
+        self._restore_counters(snap)
         self.elapsed_before = snap["elapsed"]
         return snap["level"], Frontier.of(snap["frontier"]), VisitedSet(snap["seen"])
 
