@@ -12,7 +12,7 @@ which is what the distributed engines rely on.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any
 
 from .errors import StateError
 
@@ -54,22 +54,6 @@ def check_canonical(value: Any, *, spec: str, where: str) -> None:
                 spec=spec,
                 where=where,
             )
-
-
-def make_fingerprinter(permute: Callable[[Any], list[Any]] | None) -> Callable[[Any], int]:
-    """The fingerprint function for one run.
-
-    Without symmetry it is ``hash``.  With symmetry it is the smallest hash over
-    the state's orbit (``permute(s)`` lists the permuted copies), so all states
-    of one orbit share a fingerprint, as with TLC's SYMMETRY.
-    """
-    if permute is None:
-        return hash
-
-    def fp(s: Any) -> int:
-        return min(map(hash, permute(s)))
-
-    return fp
 
 
 def collision_probability(distinct: int, generated: int) -> float:

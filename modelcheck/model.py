@@ -15,9 +15,10 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from .errors import SpecRuntimeError, StateError
-from .fingerprint import check_canonical, make_fingerprinter
+from .fingerprint import check_canonical
 from .result import CheckOptions, TraceStep
 from .spec import Action, Predicate, Spec, State
+from .symmetry import min_over_all, min_over_sorted
 
 
 def _cached(canonical_fp: Callable[[State], int], limit: int = 200_000) -> Callable[[State], int]:
@@ -61,26 +62,15 @@ class BoundModel:
             options.check_deadlock if options.check_deadlock is not None else not spec.deadlock_expected
         )
         self.permutations: list[tuple[int, ...]] | None = None
-        permute_all: Callable[[State], list[State]] | None = None
+        self.fingerprint: Callable[[State], int] = hash
         if options.symmetry and spec.symmetry is not None:
-            perms = spec.symmetry.permutations(consts)
-            permute = spec.symmetry.permute
-            self.permutations = perms
-
-            # The identity permutation needs no copy of the state.
-            identity = tuple(range(len(perms[0]))) if perms else ()
-            others = [p for p in perms if p != identity]
-            has_identity = len(others) < len(perms)
-
-            def permute_all(s: State) -> list[State]:
-                copies = [permute(consts, s, p) for p in others]
-                if has_identity:
-                    copies.append(s)
-                return copies
-
-        self.fingerprint: Callable[[State], int] = make_fingerprinter(permute_all)
-        if permute_all is not None:
-            self.fingerprint = _cached(self.fingerprint)
+            sym = spec.symmetry
+            self.permutations = sym.permutations(consts)
+            if sym.signature is not None:
+                orbit_fp = min_over_sorted(consts, sym.permute, sym.signature, len(self.permutations[0]))
+            else:
+                orbit_fp = min_over_all(consts, sym.permute, self.permutations)
+            self.fingerprint = _cached(orbit_fp)
         self.expand: Callable[[State], list[tuple[int, tuple[int, ...], Any]]] = self._make_expander()
 
     # -- calls into spec code, each wrapped so failures name their origin ----
@@ -193,8 +183,27 @@ class BoundModel:
         return None
 
     def failed_invariants(self, s: State) -> list[Predicate]:
-        """Every checked invariant that ``s`` violates."""
-        return [inv for inv in self.invariants if not self._call(f"invariant {inv.name}", inv.fn, self.c, s)]
+        """Every checked invariant that ``s`` violates.
+
+        Called on every new state, so the common case (all hold) makes no
+        per-call wrapper; a raising invariant is still named in the error.
+        """
+        c = self.c
+        inv = None
+        try:
+            failed = None
+            for inv in self.invariants:
+                if not inv.fn(c, s):
+                    if failed is None:
+                        failed = []
+                    failed.append(inv)
+        except Exception as exc:  # noqa: BLE001 - any spec bug becomes a clear error
+            raise SpecRuntimeError(
+                f"spec {self.spec.name}: invariant {inv.name} raised {type(exc).__name__}: {exc}",
+                spec=self.spec.name,
+                where=f"invariant {inv.name}",
+            ) from exc
+        return failed or []
 
     def in_model(self, s: State) -> bool:
         """TLC's CONSTRAINT: states outside it are neither stored nor explored."""

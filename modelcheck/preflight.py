@@ -17,6 +17,7 @@ from collections import deque
 from .errors import SpecRuntimeError
 from .model import BoundModel
 from .spec import State
+from .symmetry import signature_mismatch
 
 SAMPLE_STATES = 300
 
@@ -94,8 +95,32 @@ def symmetry_warnings(model: BoundModel, states: list[State]) -> list[str]:
     return warnings
 
 
+def check_signature(model: BoundModel, states: list[State]) -> None:
+    """Raise if the symmetry's signature is not carried along by its permutation.
+
+    A signature that mentions another value's index (or ignores the renaming)
+    would make the sorted-permutation fingerprint of one orbit differ between
+    its states: the search would count an orbit several times, silently.
+    """
+    sym = model.spec.symmetry
+    if model.permutations is None or sym is None or sym.signature is None:
+        return
+    for s in states:
+        bad = signature_mismatch(model.c, sym.permute, sym.signature, model.permutations, s)
+        if bad is not None:
+            perm, value = bad
+            raise SpecRuntimeError(
+                f"spec {model.spec.name}: the symmetry signature of value {value} changes under the "
+                f"permutation {perm} (it must describe the value itself, never another value's index); "
+                "--symmetry would be unsound",
+                spec=model.spec.name,
+                where="symmetry signature",
+            )
+
+
 def preflight(model: BoundModel) -> list[str]:
     """Run every sample check; raise on errors, return warnings."""
     states = sample_states(model)
     check_determinism(model, states)
+    check_signature(model, states)
     return symmetry_warnings(model, states)

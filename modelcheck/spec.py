@@ -163,10 +163,17 @@ class Symmetry:
     ``permute(c, s, perm)`` renames value ``i`` to ``perm[i]`` everywhere in ``s``.
     The engine fingerprints a state as the smallest fingerprint over its orbit,
     as TLC does with SYMMETRY.
+
+    ``signature(c, s, i)``, optional, is a key of value ``i`` that renaming
+    carries along (its own log, HW, role...; never another value's index).
+    With it only the permutations that sort the values by key are tried,
+    instead of all n! (see :mod:`modelcheck.symmetry`); the preflight walk
+    checks that it is carried along.
     """
 
     size: Callable[[Any], int]
     permute: Callable[[Any, State, tuple[int, ...]], State]
+    signature: Callable[[Any, State, int], Any] | None = None
 
     def permutations(self, c: Any) -> list[tuple[int, ...]]:
         """All permutations of the interchangeable values, identity first."""

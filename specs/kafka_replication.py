@@ -347,7 +347,22 @@ def permute(c: KafkaConstants, s: KafkaState, perm: tuple[int, ...]) -> KafkaSta
     )
 
 
-REPLICA_SYMMETRY = Symmetry(size=lambda c: c.Replicas, permute=permute)
+def replica_signature(c: KafkaConstants, s: KafkaState, r: int) -> tuple:
+    """What renaming replicas carries along with replica ``r``: its log, HW, epoch and roles.
+
+    Only ``r``'s own facts and its relation to itself (leads? in the ISR?),
+    never another replica's index, so a permuted state gives the renamed
+    replica the same key (see :class:`modelcheck.Symmetry`).
+    """
+    rs = s.replica_state[r]
+    q = s.quorum_state
+    return (
+        s.replica_log[r], rs.hw, rs.leader_epoch, rs.leader == r, rs.leader == NONE,
+        len(rs.isr), r in rs.isr, q.leader == r, r in q.isr,
+    )
+
+
+REPLICA_SYMMETRY = Symmetry(size=lambda c: c.Replicas, permute=permute, signature=replica_signature)
 
 
 # -- how a state is shown ------------------------------------------------------------
