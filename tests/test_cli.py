@@ -84,6 +84,7 @@ ERRORS = [
     (("check", "async-isr", "--symmetry"), "declares no symmetry"),
     (("check", str(MODELS / "broken" / "import_fails.py")), "failed to import: RuntimeError: this module is broken on purpose"),
     (("check", str(MODELS / "broken" / "raises_in_action.py")), "action Step raised KeyError"),
+    (("check", str(MODELS / "broken" / "raises_in_invariant.py")), "invariant Small raised ZeroDivisionError"),
     (("check", str(MODELS / "broken" / "list_state.py")), "init produced a non-canonical state: state is a list"),
     (("check", "tests/models/missing.py"), "no spec file"),
     (("check", "kip320", "--max-depth", "0"), "Invalid value for '--max-depth'"),
