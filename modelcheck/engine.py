@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 from array import array
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -247,6 +248,7 @@ class LocalBFS:
         act_generated = self.act_generated
         act_distinct = self.act_distinct
         batch = 1024
+        filtering = in_model is not None or action_ok is not None
 
         while frontier and not stop:
             if opts.max_depth is not None and level + 1 >= opts.max_depth:
@@ -279,52 +281,70 @@ class LocalBFS:
                         error: BaseException | None = None
                         for s in parents:
                             try:
-                                for ai, _b, r in expand(s):
-                                    for t in (r if type(r) is list else (r,)):
-                                        c_ai.append(ai)
-                                        if (in_model is not None and not in_model(t)) or (
-                                            action_ok is not None and not action_ok(s, t)
-                                        ):
-                                            c_t.append(None)
-                                            c_fp.append(0)
-                                            continue
-                                        try:
-                                            fp = fingerprint(t)
-                                        except TypeError:
-                                            model.check_state(t, f"action {model.actions[ai].name}")
-                                            raise
-                                        c_t.append(t)
-                                        c_fp.append(fp)
+                                try:
+                                    if filtering:
+                                        for ai, _b, r in expand(s):
+                                            for t in (r if type(r) is list else (r,)):
+                                                c_ai.append(ai)
+                                                if (in_model is not None and not in_model(t)) or (
+                                                    action_ok is not None and not action_ok(s, t)
+                                                ):
+                                                    c_t.append(None)  # generated, but outside the model
+                                                    c_fp.append(0)
+                                                else:
+                                                    c_t.append(t)
+                                                    c_fp.append(fingerprint(t))
+                                    else:
+                                        for ai, _b, r in expand(s):
+                                            if type(r) is list:
+                                                for t in r:
+                                                    c_ai.append(ai)
+                                                    c_t.append(t)
+                                                    c_fp.append(fingerprint(t))
+                                            else:
+                                                c_ai.append(ai)
+                                                c_t.append(r)
+                                                c_fp.append(fingerprint(r))
+                                except TypeError:
+                                    # Only fingerprinting raises it here (spec code is wrapped): name the state.
+                                    for ai, b, t in model.successors(s):
+                                        model.check_state(t, f"action {model.actions[ai].name}")
+                                    raise
                             except SpecRuntimeError as err:
                                 error = err
                                 break
                             ends.append(len(c_t))
-                        # Phase 2: take the candidates in discovery order.
-                        old = seen.seen_in_old(np.array(c_fp, dtype=np.int64)) if c_fp else []
-                        k = 0
+                        # Phase 2: the candidates not seen in earlier levels (one numpy probe for
+                        # the batch), taken in discovery order; the rest only count as generated.
+                        fresh = seen.unseen_in_old(np.array(c_fp, dtype=np.int64)) if c_fp else []
+                        n_fresh = len(fresh)
+                        f = 0  # index into fresh
+                        k = 0  # candidates [0, k) are accounted for
                         try:
                             for j in range(len(ends)):
                                 end = ends[j]
                                 any_successor = end > k
-                                while k < end:
-                                    ai = c_ai[k]
-                                    self.generated += 1
-                                    act_generated[ai] += 1
-                                    t = c_t[k]
-                                    if t is not None and not old[k]:
-                                        fp = c_fp[k]
-                                        if fp not in level_set:
-                                            if canonical_budget[0] > 0:
-                                                canonical_budget[0] -= 1
-                                                model.check_state(t, f"action {model.actions[ai].name}")
-                                            level_set.add(fp)
-                                            act_distinct[ai] += 1
-                                            next_frontier.append(t)
-                                            next_fps.append(fp)
-                                            next_par.append(i)
-                                            if self._note_new_state(t, level + 1, fp):
-                                                stop = True
-                                    k += 1
+                                while f < n_fresh:
+                                    kk = fresh[f]
+                                    if kk >= end:
+                                        break
+                                    f += 1
+                                    fp = c_fp[kk]
+                                    t = c_t[kk]
+                                    if t is None or fp in level_set:
+                                        continue
+                                    ai = c_ai[kk]
+                                    if canonical_budget[0] > 0:
+                                        canonical_budget[0] -= 1
+                                        model.check_state(t, f"action {model.actions[ai].name}")
+                                    level_set.add(fp)
+                                    act_distinct[ai] += 1
+                                    next_frontier.append(t)
+                                    next_fps.append(fp)
+                                    next_par.append(i)
+                                    if self._note_new_state(t, level + 1, fp):
+                                        stop = True
+                                k = end
                                 if stop:
                                     break
                                 if check_deadlock and not any_successor and "Deadlock" not in self.violated_names:
@@ -342,12 +362,17 @@ class LocalBFS:
                                     if memory_limit is not None and current_rss_bytes() > memory_limit:
                                         raise MemoryBudgetExceeded
                                     if self.progress is not None and ticker.due():
-                                        self.progress(Progress(level + 1, self.generated, len(seen),
+                                        self.progress(Progress(level + 1, self.generated + k, len(seen),
                                                                frontier_len - i + len(next_frontier), ticker.elapsed()))
                         except SpecRuntimeError as err:
                             # An invariant, or a canonical-state check, failed in spec code.
                             err.trace = self.trace_to(level, int(cur_fps[i]))
                             raise
+                        finally:
+                            # Candidates of the parents taken so far count as generated.
+                            self.generated += k
+                            for ai, count in Counter(c_ai[:k] if k < len(c_ai) else c_ai).items():
+                                act_generated[ai] += count
                         if stop:
                             break
                         if error is not None:

@@ -44,6 +44,15 @@ class VisitedSet:
         np.minimum(idx, len(old) - 1, out=idx)
         return (old[idx] == fps).tolist()
 
+    def unseen_in_old(self, fps: np.ndarray) -> list[int]:
+        """The positions of the fingerprints not seen in an earlier level, in order.  One vectorised probe."""
+        old = self.old
+        if len(old) == 0:
+            return list(range(len(fps)))
+        idx = np.searchsorted(old, fps)
+        np.minimum(idx, len(old) - 1, out=idx)
+        return np.flatnonzero(old[idx] != fps).tolist()
+
     def end_level(self) -> None:
         """Merge this level's fingerprints into the sorted array (timsort merges two runs linearly)."""
         if self.level:

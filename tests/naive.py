@@ -31,6 +31,8 @@ def naive_explore(spec: Any, consts: Any) -> dict[str, int]:
                     generated += 1
                     if spec.state_constraint is not None and not spec.state_constraint(consts, t):
                         continue
+                    if spec.action_constraint is not None and not spec.action_constraint(consts, s, t):
+                        continue
                     if t not in depth_of:
                         depth_of[t] = depth_of[s] + 1
                         queue.append(t)

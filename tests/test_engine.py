@@ -159,3 +159,36 @@ def test_two_checks_in_one_process_do_not_interfere():
     a2 = check(spec, make_constants(spec.constants_class, {"RM": 2}))
     assert (a.distinct_states, b.distinct_states) == (3**2 + 2**2 - 1, 3**3 + 2**3 - 1)
     assert a2.distinct_states == a.distinct_states and a2.states_generated == a.states_generated
+
+
+def _with_constraints(spec: Spec, state_constraint=None, action_constraint=None) -> Spec:
+    clone = object.__new__(Spec)
+    clone.__dict__.update(spec.__dict__)
+    clone.state_constraint = state_constraint
+    clone.action_constraint = action_constraint
+    return clone
+
+
+def test_state_and_action_constraints_prune_as_tlc_does():
+    """CONSTRAINT and ACTION_CONSTRAINT: pruned successors count as generated, are neither stored nor expanded."""
+    import itertools
+
+    from naive import naive_explore
+
+    grid = load_spec(str(MODELS / "counter_grid.py"))
+    c = make_constants(grid.constants_class, {"Counters": 3, "Max": 4})
+    small = _with_constraints(grid, state_constraint=lambda c, s: sum(s.values) <= 5)
+    r = check(small, c, CheckOptions())
+    # Every vector of 0..4 counters summing to at most 5 is reachable by increments, and nothing else.
+    by_hand = sum(1 for v in itertools.product(range(5), repeat=3) if sum(v) <= 5)
+    assert r.distinct_states == by_hand == 53  # C(8,3) = 56 sums up to 5, less (5,0,0) and its two rotations
+    assert r.depth == 6  # the sum grows by one per increment
+    assert r.states_generated == naive_explore(small, c)["generated"]
+    # An action constraint that stops counter x0 at 2: fewer states, and pruned successors still count
+    # as generated (TLC counts a successor before applying the constraints).
+    capped = _with_constraints(grid, state_constraint=small.state_constraint,
+                               action_constraint=lambda c, s, t: t.values[0] <= 2)
+    r2 = check(capped, c, CheckOptions())
+    assert r2.distinct_states == sum(1 for v in itertools.product(range(5), repeat=3) if sum(v) <= 5 and v[0] <= 2)
+    assert r2.states_generated == naive_explore(capped, c)["generated"]
+    assert r2.distinct_states < r.distinct_states
