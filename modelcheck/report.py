@@ -70,6 +70,13 @@ def result_to_json(spec: Spec, consts: Any, r: CheckResult) -> dict:
 
 def summary_lines(r: CheckResult) -> list[str]:
     """TLC's closing statistics, so numbers can be compared side by side."""
+    if r.stopped_by == "simulation":
+        # Random walks: no queue, and the depth is that of the longest walk, not of a complete search.
+        return [
+            f"{r.states_generated:,} states generated, {r.distinct_states:,} distinct states visited by the walks.",
+            f"The longest walk reached depth {r.depth}.",
+            f"Finished in {r.seconds:.2f}s ({r.states_per_second:,.0f} states/s).",
+        ]
     lines = [
         f"{r.states_generated:,} states generated, {r.distinct_states:,} distinct states found, "
         f"{r.queue_left:,} states left on queue.",

@@ -55,3 +55,12 @@ def test_cli_simulate(cli):
             "--max-depth", "30", "-q")
     assert p.returncode == 1, p.stderr
     assert "NotSolved" in p.stdout
+
+
+def test_cli_simulate_summary_does_not_claim_a_complete_search(cli):
+    p = cli("check", "kip320", "--const", "Replicas=2", "--simulate", "--seed", "1", "--walks", "50")
+    assert p.returncode == 0, p.stderr
+    assert "distinct states visited by the walks" in p.stdout
+    assert "The longest walk reached depth" in p.stdout
+    assert "complete state graph" not in p.stdout and "left on queue" not in p.stdout
+    assert "not an exhaustive check" in p.stdout + p.stderr
