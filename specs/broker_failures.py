@@ -61,7 +61,7 @@ from modelcheck.specs.broker_state import (
     set_replica,
 )
 from modelcheck.specs.broker_truncation import assign, assign_records, truncate_cache, truncation_point
-from modelcheck.specs.broker_view import lanes, permute, view
+from modelcheck.specs.broker_view import broker_signature, lanes, permute, view
 from modelcheck.specs.replicated_log import Record
 
 
@@ -339,7 +339,7 @@ def _build() -> Spec:
         ],
         invariants=inv.ALL,
         sometimes=inv.SOMETIMES,
-        symmetry=Symmetry(size=lambda c: c.Replicas, permute=permute),
+        symmetry=Symmetry(size=lambda c: c.Replicas, permute=permute, signature=broker_signature),
         deadlock_expected=True,
         view=view,
         lanes=lanes,

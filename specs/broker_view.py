@@ -97,3 +97,8 @@ def permute(c: FailureConstants, s: FailureState, perm: tuple[int, ...]) -> Fail
         leader_isr=frozenset(perm[r] for r in s.leader_isr),
         remote_leo=tuple(remote),
     )
+
+
+def broker_signature(c: FailureConstants, s: FailureState, r: int) -> tuple:
+    """What renaming brokers carries along with broker ``r``: its own copy and how the controller and leader see it."""
+    return (s.replicas[r], s.controller_leader == r, r in s.controller_isr, r in s.leader_isr, s.remote_leo[r])

@@ -37,10 +37,12 @@ CONFIGS = [
     ("kip279", {"Replicas": "3", "MaxRecords": "1", "MaxLeaderEpoch": "1"}),
     ("kip101", {"Replicas": "3", "MaxLeaderEpoch": "1"}),
     ("truncate-to-hw", {"Replicas": "3", "MaxLeaderEpoch": "1"}),
+    ("broker-failures", {"Replicas": "3", "Records": "1", "Crashes": "1"}),
+    ("broker-failures", {"Replicas": "3", "Records": "1", "Crashes": "2", "Truncation": "kip279"}),
 ]
 
 
-@pytest.mark.parametrize("name,consts", CONFIGS, ids=[c[0] for c in CONFIGS])
+@pytest.mark.parametrize("name,consts", CONFIGS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CONFIGS)])
 def test_sorted_permutations_count_the_same_orbits_as_all_permutations(name, consts):
     spec = load_spec(name)
     assert spec.symmetry is not None and spec.symmetry.signature is not None
