@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import gc
 import os
+import pickle
 import shutil
 import signal
 import tempfile
@@ -147,7 +148,7 @@ class _Worker:
         for v in range(n):
             sel = owner == v
             np.save(self._path(level, "cand", self.w, v), np.stack((self.keys[sel], self.fps[sel])))
-        return {"deadlock": deadlock, "error": error}
+        return {"deadlock": deadlock, "error": error, "expanded": len(self.frontier)}
 
     def dedup(self, level: int) -> dict:
         """Owner role: the first discoverer of each fingerprint not seen before; winners go back to their generators."""
@@ -252,10 +253,71 @@ class _Worker:
         self.new_states = []
         return {"visited_bytes": int(self.owned.nbytes)}
 
+    def give(self, level: int, moves: list[tuple[int, int]]) -> dict:
+        """Hand ``count`` frontier states to worker ``dst`` for each (dst, count), spread over the ranks.
+
+        The states are taken at evenly spaced positions, so both workers keep
+        a mix of low and high ranks: the first discoverer of a shared
+        successor (the lowest rank) is then as likely to be one as the other,
+        and the frontiers stay balanced without moving states every level.
+        """
+        for dst, count in moves:
+            frontier = self.frontier
+            stride = len(frontier) / count
+            picked = {int(k * stride) for k in range(count)}
+            part = [e for i, e in enumerate(frontier) if i in picked]
+            self.frontier = [e for i, e in enumerate(frontier) if i not in picked]
+            with open(self._path(level, "give", self.w, dst), "wb") as f:
+                pickle.dump(part, f, protocol=pickle.HIGHEST_PROTOCOL)
+        return {}
+
+    def take(self, level: int, srcs: list[int]) -> dict:
+        """Receive states handed over by ``srcs``; the frontier stays in rank order."""
+        for src in srcs:
+            path = self._path(level, "give", src, self.w)
+            with open(path, "rb") as f:
+                self.frontier.extend(pickle.load(f))
+            os.unlink(path)
+        self.frontier.sort(key=_rank)
+        return {}
+
     def parent(self, level: int, fp: int) -> int | None:
         """The parent of ``fp`` at ``level`` if this worker generated it, else None."""
         hits = np.flatnonzero(self.level_fps[level] == fp)
         return int(self.level_pfps[level][hits[0]]) if len(hits) else None
+
+
+def _rank(entry: tuple) -> int:
+    return entry[0]
+
+
+def balance_moves(sizes: list[int], slack: float = 0.1, minimum: int = 200) -> dict[int, list[tuple[int, int]]]:
+    """Which worker hands how many frontier states to which, so that every frontier is near the mean.
+
+    Moving a state costs about as much as expanding it (pickling), so
+    nothing moves unless some worker is more than ``slack`` of the mean (and
+    ``minimum`` states) away from it.
+    """
+    n = len(sizes)
+    mean = sum(sizes) / n if n else 0
+    if n < 2 or max(sizes) - mean <= max(slack * mean, minimum / 2):
+        return {}
+    target = [int(mean)] * n
+    for i in range(sum(sizes) - sum(target)):
+        target[i] += 1
+    surplus = [(w, sizes[w] - target[w]) for w in range(n) if sizes[w] > target[w]]
+    deficit = [[w, target[w] - sizes[w]] for w in range(n) if sizes[w] < target[w]]
+    moves: dict[int, list[tuple[int, int]]] = {}
+    d = 0
+    for w, extra in surplus:
+        while extra > 0 and d < len(deficit):
+            count = min(extra, deficit[d][1])
+            moves.setdefault(w, []).append((deficit[d][0], count))
+            extra -= count
+            deficit[d][1] -= count
+            if deficit[d][1] == 0:
+                d += 1
+    return moves
 
 
 def _worker_main(conn: Connection, model: BoundModel, index: int, count: int, tmp: str,
@@ -300,6 +362,10 @@ class ParallelBFS:
         self.depth = 0
         self.stopped_by: str | None = None
         self.queue_left = 0
+        self.moved_states = 0
+        """Frontier states handed from one worker to another to balance the load (pickled)."""
+        self.expanded_by_worker = [0] * workers
+        """How many states each worker expanded: the load balance."""
 
     def _call_all(self, cmd: str, *args: Any, per_worker: list | None = None) -> list:
         for w, conn in enumerate(self.conns):
@@ -424,6 +490,8 @@ class ParallelBFS:
                 self.queue_left = frontier_size
                 return
             expanded = self._call_all("expand", level)
+            for w, e in enumerate(expanded):
+                self.expanded_by_worker[w] += e["expanded"]
             self._call_all("dedup", level)
             merged = self._call_all("collect", level)
             keys = [m["keys"] for m in merged]
@@ -478,6 +546,7 @@ class ParallelBFS:
                     per_worker.append((ranks[lo:lo + len(k)],))
                     lo += len(k)
                 self._call_all("advance", per_worker=per_worker)
+                self._rebalance(level + 1, [len(k) for k in keys])
             if check_dl and first_deadlock[0] <= stop_parent:
                 self.violations.append(Violation("deadlock", "Deadlock", "a reachable state has no successor",
                                                  self._trace(level, first_deadlock[1])))
@@ -500,6 +569,16 @@ class ParallelBFS:
             self.queue_left = frontier_size
             if self.progress is not None and ticker.due():
                 self.progress(Progress(level, self.generated, self.distinct, frontier_size, ticker.elapsed()))
+
+    def _rebalance(self, level: int, sizes: list[int]) -> None:
+        """Even out the next frontiers: a worker keeps the states it generated, so one can end up with most."""
+        moves = balance_moves(sizes)
+        if not moves:
+            return
+        self._call_all("give", per_worker=[(level, moves.get(w, [])) for w in range(self.n)])
+        srcs = [[src for src, ms in moves.items() for dst, _ in ms if dst == w] for w in range(self.n)]
+        self._call_all("take", per_worker=[(level, srcs[w]) for w in range(self.n)])
+        self.moved_states += sum(count for ms in moves.values() for _, count in ms)
 
     def _result(self, seconds: float) -> CheckResult:
         return summarize(
