@@ -20,6 +20,23 @@ same first discoverer of every state, the same first violation and trace.
 Candidates travel through files in a temporary directory rather than pipes:
 no worker blocks on a full pipe, and large levels sit in the page cache or on
 disk rather than in memory.
+
+Checkpoints (``--checkpoint``/``--resume``), interrupts and ``--max-memory``
+keep the local engine's contract, and the checkpoint file is the local
+engine's own (format 2), so either engine, with any worker count, resumes it.
+That works because the coordinator keeps the parent records in the local
+engine's shape (per level: fingerprints in discovery order, the index of each
+one's parent in the level before), ranks being exactly those indices; the
+visited set is the union of those levels, and the frontier is gathered from
+the workers in rank order when a checkpoint is written.  Worker state changes
+only in ``advance`` (the level's commit), and the coordinator's counters only
+after it, so a level can be abandoned at any other moment: the coordinator
+signals the busy workers (SIGUSR1), waits for them to drop the level, and the
+last level boundary is intact.  Ctrl-C/SIGTERM only set a flag that the
+coordinator polls while it waits for its workers; the memory budget (the
+proportional set size of the coordinator and every worker, so pages shared
+after the fork count once) is polled there too.  Workers die with the
+coordinator (``PR_SET_PDEATHSIG``), removing the candidate directory.
 """
 
 from __future__ import annotations
@@ -30,25 +47,50 @@ import pickle
 import shutil
 import signal
 import tempfile
+import threading
+import time
 import traceback
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection, wait
 from typing import Any
 
 import numpy as np
 
-from .errors import ModelCheckError, SpecRuntimeError, UsageError
+from .checkpoint import read_checkpoint, write_checkpoint
+from .errors import CheckpointError, ModelCheckError, SpecRuntimeError
 from .model import BoundModel
 from .progress import Progress, ProgressSink, Ticker
 from .replay import replay
 from .result import CheckResult, Violation
 from .summary import summarize
+from .visited import ParentRecords
 
 SUCC_BITS = 20
 """Bits of a discovery key for the successor index (a state has < 2**20 successors)."""
 
+ABANDONABLE = frozenset({"expand", "dedup", "collect", "stats"})
+"""Worker commands that change nothing a level boundary needs, so they may be cut short."""
+
+POLL_SECONDS = 0.05
+"""How often the coordinator, waiting for its workers, looks at the interrupt flag."""
+
+MEMORY_POLL_SECONDS = 0.2
+"""How often it measures the memory of all its processes against ``--max-memory``."""
+
 
 class WorkerCrash(ModelCheckError):
-    """A worker process failed outside spec code (a bug of ours); carries its traceback."""
+    """A worker process failed outside spec code (a bug of ours) or died; carries its traceback or fate."""
+
+
+class _Abandon(BaseException):
+    """Raised in a worker by SIGUSR1 during an abandonable command (BaseException: spec wrappers let it through)."""
+
+
+class _Stop(Exception):
+    """Raised in the coordinator at a point where the run may stop: ``reason`` is its ``stopped_by``."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 def _wrap_error(model: BoundModel, exc: BaseException, ai: int, b: tuple) -> tuple[str, str, str, bool]:
@@ -60,6 +102,39 @@ def _wrap_error(model: BoundModel, exc: BaseException, ai: int, b: tuple) -> tup
             model.spec.name, f"action {act.label(b)}", False)
 
 
+def _process_memory_bytes(pid: int) -> int:
+    """Physical memory of one process: its proportional set size (shared pages split), else its RSS."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
+            for line in f:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import psutil
+
+        return int(psutil.Process(pid).memory_info().rss)
+    except Exception:  # noqa: BLE001 - a process that just ended uses no memory
+        return 0
+
+
+def processes_memory_bytes(pids: list[int]) -> int:
+    """The memory of a coordinator and its workers together, for ``--max-memory``."""
+    return sum(_process_memory_bytes(pid) for pid in pids)
+
+
+def _die_with_parent(sig: int) -> None:
+    """Ask Linux to send ``sig`` to this process when its parent dies (no-op elsewhere)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, sig, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 class _Worker:
     """The state held by one worker process.
 
@@ -67,10 +142,15 @@ class _Worker:
     it keeps their visited set and decides, for each candidate fingerprint,
     which candidate (the one with the smallest discovery key) discovered it
     first.  As *generator* it keeps the successor states it produced: the
-    winners among them are its next frontier, and it checks their invariants
-    and keeps their parent records.  Only (key, fingerprint) pairs, 16 bytes a
-    candidate, cross processes; states never do (pickling them costs more than
-    generating them).
+    winners among them are its next frontier, and it checks their invariants.
+    Only (key, fingerprint) pairs, 16 bytes a candidate, cross processes;
+    states never do (pickling them costs more than generating them), except
+    when a checkpoint gathers the frontier.  The parent records live with the
+    coordinator.
+
+    Only :meth:`advance` changes what a level boundary consists of (the owned
+    fingerprints and the frontier); everything else may be abandoned and
+    thrown away with :meth:`rollback`.
     """
 
     def __init__(self, model: BoundModel, index: int, count: int, tmp: str,
@@ -79,13 +159,13 @@ class _Worker:
         self.w = index
         self.n = count
         self.tmp = tmp
-        fps = np.array([fp for _, fp, _ in init], dtype=np.int64)
         # Owner role: the sorted fingerprints this worker owns.
         self.owned = np.sort(init_fps[init_fps % count == index])
+        self.pending_owned = np.empty(0, np.int64)
         # Generator role: this worker's frontier, (rank, fp, state) in rank order.
         self.frontier: list[tuple[int, int, Any]] = init
-        self.level_fps: list[np.ndarray] = [fps]
-        self.level_pfps: list[np.ndarray] = [np.zeros(len(init), dtype=np.int64)]
+        self.states: list = []
+        self.new_states: list = []
         self.canonical_budget = 20000 // count + 1
 
     def _path(self, level: int, kind: str, src: int, dst: int) -> str:
@@ -196,8 +276,7 @@ class _Worker:
         self.new_keys = win
         self.new_fps = self.fps[pos]
         self.new_pfps = self.pfps[pos]
-        cand_ai_kept = self._kept_ai()
-        self.new_ai = cand_ai_kept[pos]
+        self.new_ai = self.kept_ai[pos]
         self.new_states = new_states
         violations: list = []
         sometimes: set[str] = set()
@@ -219,11 +298,8 @@ class _Worker:
             except SpecRuntimeError as exc:
                 error = (int(win[k]) >> SUCC_BITS, int(self.new_pfps[k]), _wrap_error(model, exc, 0, ()))
                 break
-        return {"keys": win, "violations": violations, "sometimes": sometimes, "error": error}
-
-    def _kept_ai(self) -> np.ndarray:
-        """The action of each candidate inside the model, aligned with ``self.keys``."""
-        return self.kept_ai
+        return {"keys": win, "fps": self.new_fps, "violations": violations, "sometimes": sometimes,
+                "error": error}
 
     def stats(self, upto: int | None) -> dict:
         """Per-action generated and distinct counts, only for parents ranked <= ``upto`` if given."""
@@ -239,13 +315,11 @@ class _Worker:
         }
 
     def advance(self, ranks: np.ndarray | None) -> dict:
-        """Commit the level: owned fingerprints, parent records, and (unless stopping) the next frontier."""
+        """Commit the level: owned fingerprints and (unless stopping) the next frontier."""
         merged = np.concatenate((self.owned, self.pending_owned))
         merged.sort(kind="stable")
         self.owned = merged
         self.pending_owned = np.empty(0, np.int64)
-        self.level_fps.append(self.new_fps)
-        self.level_pfps.append(self.new_pfps)
         if ranks is not None:
             self.frontier = list(zip(ranks.tolist(), self.new_fps.tolist(), self.new_states))
         else:
@@ -281,10 +355,19 @@ class _Worker:
         self.frontier.sort(key=_rank)
         return {}
 
-    def parent(self, level: int, fp: int) -> int | None:
-        """The parent of ``fp`` at ``level`` if this worker generated it, else None."""
-        hits = np.flatnonzero(self.level_fps[level] == fp)
-        return int(self.level_pfps[level][hits[0]]) if len(hits) else None
+    def rollback(self) -> dict:
+        """Forget an abandoned level: back to the last boundary (which ``advance`` alone changes)."""
+        self.pending_owned = np.empty(0, np.int64)
+        self.states = []
+        self.new_states = []
+        for name in ("cand_parent", "cand_ai", "keys", "fps", "pfps", "kept_ai",
+                     "new_keys", "new_fps", "new_pfps", "new_ai"):
+            self.__dict__.pop(name, None)
+        return {}
+
+    def frontier_states(self) -> tuple[list[int], list]:
+        """This worker's part of the frontier, for a checkpoint: global ranks and states."""
+        return [r for r, _, _ in self.frontier], [s for _, _, s in self.frontier]
 
 
 def _rank(entry: tuple) -> int:
@@ -321,11 +404,33 @@ def balance_moves(sizes: list[int], slack: float = 0.1, minimum: int = 200) -> d
 
 
 def _worker_main(conn: Connection, model: BoundModel, index: int, count: int, tmp: str,
-                 init: list, init_fps: np.ndarray) -> None:
-    """A worker's loop: one command in, one reply out, until "stop"."""
+                 init: list, init_fps: np.ndarray, coordinator: int) -> None:
+    """A worker's loop: one command in, one reply out, until "stop" or the coordinator is gone."""
+    flags = {"busy": False, "abandon": False}
+
+    def on_abandon(signum: int, frame: Any) -> None:
+        # Sent by the coordinator to drop the level under way; ignored between commands.
+        flags["abandon"] = True
+        if flags["busy"]:
+            flags["busy"] = False
+            raise _Abandon
+
+    def on_term(signum: int, frame: Any) -> None:
+        # SIGTERM while the coordinator lives is its business (it stops us cleanly);
+        # after it died (PR_SET_PDEATHSIG), clean up and go.
+        if os.getppid() != coordinator:
+            shutil.rmtree(tmp, ignore_errors=True)
+            os._exit(1)
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGUSR1, on_abandon)
+    _die_with_parent(signal.SIGTERM)
+    if os.getppid() != coordinator:  # it died before the request took effect
+        on_term(signal.SIGTERM, None)
     gc.disable()
     worker = _Worker(model, index, count, tmp, init, init_fps)
+    del init, init_fps
     while True:
         try:
             cmd, *args = conn.recv()
@@ -335,19 +440,28 @@ def _worker_main(conn: Connection, model: BoundModel, index: int, count: int, tm
             conn.close()
             return
         try:
-            reply = getattr(worker, cmd)(*args)
-            conn.send(("ok", reply))
+            if cmd in ABANDONABLE:
+                if flags["abandon"]:
+                    raise _Abandon
+                flags["busy"] = True
+            elif cmd == "rollback":
+                flags["abandon"] = False
+            result = getattr(worker, cmd)(*args)
+            flags["busy"] = False
+            reply = ("ok", result)
+        except _Abandon:
+            flags["busy"] = False
+            reply = ("abandoned", None)
         except BaseException:  # noqa: BLE001 - sent back and raised by the coordinator
-            conn.send(("crash", traceback.format_exc()))
+            flags["busy"] = False
+            reply = ("crash", traceback.format_exc())
+        conn.send(reply)
 
 
 class ParallelBFS:
     """The coordinator of one ``--workers N`` run; all run state lives on the instance."""
 
     def __init__(self, model: BoundModel, workers: int, progress: ProgressSink | None = None) -> None:
-        opts = model.options
-        if opts.checkpoint_dir or opts.resume or opts.max_memory_mb:
-            raise UsageError("--workers above 1 does not support --checkpoint, --resume or --max-memory yet")
         self.model = model
         self.n = workers
         self.progress = progress
@@ -366,37 +480,100 @@ class ParallelBFS:
         """Frontier states handed from one worker to another to balance the load (pickled)."""
         self.expanded_by_worker = [0] * workers
         """How many states each worker expanded: the load balance."""
+        self.parents = ParentRecords()
+        """Per level, in rank (= discovery) order: fingerprints and the index of each one's parent."""
+        self.level = 0
+        """The level whose frontier the workers hold (the last boundary passed)."""
+        self.elapsed_before = 0.0
+        self.checkpoints_written = 0
+        self.checkpoint_seconds = 0.0
+        """Time spent gathering and writing checkpoints (for measurements)."""
+        self.interrupted = False
+        self.conns: list[Connection] = []
+        self.procs: list = []
+        self.outstanding: set[int] = set()
+        self.memory_limit = model.options.max_memory_mb * 1024 * 1024 if model.options.max_memory_mb else None
+        self.next_memory_check = 0.0
+        self.peak_memory = 0
 
-    def _call_all(self, cmd: str, *args: Any, per_worker: list | None = None) -> list:
-        for w, conn in enumerate(self.conns):
-            conn.send((cmd, *(per_worker[w] if per_worker is not None else args)))
-        replies = []
-        for conn in self.conns:
-            status, reply = conn.recv()
-            if status != "ok":
-                raise WorkerCrash(f"a worker process failed:\n{reply}")
-            replies.append(reply)
+    # -- talking to the workers -------------------------------------------------
+
+    def _send(self, w: int, cmd: str, *args: Any) -> None:
+        self.conns[w].send((cmd, *args))
+        self.outstanding.add(w)
+
+    def _gather(self, abandonable: bool) -> list:
+        """The replies to the commands sent; while abandonable, a stop request raises :class:`_Stop`."""
+        replies: list = [None] * self.n
+        while self.outstanding:
+            if abandonable:
+                self._poll_stop()
+            ready = wait([self.conns[w] for w in self.outstanding], timeout=POLL_SECONDS)
+            for conn in ready:
+                w = self.conns.index(conn)
+                status, reply = self._recv(w)
+                self.outstanding.discard(w)
+                if status == "crash":
+                    raise WorkerCrash(f"a worker process failed:\n{reply}")
+                replies[w] = reply
         return replies
 
-    def _call_one(self, w: int, cmd: str, *args: Any) -> Any:
-        self.conns[w].send((cmd, *args))
-        status, reply = self.conns[w].recv()
-        if status != "ok":
-            raise WorkerCrash(f"a worker process failed:\n{reply}")
-        return reply
+    def _recv(self, w: int) -> tuple[str, Any]:
+        try:
+            return self.conns[w].recv()
+        except (EOFError, OSError):
+            p = self.procs[w]
+            p.join(timeout=1)
+            code = p.exitcode
+            fate = (f"was killed by signal {-code}" if code is not None and code < 0
+                    else f"exited with status {code}" if code is not None else "closed its pipe")
+            hint = ""
+            if self.model.options.checkpoint_dir:
+                hint = f"; the last checkpoint in {self.model.options.checkpoint_dir}, if any, resumes the run"
+            raise WorkerCrash(f"worker process {w} (pid {p.pid}) {fate}{hint}") from None
 
-    def _path_to(self, level: int, fp: int) -> list[int]:
-        path = [fp]
-        for k in range(level, 0, -1):
-            # Parent records live with the worker that generated the state.
-            found = [p for p in (self._call_one(w, "parent", k, fp) for w in range(self.n)) if p is not None]
-            fp = found[0]
-            path.append(fp)
-        path.reverse()
-        return path
+    def _call_all(self, cmd: str, *args: Any, per_worker: list | None = None, abandonable: bool = False) -> list:
+        for w in range(self.n):
+            self._send(w, cmd, *(per_worker[w] if per_worker is not None else args))
+        return self._gather(abandonable)
+
+    def _poll_stop(self) -> None:
+        """Raise :class:`_Stop` if Ctrl-C/SIGTERM came or the processes are over the memory budget."""
+        if self.interrupted:
+            raise _Stop("interrupt")
+        if self.memory_limit is not None:
+            now = time.monotonic()
+            if now >= self.next_memory_check:
+                self.next_memory_check = now + MEMORY_POLL_SECONDS
+                used = processes_memory_bytes([os.getpid()] + [p.pid for p in self.procs])
+                self.peak_memory = max(self.peak_memory, used)
+                if used > self.memory_limit:
+                    raise _Stop("max-memory")
+
+    def _abandon(self) -> None:
+        """Cut the level under way short and bring every worker back to the last boundary."""
+        for w in self.outstanding:
+            try:
+                os.kill(self.procs[w].pid, signal.SIGUSR1)
+            except OSError:
+                pass
+        self._gather(abandonable=False)  # "abandoned", or "ok" from those that had finished
+        for name in os.listdir(self.tmp):
+            try:
+                os.unlink(os.path.join(self.tmp, name))
+            except OSError:
+                pass
+        self._call_all("rollback")
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        if self.interrupted:  # a second Ctrl-C: stop now; the last checkpoint written stays valid
+            raise KeyboardInterrupt
+        self.interrupted = True
+
+    # -- traces -----------------------------------------------------------------
 
     def _trace(self, level: int, fp: int) -> tuple:
-        return tuple(replay(self.model, self._path_to(level, fp)))
+        return tuple(replay(self.model, self.parents.path_to(level, fp)))
 
     def _raise(self, level: int, info: tuple) -> None:
         _rank, pfp, (message, spec, where, is_state_error) = info
@@ -404,6 +581,69 @@ class ParallelBFS:
 
         cls = StateError if is_state_error else SpecRuntimeError
         raise cls(message, spec=spec, where=where, trace=list(self._trace(level, pfp)))
+
+    # -- checkpoints ------------------------------------------------------------
+
+    def _identity(self):
+        from .engine import LocalBFS
+
+        # The local engine's identity: its checkpoints and ours are interchangeable.
+        return LocalBFS(self.model)._identity()
+
+    def _write_checkpoint(self, ticker: Ticker) -> None:
+        """The last level boundary, in the local engine's checkpoint format (2)."""
+        start = time.perf_counter()
+        level = self.level
+        fps = self.parents.fps[: level + 1]
+        frontier: list = [None] * len(fps[level])
+        for ranks, states in self._call_all("frontier_states"):
+            for r, s in zip(ranks, states):
+                frontier[r] = s
+        snap = {
+            "format": 2,
+            "level": level,
+            "frontier": frontier,
+            "seen": np.sort(np.concatenate(fps)),
+            "parent_fps": fps,
+            "parent_idx": self.parents.parent_idx[: level + 1],
+            "generated": self.generated,
+            "act_generated": list(self.act_generated),
+            "act_distinct": list(self.act_distinct),
+            "sometimes_reached": dict(self.sometimes_reached),
+            "violations": list(self.violations),
+            "depth": self.depth,
+            "elapsed": self.elapsed_before + ticker.elapsed(),
+        }
+        write_checkpoint(self.model.options.checkpoint_dir, self._identity(), snap)
+        self.checkpoints_written += 1
+        self.checkpoint_seconds += time.perf_counter() - start
+
+    def _restore(self) -> tuple[list[tuple[int, int, Any]], np.ndarray]:
+        """Counters and parent records from a checkpoint; the frontier as (rank, fp, state) and the visited set."""
+        snap = read_checkpoint(self.model.options.resume, self._identity())
+        if snap.get("format") != 2:
+            raise CheckpointError("the checkpoint was written by an older engine; start the run again")
+        level = snap["level"]
+        self.parents.fps = [np.asarray(a, dtype=np.int64) for a in snap["parent_fps"]]
+        self.parents.parent_idx = [np.asarray(a, dtype=np.int32) for a in snap["parent_idx"]]
+        self.generated = snap["generated"]
+        self.act_generated = list(snap["act_generated"])
+        self.act_distinct = list(snap["act_distinct"])
+        self.sometimes_reached = dict(snap["sometimes_reached"])
+        self.violations = list(snap["violations"])
+        self.violated_names = {v.name for v in self.violations}
+        self.depth = snap["depth"]
+        self.elapsed_before = snap["elapsed"]
+        self.level = level
+        cur = self.parents.fps[level].tolist()
+        frontier = snap["frontier"]
+        if len(cur) != len(frontier) or len(self.parents.fps) != level + 1:
+            raise CheckpointError(f"checkpoint in {self.model.options.resume} is inconsistent; start the run again")
+        seen = np.asarray(snap["seen"], dtype=np.int64)
+        self.distinct = len(seen)
+        return [(r, fp, s) for r, (fp, s) in enumerate(zip(cur, frontier))], seen
+
+    # -- the run ----------------------------------------------------------------
 
     def run(self) -> CheckResult:
         import multiprocessing
@@ -413,89 +653,124 @@ class ParallelBFS:
         model = self.model
         opts = model.options
         ticker = Ticker(opts.progress_seconds)
-        # Level 1 in this process, exactly as the one-process engine does it; a run that
-        # ends there (a violation in an initial state) is left to that engine.
-        init = []
-        seen: set[int] = set()
-        generated = 0
-        stop_at_init = False
-        for s in model.init_states():
-            generated += 1
-            if not model.in_model(s):
-                continue
-            fp = model.fingerprint(s)
-            if fp in seen:
-                continue
-            seen.add(fp)
-            init.append((len(init), fp, s))
-            if model.failed_invariants(s) and not opts.continue_after_violation:
-                stop_at_init = True
-        if stop_at_init or not init or (opts.max_depth is not None and opts.max_depth <= 1):
-            result = LocalBFS(model, self.progress).run()
-            return result
-        self.generated = generated
-        self.distinct = len(init)
-        self.depth = 1
-        for _, fp, s in init:
-            for p in model.sometimes:
-                if not self.sometimes_reached[p.name] and model._call(f"property {p.name}", p.fn, model.c, s):
-                    self.sometimes_reached[p.name] = True
-            for inv in model.failed_invariants(s):
-                if inv.name not in self.violated_names:
-                    self.violations.append(Violation("invariant", inv.name, inv.description,
-                                                     tuple(replay(model, [fp]))))
-                    self.violated_names.add(inv.name)
+        if opts.resume:
+            init, init_fps = self._restore()
+        else:
+            # Level 1 in this process, exactly as the one-process engine does it; a run that
+            # ends there (a violation in an initial state) is left to that engine.
+            init = []
+            seen: set[int] = set()
+            generated = 0
+            stop_at_init = False
+            for s in model.init_states():
+                generated += 1
+                if not model.in_model(s):
+                    continue
+                fp = model.fingerprint(s)
+                if fp in seen:
+                    continue
+                seen.add(fp)
+                init.append((len(init), fp, s))
+                if model.failed_invariants(s) and not opts.continue_after_violation:
+                    stop_at_init = True
+            if stop_at_init or not init or (opts.max_depth is not None and opts.max_depth <= 1):
+                return LocalBFS(model, self.progress).run()
+            self.generated = generated
+            self.distinct = len(init)
+            self.depth = 1
+            init_fps = np.array([fp for _, fp, _ in init], dtype=np.int64)
+            self.parents.add_level(init_fps, np.zeros(len(init), dtype=np.int32))
+            for _, fp, s in init:
+                for p in model.sometimes:
+                    if not self.sometimes_reached[p.name] and model._call(f"property {p.name}", p.fn, model.c, s):
+                        self.sometimes_reached[p.name] = True
+                for inv in model.failed_invariants(s):
+                    if inv.name not in self.violated_names:
+                        self.violations.append(Violation("invariant", inv.name, inv.description,
+                                                         tuple(replay(model, [fp]))))
+                        self.violated_names.add(inv.name)
 
+        previous = {}
+        if threading.current_thread() is threading.main_thread():
+            # Ctrl-C and SIGTERM only set a flag: the coordinator stops where it can leave a
+            # consistent boundary behind (the workers ignore both; they follow the coordinator).
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                previous[sig] = signal.signal(sig, self._on_signal)
         ctx = multiprocessing.get_context("fork")
-        tmp = tempfile.mkdtemp(prefix="modelcheck-workers-")
-        self.conns = []
-        procs = []
+        self.tmp = tmp = tempfile.mkdtemp(prefix="modelcheck-workers-")
         try:
             for w in range(self.n):
                 parent_conn, child_conn = ctx.Pipe()
-                mine = init[w::self.n]
-                init_fps = np.array([fp for _, fp, _ in init], dtype=np.int64)
-                p = ctx.Process(target=_worker_main, args=(child_conn, model, w, self.n, tmp, mine, init_fps),
+                p = ctx.Process(target=_worker_main,
+                                args=(child_conn, model, w, self.n, tmp, init[w::self.n], init_fps, os.getpid()),
                                 daemon=True)
                 p.start()
                 child_conn.close()
                 self.conns.append(parent_conn)
-                procs.append(p)
+                self.procs.append(p)
+            del init, init_fps
             try:
                 self._search(ticker)
+            except _Stop as stop:
+                self.stopped_by = stop.reason
+                if opts.checkpoint_dir:
+                    self._write_checkpoint(ticker)
             except KeyboardInterrupt:
+                # A second Ctrl-C: the last checkpoint written stays the one to resume from.
                 self.stopped_by = "interrupt"
         finally:
-            for conn in self.conns:
-                try:
-                    conn.send(("stop",))
-                except (OSError, BrokenPipeError):
-                    pass
-            for p in procs:
-                p.join(timeout=5)
-                if p.is_alive():
-                    p.terminate()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            self._stop_workers()
             shutil.rmtree(tmp, ignore_errors=True)
-        return self._result(ticker.elapsed())
+        return self._result(self.elapsed_before + ticker.elapsed())
+
+    def _stop_workers(self) -> None:
+        for conn in self.conns:
+            try:
+                conn.send(("stop",))
+            except (OSError, BrokenPipeError):
+                pass
+        deadline = time.monotonic() + 5
+        for p in self.procs:
+            p.join(timeout=max(0.0, deadline - time.monotonic()))
+            if p.is_alive():  # busy with an abandoned command, or stuck: it holds nothing we need
+                p.kill()
+                p.join(timeout=5)
+        for conn in self.conns:
+            conn.close()
 
     def _search(self, ticker: Ticker) -> None:
         model = self.model
         opts = model.options
-        level = 0
-        frontier_size = self.distinct
+        level = self.level
+        frontier_size = len(self.parents.fps[level])
+        last_checkpoint = ticker.elapsed()
         while frontier_size:
-            self.queue_left = frontier_size  # what an interrupt leaves unexplored
+            # A level boundary: the workers hold the frontier of ``level``, the counters are its.
+            self.level = level
+            self.queue_left = frontier_size  # what a stop here leaves unexplored
             if opts.max_depth is not None and level + 1 >= opts.max_depth:
                 self.stopped_by = "max-depth"
-                self.queue_left = frontier_size
                 return
-            expanded = self._call_all("expand", level)
-            for w, e in enumerate(expanded):
-                self.expanded_by_worker[w] += e["expanded"]
-            self._call_all("dedup", level)
-            merged = self._call_all("collect", level)
+            self._poll_stop()
+            if opts.checkpoint_dir and ticker.elapsed() - last_checkpoint >= opts.checkpoint_every:
+                self._write_checkpoint(ticker)
+                last_checkpoint = ticker.elapsed()
+                self._poll_stop()
+            # Until "advance", the workers' boundary state is untouched: a stop abandons the level.
+            try:
+                expanded = self._call_all("expand", level, abandonable=True)
+                self._call_all("dedup", level, abandonable=True)
+                merged = self._call_all("collect", level, abandonable=True)
+                for w, e in enumerate(expanded):
+                    self.expanded_by_worker[w] += e["expanded"]
+            except _Stop:
+                self._abandon()
+                raise
             keys = [m["keys"] for m in merged]
             all_keys = np.concatenate(keys) if keys else np.empty(0, np.int64)
+            all_fps = np.concatenate([m["fps"] for m in merged]) if keys else np.empty(0, np.int64)
             order = np.argsort(all_keys, kind="stable")
             sorted_keys = all_keys[order]
             # Where would the one-process search stop in this level?  (parent ranks)
@@ -524,17 +799,12 @@ class ParallelBFS:
                 if first_error[0] <= stop_parent:
                     self._raise(level, first_error)
             upto = stop_parent if stop_reason else None
-            for st in self._call_all("stats", upto):
-                for a, (g, d) in enumerate(zip(st["generated"], st["distinct"])):
-                    self.act_generated[a] += g
-                    self.act_distinct[a] += d
-                    self.generated += g
-            new_count = len(sorted_keys) if upto is None else int(
-                np.searchsorted(sorted_keys, ((upto + 1) << SUCC_BITS), side="left"))
-            self.distinct += new_count
-            for m in merged:
-                for name in m["sometimes"]:
-                    self.sometimes_reached[name] = True
+            try:
+                stats = self._call_all("stats", upto, abandonable=True)
+            except _Stop:
+                self._abandon()
+                raise
+            # The level's commit: workers first, then this process's counters and parent records.
             if stop_reason:
                 self._call_all("advance", None)
             else:
@@ -547,6 +817,18 @@ class ParallelBFS:
                     lo += len(k)
                 self._call_all("advance", per_worker=per_worker)
                 self._rebalance(level + 1, [len(k) for k in keys])
+            self.parents.add_level(all_fps[order], (sorted_keys >> SUCC_BITS).astype(np.int32))
+            for st in stats:
+                for a, (g, d) in enumerate(zip(st["generated"], st["distinct"])):
+                    self.act_generated[a] += g
+                    self.act_distinct[a] += d
+                    self.generated += g
+            new_count = len(sorted_keys) if upto is None else int(
+                np.searchsorted(sorted_keys, ((upto + 1) << SUCC_BITS), side="left"))
+            self.distinct += new_count
+            for m in merged:
+                for name in m["sometimes"]:
+                    self.sometimes_reached[name] = True
             if check_dl and first_deadlock[0] <= stop_parent:
                 self.violations.append(Violation("deadlock", "Deadlock", "a reachable state has no successor",
                                                  self._trace(level, first_deadlock[1])))
@@ -563,12 +845,17 @@ class ParallelBFS:
             if stop_reason:
                 if stop_reason == "max-states":
                     self.stopped_by = "max-states"
+                self.level = level
                 self.queue_left = new_count
                 return
             frontier_size = new_count
+            self.level = level
             self.queue_left = frontier_size
             if self.progress is not None and ticker.due():
-                self.progress(Progress(level, self.generated, self.distinct, frontier_size, ticker.elapsed()))
+                try:
+                    self.progress(Progress(level, self.generated, self.distinct, frontier_size, ticker.elapsed()))
+                except KeyboardInterrupt:  # e.g. raised by a library user's sink: stop at this boundary
+                    self.interrupted = True
 
     def _rebalance(self, level: int, sizes: list[int]) -> None:
         """Even out the next frontiers: a worker keeps the states it generated, so one can end up with most."""
