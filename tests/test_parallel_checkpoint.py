@@ -137,19 +137,25 @@ def test_a_local_checkpoint_resumes_with_workers(tmp_path, tmpdir_env):
     assert result_of(resumed) == expected
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_signal_stops_with_a_checkpoint_that_resumes(tmp_path, tmpdir_env, sig):
+@pytest.mark.parametrize("sig,group", [(signal.SIGINT, True), (signal.SIGTERM, False), (signal.SIGTERM, True)],
+                         ids=["SIGINT-to-the-group", "SIGTERM-to-the-coordinator", "SIGTERM-to-the-group"])
+def test_signal_stops_with_a_checkpoint_that_resumes(tmp_path, tmpdir_env, sig, group):
+    """Ctrl-C in a terminal signals the whole process group; ``kill PID`` only the coordinator."""
     tmpdir, env = tmpdir_env
     expected = result_of(run_cli(*HOLDS, "-q", "--json"))
     directory = tmp_path / "ck"
     p = start(HOLDS, env, "--workers", "2", "--checkpoint", str(directory), "--checkpoint-every", "3600",
-              "--progress", "0.1", stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+              "--progress", "0.1", stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+              start_new_session=True)
     try:
         while "Progress(" not in p.stderr.readline():
             assert p.poll() is None, "the run ended before its first progress line"
         workers = children(p.pid)
         assert len(workers) == 2
-        p.send_signal(sig)
+        if group:
+            os.killpg(p.pid, sig)
+        else:
+            p.send_signal(sig)
         out, err = p.communicate(timeout=60)
     finally:
         if p.poll() is None:
@@ -204,7 +210,7 @@ def test_a_killed_worker_is_one_clear_error_and_the_checkpoint_resumes(tmp_path,
     finally:
         if p.poll() is None:
             p.kill()
-    assert p.returncode == 2
+    assert p.returncode == 2, err
     assert "was killed by signal 9" in err and f"the last checkpoint in {tmp_path}" in err
     assert "Traceback" not in err
     assert_no_orphans(workers, tmpdir)
