@@ -95,7 +95,19 @@ def write_checkpoint(directory: str, identity: CheckpointIdentity, payload: dict
         _remove_quietly(tmp)
         raise
     _fsync_dir(directory)
+    _remove_stale_temporaries(directory)
     return size
+
+
+def _remove_stale_temporaries(directory: str) -> None:
+    """Delete half-written checkpoints left by a process killed while writing (never the live file)."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(".checkpoint-") and name.endswith(".tmp"):
+            _remove_quietly(os.path.join(directory, name))
 
 
 def read_checkpoint(directory: str, expected: CheckpointIdentity) -> dict[str, Any]:

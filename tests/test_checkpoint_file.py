@@ -62,3 +62,13 @@ def test_corrupt_or_foreign_files_are_refused(tmp_path, content):
 def test_missing_checkpoint(tmp_path):
     with pytest.raises(CheckpointError, match="no checkpoint in"):
         cp.read_checkpoint(str(tmp_path / "nope"), ident())
+
+
+def test_a_half_written_file_of_a_killed_writer_is_removed_by_the_next_write(tmp_path):
+    stale = tmp_path / ".checkpoint-abc123.tmp"
+    stale.write_bytes(b"\x80\x05half a pickle")  # what a SIGKILL during a write leaves behind
+    other = tmp_path / "notes.txt"
+    other.write_text("not ours")
+    cp.write_checkpoint(str(tmp_path), ident(), {"level": 1})
+    assert sorted(p.name for p in tmp_path.iterdir()) == [cp.FILE_NAME, "notes.txt"]
+    assert cp.read_checkpoint(str(tmp_path), ident()) == {"level": 1}
