@@ -125,6 +125,7 @@ def read_checkpoint(directory: str, expected: CheckpointIdentity) -> dict[str, A
     reason = data["identity"].mismatch(expected)
     if reason:
         raise CheckpointError(f"cannot resume from {directory}: {reason}")
+    _remove_stale_temporaries(directory)  # a kill during the last write may have left one
     return data["payload"]
 
 
