@@ -6,7 +6,8 @@ and its worker children every 50 ms.  It prints, per workload: wall time (the
 whole command, interpreter start included), the engine's own time, the CPU
 seconds of the process tree and the load average before the run (the machine
 may be shared: CPU time is the fairer comparison then), states generated per
-second, peak RSS, and peak RSS per distinct state; then the
+second, peak RSS summed over the processes, peak PSS (shared pages counted
+once: what the tree really occupies) and peak PSS per distinct state; then the
 ratio to the figures stored in ``bench/results.json`` by the previous commit
 that ran the benchmark, and stores the new figures there (with date, machine
 and commit) for the next comparison.
@@ -40,6 +41,7 @@ WORKLOADS: list[tuple[str, list[str], bool]] = [
     ("kip320-r3", ["kip320", "--const", "Replicas=3", "--workers", "1"], False),
     ("kip320-r3-workers2", ["kip320", "--const", "Replicas=3", "--workers", "2"], False),
     ("kip320-r3-symmetry", ["kip320", "--const", "Replicas=3", "--symmetry"], False),
+    ("kip320-r3-symmetry-workers2", ["kip320", "--const", "Replicas=3", "--symmetry", "--workers", "2"], False),
     ("kip320-r3-epoch3", ["kip320", "--const", "Replicas=3", "--const", "MaxLeaderEpoch=3"], True),
     ("kip320-r3-epoch3-workers2",
      ["kip320", "--const", "Replicas=3", "--const", "MaxLeaderEpoch=3", "--workers", "2"], True),
@@ -83,6 +85,30 @@ def tree_rss(proc: psutil.Process) -> int:
     return total
 
 
+def tree_pss(proc: psutil.Process) -> int:
+    """Proportional set size of a process tree: pages shared after a fork are counted once.
+
+    Summing RSS over forked workers counts the pages they share with the
+    coordinator once per process; PSS splits each shared page between its
+    sharers, so the sum is what the tree really occupies.
+    """
+    total = 0
+    try:
+        procs = [proc] + proc.children(recursive=True)
+    except psutil.Error:
+        return 0
+    for p in procs:
+        try:
+            with open(f"/proc/{p.pid}/smaps_rollup") as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1]) * 1024
+                        break
+        except OSError:
+            pass
+    return total
+
+
 def run_workload(args: list[str]) -> dict:
     cmd = [sys.executable, "-m", "modelcheck", "check", *args, "--json", "-q"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -91,8 +117,13 @@ def run_workload(args: list[str]) -> dict:
     popen = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     proc = psutil.Process(popen.pid)
     peak = 0
+    peak_pss = 0
+    next_pss = 0.0
     while popen.poll() is None:
         peak = max(peak, tree_rss(proc))
+        if time.perf_counter() >= next_pss:  # reading smaps costs ~10 ms per GiB: twice a second
+            peak_pss = max(peak_pss, tree_pss(proc))
+            next_pss = time.perf_counter() + 0.5
         time.sleep(0.05)
     wall = time.perf_counter() - start
     out, err = popen.communicate()
@@ -114,7 +145,8 @@ def run_workload(args: list[str]) -> dict:
         "load_before": round(load, 2),
         "states_per_s": round(data["states_generated"] / data["seconds"]) if data["seconds"] else 0,
         "peak_rss_mib": round(peak / 2**20, 1),
-        "bytes_per_state": round(peak / distinct, 1) if distinct else 0.0,
+        "peak_pss_mib": round(peak_pss / 2**20, 1),
+        "bytes_per_state": round(peak_pss / distinct, 1) if distinct else 0.0,
     }
 
 
@@ -128,8 +160,8 @@ def main() -> None:
     prev_results = previous.get("results", {})
     results = dict(prev_results)
     print(f"machine: {machine()}")
-    print(f"{'workload':28} {'wall s':>8} {'engine s':>9} {'cpu s':>7} {'load':>5} {'states/s':>10} {'peak MiB':>9} "
-          f"{'B/state':>8} {'distinct':>11}  vs previous (wall, RSS)")
+    print(f"{'workload':28} {'wall s':>8} {'engine s':>9} {'cpu s':>7} {'load':>5} {'states/s':>10} {'RSS MiB':>8} "
+          f"{'PSS MiB':>8} {'B/state':>8} {'distinct':>11}  vs previous (wall, RSS)")
     for name, args, large in WORKLOADS:
         if ns.only and name not in ns.only:
             continue
@@ -145,7 +177,8 @@ def main() -> None:
                      f"(was {old['wall_s']} s at {old.get('commit', '?')})")
         print(f"{name:28} {r['wall_s']:8.2f} {r['engine_s']:9.2f} {r['cpu_s']:7.1f} {r['load_before']:5.1f} "
               f"{r['states_per_s']:10,} "
-              f"{r['peak_rss_mib']:9.1f} {r['bytes_per_state']:8.1f} {r['distinct']:11,}  {ratio}", flush=True)
+              f"{r['peak_rss_mib']:8.1f} {r['peak_pss_mib']:8.1f} {r['bytes_per_state']:8.1f} {r['distinct']:11,}  "
+              f"{ratio}", flush=True)
         results[name] = r
     if not ns.no_save:
         RESULTS.write_text(json.dumps({"machine": machine(), "results": results}, indent=2, sort_keys=True) + "\n")

@@ -43,6 +43,7 @@ coordinator (``PR_SET_PDEATHSIG``), removing the candidate directory.
 from __future__ import annotations
 
 import gc
+from array import array
 import os
 import pickle
 import shutil
@@ -225,16 +226,20 @@ class _Worker:
         fingerprint = model.fingerprint
         in_model = model.in_model if model.spec.state_constraint else None
         action_ok = model.action_allowed if model.spec.action_constraint else None
-        cand_parent: list[int] = []  # every generated successor, for the per-action counts
-        cand_ai: list[int] = []
-        keys: list[int] = []  # successors inside the model: candidates for the visited set
-        fps: list[int] = []
+        # Compact columns (8 or 2 bytes a candidate instead of a Python int each): a wide level of a
+        # ten-million-state run generates millions of candidates per worker.
+        cand_parent = array("q")  # every generated successor, for the per-action counts
+        cand_ai = array("h")
+        keys = array("q")  # successors inside the model: candidates for the visited set
+        fps = array("q")
         states: list = []
-        pfps: list[int] = []
-        kept_ai: list[int] = []
+        pfps = array("q")
+        kept_ai = array("h")
         deadlock = None
         error = None
         expand = model.expand
+        filtered_upto = 0
+        self.level_seen = np.empty(0, np.int64)  # fingerprints this worker generated in this level
         for rank, own_fp, s in self.frontier:
             j = 0
             base = rank << SUCC_BITS
@@ -264,18 +269,63 @@ class _Worker:
                 break
             if j == 0 and deadlock is None:
                 deadlock = (rank, own_fp)
-        self.cand_parent = np.array(cand_parent, dtype=np.int64)
-        self.cand_ai = np.array(cand_ai, dtype=np.int16)
-        self.keys = np.array(keys, dtype=np.int64)
-        self.fps = np.array(fps, dtype=np.int64)
+            if len(fps) - filtered_upto >= 131072:
+                filtered_upto = self._drop_losers(filtered_upto, keys, fps, states, pfps, kept_ai)
+        self._drop_losers(filtered_upto, keys, fps, states, pfps, kept_ai)
+        self.level_seen = np.empty(0, np.int64)
+        self.cand_parent = np.frombuffer(cand_parent, dtype=np.int64).copy()
+        self.cand_ai = np.frombuffer(cand_ai, dtype=np.int16).copy()
+        self.keys = np.frombuffer(keys, dtype=np.int64).copy()
+        self.fps = np.frombuffer(fps, dtype=np.int64).copy()
         self.states = states
-        self.pfps = np.array(pfps, dtype=np.int64)
-        self.kept_ai = np.array(kept_ai, dtype=np.int16)
+        self.pfps = np.frombuffer(pfps, dtype=np.int64).copy()
+        self.kept_ai = np.frombuffer(kept_ai, dtype=np.int16).copy()
         owner = self.fps % n
         for v in range(n):
             sel = owner == v
             np.save(self._path(level, "cand", self.w, v), np.stack((self.keys[sel], self.fps[sel])))
         return {"deadlock": deadlock, "error": error, "expanded": len(self.frontier)}
+
+    def _drop_losers(self, start: int, keys: array, fps: array, states: list, pfps: array,
+                     kept_ai: array) -> int:
+        """Drop the candidates from ``start`` on that cannot be the first discoverer of their fingerprint.
+
+        Two kinds: those this worker owns and has seen in earlier levels (their
+        owner would reject them), and repeats of a fingerprint this worker
+        already generated in this level (keys grow, so the earlier copy has
+        the smaller key and wins over the later one wherever the owner is).
+        Dropping them a chunk at a time keeps their states out of memory and
+        out of the owners' files; the per-action "generated" counts are kept
+        separately and are unaffected.  Returns the new length.
+        """
+        if len(fps) == start:
+            return start
+        chunk = np.frombuffer(fps, dtype=np.int64)[start:]
+        keep = np.zeros(len(chunk), dtype=bool)
+        _, first = np.unique(chunk, return_index=True)
+        keep[first] = True
+        seen = self.level_seen
+        if len(seen):
+            idx = np.minimum(np.searchsorted(seen, chunk), len(seen) - 1)
+            keep &= seen[idx] != chunk
+        old = self.owned
+        if len(old):
+            idx = np.minimum(np.searchsorted(old, chunk), len(old) - 1)
+            keep &= ~((chunk % self.n == self.w) & (old[idx] == chunk))
+        kept_fps = chunk[keep]
+        del chunk  # the buffer of ``fps`` is resized below
+        merged = np.concatenate((seen, np.sort(kept_fps)))
+        merged.sort(kind="stable")  # two sorted runs: timsort merges them in linear time
+        self.level_seen = merged
+        if keep.all():
+            return len(fps)
+        idx_keep = np.flatnonzero(keep)
+        for col in (keys, fps, pfps, kept_ai):
+            tail = np.frombuffer(col, dtype=np.int64 if col.typecode == "q" else np.int16)[start:][idx_keep]
+            del col[start:]
+            col.frombytes(tail.tobytes())
+        states[start:] = [states[start + i] for i in idx_keep.tolist()]
+        return len(fps)
 
     def dedup(self, level: int) -> dict:
         """Owner role: the first discoverer of each fingerprint not seen before; winners go back to their generators."""
