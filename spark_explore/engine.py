@@ -22,23 +22,42 @@ would have stopped in the middle of a level (a violation, a deadlock,
 from __future__ import annotations
 
 import functools
+import signal
 import tempfile
+import threading
 import time
 from typing import Any
 
+import attrs
+import numpy as np
+
+from modelcheck.checkpoint import CheckpointIdentity, read_checkpoint, write_checkpoint
 from modelcheck.constants import constants_to_dict
-from modelcheck.engine import ParentTable
-from modelcheck.errors import SpecRuntimeError
+from modelcheck.errors import CheckpointError, SpecRuntimeError
 from modelcheck.model import BoundModel
 from modelcheck.progress import Progress, ProgressSink, Ticker
 from modelcheck.replay import replay
 from modelcheck.result import CheckOptions, CheckResult, Violation
 from modelcheck.spec import Spec
 from modelcheck.summary import summarize
+from modelcheck.visited import ParentRecords
 from modelcheck.spark_explore import executor as ex
 from modelcheck.spark_explore.session import is_local, spark_context
 
-_SPARK_IRRELEVANT = dict(checkpoint_dir=None, resume=None, max_memory_mb=None, progress_seconds=5.0)
+_SPARK_IRRELEVANT = dict(checkpoint_dir=None, resume=None, max_memory_mb=None, progress_seconds=5.0,
+                         checkpoint_every=600.0)
+
+
+@attrs.frozen
+class Checkpointing:
+    """The driver-only checkpoint options of a run."""
+
+    directory: str | None = None
+    """Where checkpoints are written (``--checkpoint``; ``--resume`` implies the same directory)."""
+    every: float = 600.0
+    """Seconds between checkpoints (0: at every level boundary)."""
+    resume: str | None = None
+    """The directory of the checkpoint to continue from."""
 
 
 def check(
@@ -53,17 +72,18 @@ def check(
     verbose: bool = False,
     sc: Any = None,
 ) -> CheckResult:
-    """Check ``spec`` on Spark; pass ``sc`` to reuse a running SparkContext (it is then not stopped)."""
-    import attrs
+    """Check ``spec`` on Spark; pass ``sc`` to reuse a running SparkContext (it is then not stopped).
 
-    from modelcheck.errors import UsageError
-
-    if options.resume or options.checkpoint_dir:
-        raise UsageError("--checkpoint/--resume are not supported by the Spark engine yet; use the local engine")
+    ``options.checkpoint_dir``/``checkpoint_every``/``resume`` work as for the
+    local engine, with the same checkpoint file: either engine resumes the other's.
+    """
     progress_seconds = options.progress_seconds
+    ckpt = Checkpointing(options.checkpoint_dir, options.checkpoint_every, options.resume)
     # Executors get the options as part of the model's key: drop what only the driver uses.
     options = attrs.evolve(options, **_SPARK_IRRELEVANT)
     model = BoundModel(spec, consts, options)
+    # A checkpoint of another run is refused before Spark takes seconds to start.
+    snapshot = read_checkpoint(ckpt.resume, checkpoint_identity(model)) if ckpt.resume else None
     own = sc is None
     if own:
         sc = spark_context(master)
@@ -75,7 +95,8 @@ def check(
         job = (spec_ref, tuple(sorted(constants_to_dict(consts).items())), options)
         bfs = SparkBFS(sc, model, job, parts, progress, verbose, reliable=not is_local(sc.master))
         bfs.progress_seconds = progress_seconds
-        return bfs.run()
+        bfs.ckpt = ckpt
+        return bfs.run(snapshot)
     finally:
         if own:
             sc.stop()
@@ -83,6 +104,17 @@ def check(
             import shutil
 
             shutil.rmtree(shipped, ignore_errors=True)  # Spark has its own copy by now
+
+
+def checkpoint_identity(model: BoundModel) -> CheckpointIdentity:
+    """The local engine's identity: a checkpoint of either engine resumes on the other."""
+    from modelcheck.engine import LocalBFS
+
+    return LocalBFS(model)._identity()
+
+
+class _Stop(Exception):
+    """Ctrl-C or SIGTERM came while a level was under way: the level is abandoned."""
 
 
 class SparkBFS:
@@ -98,7 +130,10 @@ class SparkBFS:
         self.verbose = verbose
         self.reliable = reliable
         self.part_func = functools.partial(ex.owner, partitions=partitions)
-        self.parents = ParentTable()
+        self.parents = ParentRecords()
+        """Per level, fingerprints and the index of each one's parent in the level before (the local
+        engine's records). A level's order is the order its stats arrived in; a checkpoint puts the
+        frontier level in discovery order, which is what the checkpoint format promises."""
         n = len(model.actions)
         self.act_generated = [0] * n
         self.act_distinct = [0] * n
@@ -115,6 +150,14 @@ class SparkBFS:
         self.progress_seconds = 5.0
         self.checkpoint_dir: str | None = None
         self.job_seconds = 0.0
+        self.ckpt = Checkpointing()
+        self.checkpoints_written = 0
+        self.checkpoint_seconds = 0.0
+        self.checkpointed_level: int | None = None
+        """The boundary last written to (or resumed from): a stop there need not write it again."""
+        self.elapsed_before = 0.0
+        self.interrupted = False
+        self._pool: Any = None
 
     # -- helpers ------------------------------------------------------------------
 
@@ -138,9 +181,148 @@ class SparkBFS:
             rdd.unpersist(blocking=False)
         self._old = []
 
+    def _shards(self, fps: np.ndarray) -> Any:
+        """The visited set ``fps`` as P shards, partitioned like the candidates (``fp % P``)."""
+        fps = np.asarray(fps, dtype=np.int64)
+        owners = fps % self.P  # numpy follows Python: never negative for a positive P
+        parts = [(i, np.sort(fps[owners == i])) for i in range(self.P)]
+        return (self.sc.parallelize(parts, self.P)
+                .partitionBy(self.P, self.part_func)
+                .mapPartitions(_shard_records, preservesPartitioning=True))
+
+    # -- interrupts ---------------------------------------------------------------
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        if self.interrupted:  # a second Ctrl-C: stop now; the last checkpoint written stays valid
+            raise KeyboardInterrupt
+        self.interrupted = True
+
+    def _action(self, fn: Any, abandonable: bool = True) -> Any:
+        """Run a Spark action; a Ctrl-C/SIGTERM meanwhile cancels its jobs and raises :class:`_Stop`.
+
+        The action runs on a helper thread so that the signal handler only sets a
+        flag: raising inside a Py4J call would leave the gateway mid-answer.
+        Actions that are not ``abandonable`` (gathering a checkpoint) run to the
+        end unless a second Ctrl-C comes.
+        """
+        if self._pool is None:
+            return fn()
+        import concurrent.futures
+
+        future = self._pool.submit(fn)
+        while True:
+            try:
+                return future.result(timeout=0.1)
+            except concurrent.futures.TimeoutError:
+                if self.interrupted and abandonable:
+                    self.sc.cancelAllJobs()
+                    try:
+                        future.result(timeout=120)
+                    except BaseException:  # noqa: BLE001 - the cancelled job's error is expected
+                        pass
+                    raise _Stop from None
+
+    # -- checkpoints ----------------------------------------------------------------
+
+    def _write_checkpoint(self, level: int, frontier_rdd: Any, elapsed: float) -> None:
+        """The boundary before ``level`` is expanded, in the local engine's format (2).
+
+        The frontier is collected to the driver (sorted into discovery order),
+        and the visited set is the union of the parent records' levels, which
+        the driver holds anyway.
+        """
+        t0 = time.perf_counter()
+        records = self._action(frontier_rdd.collect, abandonable=False)
+        records.sort(key=lambda r: r[1])
+        fps = np.fromiter((r[0] for r in records), dtype=np.int64, count=len(records))
+        self._reorder_level(level, fps)
+        snap = {
+            "format": 2,
+            "level": level,
+            "frontier": [r[2] for r in records],
+            "seen": np.unique(np.concatenate(self.parents.fps[: level + 1])),
+            "parent_fps": list(self.parents.fps[: level + 1]),
+            "parent_idx": list(self.parents.parent_idx[: level + 1]),
+            "generated": self.generated,
+            "act_generated": list(self.act_generated),
+            "act_distinct": list(self.act_distinct),
+            "sometimes_reached": dict(self.sometimes),
+            "violations": list(self.violations),
+            "depth": self.depth,
+            "elapsed": elapsed,
+        }
+        write_checkpoint(self.ckpt.directory, checkpoint_identity(self.model), snap)
+        self.checkpoints_written += 1
+        self.checkpointed_level = level
+        self.checkpoint_seconds += time.perf_counter() - t0
+
+    def _reorder_level(self, level: int, fps: np.ndarray) -> None:
+        """Put level ``level``'s parent records in the order of ``fps`` (the same fingerprints)."""
+        cur = self.parents.fps[level]
+        if len(cur) != len(fps):
+            raise CheckpointError(f"the frontier holds {len(fps)} states, level {level + 1} has {len(cur)}")
+        order = np.argsort(cur, kind="stable")
+        pos = np.searchsorted(cur[order], fps)
+        np.minimum(pos, len(cur) - 1, out=pos)
+        perm = order[pos]
+        if len(cur) and not np.array_equal(cur[perm], fps):
+            raise CheckpointError(f"the frontier and the parent records of level {level + 1} disagree")
+        self.parents.fps[level] = cur[perm]
+        self.parents.parent_idx[level] = self.parents.parent_idx[level][perm]
+
+    def _restore(self, snap: dict) -> tuple[int, list, np.ndarray]:
+        """Counters and parent records from a checkpoint; returns the level, frontier records and visited set."""
+        if snap.get("format") != 2:
+            raise CheckpointError("the checkpoint was written by an older engine; start the run again")
+        level = snap["level"]
+        self.parents.fps = [np.asarray(a, dtype=np.int64) for a in snap["parent_fps"]]
+        self.parents.parent_idx = [np.asarray(a, dtype=np.int32) for a in snap["parent_idx"]]
+        frontier = snap["frontier"]
+        cur = self.parents.fps[level]
+        if len(cur) != len(frontier) or len(self.parents.fps) != level + 1:
+            raise CheckpointError(f"checkpoint in {self.ckpt.resume} is inconsistent; start the run again")
+        self.generated = snap["generated"]
+        self.act_generated = list(snap["act_generated"])
+        self.act_distinct = list(snap["act_distinct"])
+        self.sometimes = dict(snap["sometimes_reached"])
+        self.violations = list(snap["violations"])
+        self.violated = {v.name for v in self.violations}
+        self.depth = snap["depth"]
+        self.elapsed_before = snap["elapsed"]
+        seen = np.asarray(snap["seen"], dtype=np.int64)
+        self.distinct = len(seen)
+        # The frontier is in discovery order: its rank is a discovery key (fixed width, so bytes compare
+        # as numbers) from which successors' keys grow as usual.
+        width = ">I" if len(frontier) < 2**32 else ">Q"
+        import struct
+
+        pack = struct.Struct(width).pack
+        records = [(int(fp), pack(i), s) for i, (fp, s) in enumerate(zip(cur.tolist(), frontier))]
+        return level, records, seen
+
+    def _boundary(self) -> dict:
+        """The counters at a level boundary (restored when the level after it is abandoned)."""
+        return {
+            "generated": self.generated, "act_generated": list(self.act_generated),
+            "act_distinct": list(self.act_distinct), "distinct": self.distinct, "depth": self.depth,
+            "violations": list(self.violations), "violated": set(self.violated),
+            "sometimes": dict(self.sometimes), "levels": len(self.parents.fps),
+        }
+
+    def _roll_back(self, b: dict) -> None:
+        self.generated = b["generated"]
+        self.act_generated = b["act_generated"]
+        self.act_distinct = b["act_distinct"]
+        self.distinct = b["distinct"]
+        self.depth = b["depth"]
+        self.violations = b["violations"]
+        self.violated = b["violated"]
+        self.sometimes = b["sometimes"]
+        self.parents.truncate(b["levels"])
+
     # -- the search ------------------------------------------------------------------
 
-    def run(self) -> CheckResult:
+    def run(self, snapshot: dict | None = None) -> CheckResult:
         model = self.model
         opts = model.options
         start = time.perf_counter()
@@ -154,12 +336,96 @@ class SparkBFS:
             else:
                 self.checkpoint_dir = tempfile.mkdtemp(prefix="modelcheck-spark-")
                 self.sc.setCheckpointDir(self.checkpoint_dir)
-        # Level 1 on the driver, exactly as the local engine does it.
+        stop = False
+        if snapshot is not None:
+            level, frontier, seen = self._restore(snapshot)
+            self.checkpointed_level = level
+        else:
+            level = 0
+            frontier, seen, stop = self._initial_level()
+        shards = self._shards(seen)
+        del seen
+        frontier_rdd = self.sc.parallelize(frontier, self.P) if frontier else None
+        del frontier
+        ticker = Ticker(self.progress_seconds)
+        last_checkpoint = time.perf_counter()
+        previous: dict = {}
+        if threading.current_thread() is threading.main_thread():
+            # Ctrl-C and SIGTERM only set a flag; the run stops at a level boundary (see _action).
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                previous[sig] = signal.signal(sig, self._on_signal)
+            import concurrent.futures
+
+            self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="spark-action")
+        elapsed = lambda: self.elapsed_before + time.perf_counter() - start  # noqa: E731
+        try:
+            while frontier_rdd is not None and not stop:
+                # A level boundary: frontier_rdd holds level ``level``, the counters are this boundary's.
+                self.queue_left = len(self.parents.fps[level])
+                if opts.max_depth is not None and level + 1 >= opts.max_depth:
+                    self.stopped_by = "max-depth"
+                    break
+                if self.interrupted:
+                    raise _Stop
+                if self.ckpt.directory and self.checkpointed_level != level and \
+                        time.perf_counter() - last_checkpoint >= self.ckpt.every:
+                    self._write_checkpoint(level, frontier_rdd, elapsed())
+                    last_checkpoint = time.perf_counter()
+                t0 = time.perf_counter()
+                boundary = self._boundary()
+                try:
+                    shards, frontier_rdd, stop = self._level(level, frontier_rdd, shards)
+                except (_Stop, KeyboardInterrupt):
+                    self._roll_back(boundary)
+                    raise
+                self.level_seconds.append(time.perf_counter() - t0)
+                level += 1
+                if self.progress is not None and (self.verbose or ticker.due()):
+                    detail = (f"[spark level {level}: {self.level_seconds[-1]:.2f}s, "
+                              f"Spark job {self.job_seconds:.2f}s, {self.P} partitions]" if self.verbose else "")
+                    self.progress(Progress(level + 1, self.generated, self.distinct, self.queue_left,
+                                           time.perf_counter() - start, detail))
+        except _Stop:
+            self.stopped_by = "interrupt"
+            self.queue_left = len(self.parents.fps[level])
+            if self.ckpt.directory and self.checkpointed_level != level:
+                try:
+                    self._write_checkpoint(level, frontier_rdd, elapsed())
+                except KeyboardInterrupt:
+                    self._cancel_quietly()  # a second Ctrl-C: the last checkpoint written stays valid
+        except KeyboardInterrupt:
+            # A second Ctrl-C (or one outside the level loop): the last checkpoint written stays the
+            # one to resume from.
+            self.stopped_by = "interrupt"
+            self.queue_left = len(self.parents.fps[level])
+            self._cancel_quietly()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            if self._pool is not None:
+                self._pool.shutdown(wait=False)
+                self._pool = None
+            self._release_old()
+            if self.checkpoint_dir:
+                import shutil
+
+                shutil.rmtree(self.checkpoint_dir, ignore_errors=True)
+        return self._result(elapsed())
+
+    def _cancel_quietly(self) -> None:
+        try:
+            self.sc.cancelAllJobs()
+        except Exception:  # noqa: BLE001 - best effort while stopping
+            pass
+
+    def _initial_level(self) -> tuple[list, np.ndarray, bool]:
+        """Level 1 on the driver, exactly as the local engine does it: the frontier records, their fps, stop."""
+        model = self.model
+        opts = model.options
         frontier = []
         seen: set[int] = set()
         fps_level = []
-        inits = model.init_states()
-        for i, s in enumerate(inits):
+        for i, s in enumerate(model.init_states()):
             self.generated += 1
             if not model.in_model(s):
                 continue
@@ -169,9 +435,7 @@ class SparkBFS:
             seen.add(fp)
             frontier.append((fp, ex.SEQ.pack(i), s))
             fps_level.append(fp)
-        from array import array
-
-        self.parents.add_level(array("q", fps_level), array("q", [0] * len(fps_level)))
+        self.parents.add_level(fps_level, [0] * len(fps_level))
         self.distinct = len(frontier)
         self.depth = 1 if frontier else 0
         stop = False
@@ -183,40 +447,19 @@ class SparkBFS:
                 if inv.name not in self.violated:
                     self._record("invariant", inv.name, inv.description, 0, fp)
                     stop = stop or not opts.continue_after_violation
-        shards = (
-            self.sc.parallelize([(fp, None) for fp in seen], self.P)
-            .partitionBy(self.P, self.part_func)
-            .mapPartitions(_build_shard, preservesPartitioning=True)
-        )
-        frontier_rdd = self.sc.parallelize(frontier, self.P)
-        level = 0
-        ticker = Ticker(self.progress_seconds)
-        try:
-            while frontier_rdd is not None and not stop:
-                if opts.max_depth is not None and level + 1 >= opts.max_depth:
-                    self.stopped_by = "max-depth"
-                    self.queue_left = self._frontier_size
-                    break
-                t0 = time.perf_counter()
-                shards, frontier_rdd, stop = self._level(level, frontier_rdd, shards)
-                self.level_seconds.append(time.perf_counter() - t0)
-                level += 1
-                if self.progress is not None and (self.verbose or ticker.due()):
-                    detail = (f"[spark level {level}: {self.level_seconds[-1]:.2f}s, "
-                              f"Spark job {self.job_seconds:.2f}s, {self.P} partitions]" if self.verbose else "")
-                    self.progress(Progress(level + 1, self.generated, self.distinct, self.queue_left,
-                                           time.perf_counter() - start, detail))
-        except KeyboardInterrupt:
-            self.stopped_by = "interrupt"
-        finally:
-            self._release_old()
-            if self.checkpoint_dir:
-                import shutil
+        return frontier, np.asarray(fps_level, dtype=np.int64), stop
 
-                shutil.rmtree(self.checkpoint_dir, ignore_errors=True)
-        return self._result(time.perf_counter() - start)
-
-    _frontier_size = 0
+    def _add_level(self, level: int, fps: np.ndarray, parent_fps: np.ndarray) -> None:
+        """Record level ``level + 1``: each fingerprint with the index of its parent in level ``level``."""
+        prev = self.parents.fps[level]
+        order = np.argsort(prev, kind="stable")
+        pos = np.searchsorted(prev[order], parent_fps)
+        if len(parent_fps):
+            np.minimum(pos, len(prev) - 1, out=pos)
+        idx = order[pos] if len(parent_fps) else np.empty(0, dtype=np.int64)
+        if len(parent_fps) and not np.array_equal(prev[idx], parent_fps):
+            raise RuntimeError(f"a parent of level {level + 2} is not in level {level + 1}")
+        self.parents.add_level(fps, idx)
 
     def _level(self, level: int, frontier_rdd: Any, shards: Any) -> tuple[Any, Any, bool]:
         """Expand level ``level`` (0-based); returns the next shards, frontier (None when empty) and stop."""
@@ -235,7 +478,11 @@ class SparkBFS:
         merged = self._cut_lineage(merged.mapPartitions(functools.partial(ex.merge_shard, job),
                                                         preservesPartitioning=True))
         t_job = time.perf_counter()
-        stats = merged.filter(lambda r: r[0] == ex.LEVEL_STATS).collect()
+        try:
+            stats = self._action(merged.filter(lambda r: r[0] == ex.LEVEL_STATS).collect)
+        except BaseException:
+            merged.unpersist(blocking=False)
+            raise
         self.job_seconds = time.perf_counter() - t_job
 
         # Gather the level's facts on the driver.
@@ -244,10 +491,6 @@ class SparkBFS:
         for st in stats:
             level_generated = [a + b for a, b in zip(level_generated, st[6])]
             deadlocked += st[7]
-        from array import array
-
-        import numpy as np
-
         fps = np.concatenate([s[1] for s in stats]) if stats else np.empty(0, dtype=np.int64)
         par = np.concatenate([s[2] for s in stats]) if stats else np.empty(0, dtype=np.int64)
         errors = sorted(e for s in stats for e in s[8])
@@ -256,7 +499,7 @@ class SparkBFS:
             _key, pfp, message, where = errors[0]
             raise SpecRuntimeError(message, spec=model.spec.name, where=where,
                                    trace=replay(model, self.parents.path_to(level, pfp)))
-        self.parents.add_level(array("q", fps.tolist()), array("q", par.tolist()))
+        self._add_level(level, fps, par)
         level_distinct = [0] * len(model.actions)
         violations = []
         sometimes_keys: dict[str, bytes] = {}
@@ -280,7 +523,7 @@ class SparkBFS:
             events.append((deadlocked[0][0], 1, "deadlock", deadlocked[0]))
         if opts.max_states is not None and self.distinct + new_count >= opts.max_states:
             need = opts.max_states - self.distinct
-            keys = sorted(merged.filter(lambda r: r[0] == ex.NEW).map(lambda r: r[2]).collect())
+            keys = sorted(self._action(merged.filter(lambda r: r[0] == ex.NEW).map(lambda r: r[2]).collect))
             parent = keys[max(need, 1) - 1][:-2]
             events.append((parent, 2, "max-states", None))
         event = min(events, key=lambda e: (e[0], e[1])) if events else None
@@ -297,10 +540,10 @@ class SparkBFS:
         else:
             bound = event[0]
             in_bound = functools.partial(_parent_at_most, bound=bound)
-            gen_counts = (expanded.filter(lambda r: r[0] == ex.CANDIDATE)
-                          .filter(lambda r: in_bound(r[2])).map(lambda r: r[4]).countByValue())
-            new_counts = (merged.filter(lambda r: r[0] == ex.NEW)
-                          .filter(lambda r: in_bound(r[2])).map(lambda r: r[4]).countByValue())
+            gen_counts = self._action(expanded.filter(lambda r: r[0] == ex.CANDIDATE)
+                                      .filter(lambda r: in_bound(r[2])).map(lambda r: r[4]).countByValue)
+            new_counts = self._action(merged.filter(lambda r: r[0] == ex.NEW)
+                                      .filter(lambda r: in_bound(r[2])).map(lambda r: r[4]).countByValue)
             for ai, n in gen_counts.items():
                 self.act_generated[ai] += n
             for ai, n in new_counts.items():
@@ -334,7 +577,6 @@ class SparkBFS:
             self.queue_left = kept_new
             return next_shards, None, True
         self.queue_left = new_count
-        self._frontier_size = new_count
         if new_count == 0:
             return next_shards, None, False
         next_frontier = merged.filter(lambda r: r[0] == ex.NEW).map(lambda r: (r[1], r[2], r[3]))
@@ -368,12 +610,10 @@ def _ship_user_module(sc: Any, path: str) -> str:
     return folder
 
 
-def _build_shard(records: Any) -> Any:
-    import numpy as np
-
-    fps = np.fromiter((fp for fp, _ in records), dtype=np.int64)
-    fps.sort()
-    yield (ex.SHARD, fps)
+def _shard_records(records: Any) -> Any:
+    """(shard index, sorted fingerprints) pairs as the merge's shard records."""
+    for _i, fps in records:
+        yield (ex.SHARD, fps)
 
 
 def _parent_at_most(key: bytes, bound: bytes) -> bool:

@@ -1,0 +1,225 @@
+"""Checkpoints and resume on the Spark engine: the local engine's contract and checkpoint file.
+
+A run killed at any moment resumes from its last checkpoint and ends with
+exactly the counts, depth, coverage and first violation (with its trace) of an
+uninterrupted run; Ctrl-C and SIGTERM stop at a level boundary with a final
+checkpoint and exit 130; a checkpoint of another run is refused with one line;
+and either engine resumes the other's checkpoints.
+
+The uninterrupted reference is the local engine's run: ``tests/test_spark.py``
+shows the Spark engine's results are identical to it on every configuration.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import MODELS, ROOT, run_cli
+from modelcheck.checkpoint import FILE_NAME
+
+pytestmark = pytest.mark.spark
+
+SPARK = ("--engine", "spark", "--master", "local[2]")
+
+
+def report(p: subprocess.CompletedProcess) -> dict:
+    """The JSON report without what may differ between runs and engines (timing, engine name)."""
+    assert p.stdout.strip(), p.stderr[-3000:]
+    data = json.loads(p.stdout)
+    for key in ("seconds", "states_per_second", "engine"):
+        data.pop(key, None)
+    return data
+
+
+def checkpoint_level(directory) -> int:
+    try:
+        with open(os.path.join(directory, FILE_NAME), "rb") as f:
+            return pickle.load(f)["payload"]["level"]
+    except (OSError, EOFError, pickle.UnpicklingError):
+        return -1
+
+
+def start(args, **kwargs) -> subprocess.Popen:
+    # A session of its own: a kill takes the driver's JVM and Python workers with it, like a lost machine.
+    return subprocess.Popen([sys.executable, "-m", "modelcheck", *args], cwd=ROOT, start_new_session=True, **kwargs)
+
+
+def kill_when_checkpointed(args, directory, level: int) -> None:
+    """Run ``args`` checkpointing at every level boundary; SIGKILL everything once ``level`` is on disk."""
+    p = start([*args, *SPARK, "--checkpoint", str(directory), "--checkpoint-every", "0", "-q", "--json"],
+              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.time() + 180
+        while time.time() < deadline and p.poll() is None:
+            if checkpoint_level(directory) >= level:
+                os.killpg(p.pid, signal.SIGKILL)
+                break
+            time.sleep(0.005)
+        p.wait(timeout=60)
+        assert p.returncode == -signal.SIGKILL, (
+            f"the run ended ({p.returncode}) before a checkpoint of level {level} was seen: "
+            + p.stderr.read().decode()[-2000:])
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        p.stderr.close()
+
+
+CASES = [
+    # A run that holds (18 levels), killed once the first checkpoint file is there and in the middle...
+    (["check", "kip320", "--const", "Replicas=2"], [0, 9]),
+    # ...and one that finds the 9-state HW data-loss trace, killed just before its last levels.
+    (["check", "truncate-to-hw"], [6]),
+]
+
+
+@pytest.mark.parametrize("args,levels", CASES, ids=["kip320-R2-holds", "truncate-to-hw-violated"])
+def test_spark_resume_after_sigkill_gives_the_uninterrupted_result(tmp_path, args, levels):
+    expected = report(run_cli(*args, "-q", "--json"))
+    for level in levels:
+        directory = tmp_path / f"ck{level}"
+        kill_when_checkpointed(args, directory, level)
+        killed_at = checkpoint_level(directory)
+        assert killed_at >= level
+        resumed = run_cli(*args, *SPARK, "-q", "--json", "--resume", str(directory))
+        assert resumed.returncode == (1 if expected["result"] == "violated" else 0), resumed.stderr[-3000:]
+        assert json.loads(resumed.stdout)["engine"] == "spark"
+        assert report(resumed) == expected, f"killed after the checkpoint of level {killed_at}"
+        # A kill in the middle of a write leaves a temporary file; resuming removes it.
+        assert os.listdir(directory) == [FILE_NAME]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_spark_interrupt_stops_at_a_boundary_with_a_checkpoint_that_resumes(tmp_path, sig):
+    args = ["check", "kip320", "--const", "Replicas=2"]
+    expected = report(run_cli(*args, "-q", "--json"))
+    p = start([*args, *SPARK, "--checkpoint", str(tmp_path), "--checkpoint-every", "3600", "--progress", "0.1"],
+              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # Past the first levels (so the checkpoint is not just the initial states), then interrupt
+        # the driver only, as a terminal's Ctrl-C does (the JVM ignores SIGINT).
+        while "Progress(5)" not in p.stderr.readline():
+            assert p.poll() is None, "the run ended before it could be interrupted"
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    assert p.returncode == 130, err[-3000:]
+    assert "Model checking interrupted; statistics so far:" in out
+    assert f"Checkpoint written to {tmp_path}; continue with --resume {tmp_path}" in err
+    assert "Traceback" not in err
+    level = checkpoint_level(tmp_path)
+    assert level >= 4
+    assert os.listdir(tmp_path) == [FILE_NAME]
+    # The statistics printed are those of the boundary checkpointed.
+    with open(tmp_path / FILE_NAME, "rb") as f:
+        snap = pickle.load(f)["payload"]
+    assert f"{len(snap['seen']):,} distinct states found, {len(snap['frontier']):,} states left on queue" in out
+    # SIGINT: resumed on Spark; SIGTERM: resumed by the local engine (the checkpoint is the same file).
+    engine = SPARK if sig == signal.SIGINT else ()
+    resumed = run_cli(*args, *engine, "-q", "--json", "--resume", str(tmp_path))
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert report(resumed) == expected
+
+
+def test_spark_resume_refuses_another_run_with_one_line(tmp_path):
+    """Refused before Spark starts: exit 2 and one line naming what differs."""
+    shutil.copytree(local_checkpoint(tmp_path / "local"), tmp_path / "ck")
+    directory = str(tmp_path / "ck")
+    p = run_cli("check", "kip320", "--const", "Replicas=3", *SPARK, "--resume", directory)
+    assert p.returncode == 2, p.stderr[-3000:]
+    lines = [line for line in p.stderr.splitlines() if line.strip()]
+    assert lines[-1] == (f"error: cannot resume from {directory}: the checkpoint is for constants "
+                         "LogSize=2, MaxLeaderEpoch=2, MaxRecords=2, Replicas=2, this run has "
+                         "LogSize=2, MaxLeaderEpoch=2, MaxRecords=2, Replicas=3")
+    assert "Traceback" not in p.stderr and "log level" not in p.stderr  # Spark was never started
+    p = run_cli("check", "kip279", "--const", "Replicas=2", *SPARK, "--resume", directory)
+    assert p.returncode == 2 and "the checkpoint is for spec kip320, this run has kip279" in p.stderr
+    p = run_cli("check", "kip320", "--const", "Replicas=2", "--symmetry", *SPARK, "--resume", directory)
+    assert p.returncode == 2 and "cannot resume from" in p.stderr and "options" in p.stderr
+
+
+def local_checkpoint(directory) -> str:
+    """A checkpoint of kip320 Replicas=2 written by the local engine (its last boundary)."""
+    p = start(["check", "kip320", "--const", "Replicas=2", "--checkpoint", str(directory),
+               "--checkpoint-every", "0", "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p.wait(timeout=60)
+    assert p.returncode == 0 and checkpoint_level(directory) == 17
+    return str(directory)
+
+
+# -- in-process: the Spark-written checkpoint of every level is right ----------------------------------
+
+
+@pytest.fixture(scope="module")
+def sc():
+    from pyspark import SparkContext
+
+    from modelcheck.spark_explore.session import spark_context
+
+    existing = SparkContext._active_spark_context
+    context = spark_context("local[2]")
+    yield context
+    if existing is None:
+        context.stop()
+
+
+def _copies_each_checkpoint(directory, copies):
+    """A progress sink (called after every level with verbose=True) that keeps each level's checkpoint."""
+
+    def sink(_progress):
+        level = checkpoint_level(directory)
+        if level >= 0 and level not in copies:
+            dest = directory.parent / f"level{level}"
+            shutil.copytree(directory, dest)
+            copies[level] = dest
+
+    return sink
+
+
+IN_PROCESS = [
+    ("kip279", (("Replicas", "2"),), {}),
+    (str(MODELS / "die_hard.py"), (), {"continue_after_violation": True}),
+]
+
+
+@pytest.mark.parametrize("ref,consts,opts", IN_PROCESS, ids=["kip279-R2", "die_hard-continue"])
+def test_every_spark_checkpoint_resumes_to_the_uninterrupted_result(sc, tmp_path, ref, consts, opts):
+    """Checkpoints of every level, written by Spark, resumed by the local engine; two also by Spark."""
+    from modelcheck.cli import build_constants
+    from modelcheck.engine import check as local_check
+    from modelcheck.loader import load_spec, spec_reference
+    from modelcheck.result import CheckOptions
+    from modelcheck.spark_explore.engine import check as spark_check
+    from spark_support import differences
+
+    spec = load_spec(ref)
+    c = build_constants(spec, consts)
+    expected = local_check(spec, c, CheckOptions(**opts))
+    directory = tmp_path / "ck"
+    copies: dict = {}
+    first = spark_check(spec, spec_reference(spec, ref), c,
+                        CheckOptions(checkpoint_dir=str(directory), checkpoint_every=0, **opts),
+                        sc=sc, verbose=True, progress=_copies_each_checkpoint(directory, copies))
+    assert differences(expected, first) == []
+    assert sorted(copies) == list(range(expected.depth)), "a checkpoint at every level boundary"
+    for level, path in sorted(copies.items()):
+        resumed = local_check(spec, c, CheckOptions(resume=str(path), **opts))
+        assert differences(expected, resumed) == [], f"resumed from level {level}"
+    for level in (0, max(copies) - 1):
+        path = shutil.copytree(copies[level], tmp_path / f"spark{level}")
+        resumed = spark_check(spec, spec_reference(spec, ref), c, CheckOptions(resume=str(path), **opts), sc=sc)
+        assert resumed.engine == "spark"
+        assert differences(expected, resumed) == [], f"resumed on Spark from level {level}"
