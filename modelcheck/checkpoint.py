@@ -67,6 +67,34 @@ def _show(v: Any) -> str:
     return str(v)
 
 
+PAYLOAD_FORMAT = 2
+"""The layout of a level-boundary payload, shared by every engine (so any engine resumes any other's)."""
+
+BOUNDARY_FIELDS = (
+    "level", "frontier", "seen", "parent_fps", "parent_idx", "generated", "act_generated", "act_distinct",
+    "sometimes_reached", "violations", "depth", "elapsed",
+)
+"""What a level boundary holds: the frontier of ``level`` (states in discovery order), every
+fingerprint seen, per level the fingerprints and parent indices, the counters, and the time spent."""
+
+
+def boundary_payload(**fields: Any) -> dict[str, Any]:
+    """The payload of a checkpoint at a level boundary, in the one format every engine reads."""
+    missing = [f for f in BOUNDARY_FIELDS if f not in fields]
+    extra = [f for f in fields if f not in BOUNDARY_FIELDS]
+    if missing or extra:
+        raise TypeError(f"boundary_payload: missing {missing}, unexpected {extra}")
+    return {"format": PAYLOAD_FORMAT, **fields}
+
+
+def read_boundary(directory: str, expected: CheckpointIdentity) -> dict[str, Any]:
+    """The level-boundary payload of the checkpoint in ``directory`` (see :func:`read_checkpoint`)."""
+    snap = read_checkpoint(directory, expected)
+    if not isinstance(snap, dict) or snap.get("format") != PAYLOAD_FORMAT:
+        raise CheckpointError("the checkpoint was written by an older engine; start the run again")
+    return snap
+
+
 def checkpoint_path(directory: str) -> str:
     return os.path.join(directory, FILE_NAME)
 

@@ -381,12 +381,6 @@ def run() -> None:
             raise
         click.echo(f"error: {exc}", err=True)
         if isinstance(exc, SpecRuntimeError) and exc.trace:
-            from modelcheck.counterexamples.text import render_text
-
-            try:
-                spec = load_spec(exc.spec) if exc.spec in registered_specs() else None
-            except ModelCheckError:
-                spec = None
             click.echo(f"The behavior up to the failing state ({len(exc.trace)} states):", err=True)
             for i, step in enumerate(exc.trace, 1):
                 click.echo(f"  State {i}: <{step.action or 'Initial predicate'}> {step.state!r}", err=True)

@@ -18,13 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from .errors import CheckpointError, SpecRuntimeError
+from .errors import SpecRuntimeError
 from .model import BoundModel
 from .progress import Progress, ProgressSink, Ticker
 from .replay import replay
 from .result import CheckOptions, CheckResult, Violation
 from .spec import Spec, State
-from .checkpoint import CheckpointIdentity, read_checkpoint, write_checkpoint
+from .checkpoint import CheckpointIdentity, boundary_payload, read_boundary, write_checkpoint
 from .constants import constants_to_dict
 from .memory import MemoryBudgetExceeded, current_rss_bytes
 from .frontier import Frontier
@@ -138,25 +138,22 @@ class LocalBFS:
 
     def _snapshot(self, level: int, frontier: Frontier, seen: VisitedSet, elapsed: float) -> dict:
         """Everything needed to continue from the start of ``level`` (a level boundary)."""
-        return {
-            "format": 2,
-            "level": level,
-            "frontier": frontier.to_list(),
-            "seen": seen.to_array(),
-            "parent_fps": self.parents.fps[: level + 1],
-            "parent_idx": self.parents.parent_idx[: level + 1],
-            "generated": self.generated,
-            "act_generated": list(self.act_generated),
-            "act_distinct": list(self.act_distinct),
-            "sometimes_reached": dict(self.sometimes_reached),
-            "violations": list(self.violations),
-            "depth": self.depth,
-            "elapsed": elapsed,
-        }
+        return boundary_payload(
+            level=level,
+            frontier=frontier.to_list(),
+            seen=seen.to_array(),
+            parent_fps=self.parents.fps[: level + 1],
+            parent_idx=self.parents.parent_idx[: level + 1],
+            generated=self.generated,
+            act_generated=list(self.act_generated),
+            act_distinct=list(self.act_distinct),
+            sometimes_reached=dict(self.sometimes_reached),
+            violations=list(self.violations),
+            depth=self.depth,
+            elapsed=elapsed,
+        )
 
     def _restore(self, snap: dict) -> tuple[int, Frontier, VisitedSet]:
-        if snap.get("format") != 2:
-            raise CheckpointError("the checkpoint was written by an older engine; start the run again")
         self.parents.fps = list(snap["parent_fps"])
         self.parents.parent_idx = list(snap["parent_idx"])
         self._restore_counters(snap)
@@ -180,7 +177,7 @@ class LocalBFS:
         stop = False
 
         if opts.resume:
-            level, frontier, seen = self._restore(read_checkpoint(opts.resume, self._identity()))
+            level, frontier, seen = self._restore(read_boundary(opts.resume, self._identity()))
         else:
             # Level 1: initial states.
             level = 0

@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from .checkpoint import read_checkpoint, write_checkpoint
+from .checkpoint import boundary_payload, read_boundary, write_checkpoint
 from .errors import CheckpointError, ModelCheckError, SpecRuntimeError
 from .model import BoundModel
 from .progress import Progress, ProgressSink, Ticker
@@ -706,21 +706,20 @@ class ParallelBFS:
         if sum(len(ranks) for ranks, _ in parts) != len(fps[level]):
             raise WorkerCrash(f"the workers hold {sum(len(r) for r, _ in parts)} frontier states, "
                               f"level {level} has {len(fps[level])}")
-        snap = {
-            "format": 2,
-            "level": level,
-            "frontier": _FrontierParts(parts),  # loads as the list of states in rank order
-            "seen": np.sort(np.concatenate(fps)),
-            "parent_fps": fps,
-            "parent_idx": self.parents.parent_idx[: level + 1],
-            "generated": self.generated,
-            "act_generated": list(self.act_generated),
-            "act_distinct": list(self.act_distinct),
-            "sometimes_reached": dict(self.sometimes_reached),
-            "violations": list(self.violations),
-            "depth": self.depth,
-            "elapsed": self.elapsed_before + ticker.elapsed(),
-        }
+        snap = boundary_payload(
+            level=level,
+            frontier=_FrontierParts(parts),  # loads as the list of states in rank order
+            seen=np.sort(np.concatenate(fps)),
+            parent_fps=fps,
+            parent_idx=self.parents.parent_idx[: level + 1],
+            generated=self.generated,
+            act_generated=list(self.act_generated),
+            act_distinct=list(self.act_distinct),
+            sometimes_reached=dict(self.sometimes_reached),
+            violations=list(self.violations),
+            depth=self.depth,
+            elapsed=self.elapsed_before + ticker.elapsed(),
+        )
         write_checkpoint(self.model.options.checkpoint_dir, self._identity(), snap)
         self.checkpoints_written += 1
         self.checkpointed_level = level
@@ -728,9 +727,7 @@ class ParallelBFS:
 
     def _restore(self) -> tuple[list[tuple[int, int, Any]], np.ndarray]:
         """Counters and parent records from a checkpoint; the frontier as (rank, fp, state) and the visited set."""
-        snap = read_checkpoint(self.model.options.resume, self._identity())
-        if snap.get("format") != 2:
-            raise CheckpointError("the checkpoint was written by an older engine; start the run again")
+        snap = read_boundary(self.model.options.resume, self._identity())
         level = snap["level"]
         self.parents.fps = [np.asarray(a, dtype=np.int64) for a in snap["parent_fps"]]
         self.parents.parent_idx = [np.asarray(a, dtype=np.int32) for a in snap["parent_idx"]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 import pytest
 
-from modelcheck import Spec, action, constant, invariant
+from modelcheck import Spec, action, constant
 from modelcheck.constants import make_constants
 from modelcheck.engine import check
 from modelcheck.errors import ConstantError, SpecDefinitionError, SpecRuntimeError, StateError
