@@ -54,20 +54,32 @@ def classify(p: psutil.Process) -> str | None:
     return None
 
 
-def sample(root_pid: int, extra_roots: list[int], stop: threading.Event, peaks: dict) -> None:
-    """Peak RSS per group (driver, JVMs, Python workers) of the process trees under the roots."""
+def sample(root_pid: int, extra_roots: list[int], stop: threading.Event, peaks: dict, cpu: dict) -> None:
+    """Peak RSS per group (driver, JVMs, Python workers) of the process trees under the roots, and the
+    CPU seconds of every process in them (the last reading of each; a process that ends between two
+    readings loses at most 0.25 s of its CPU)."""
     while not stop.is_set():
         totals = {"driver": 0, "jvm": 0, "pyworkers": 0}
         try:
             root = psutil.Process(root_pid)
             totals["driver"] = root.memory_info().rss
-            procs = root.children(recursive=True)
+            procs = [root] + root.children(recursive=True)
             for pid in extra_roots:  # cluster workers: only what they launched for us
                 procs += psutil.Process(pid).children(recursive=True)
             for p in procs:
+                try:
+                    t = p.cpu_times()
+                    cpu[(p.pid, p.create_time())] = t.user + t.system
+                except psutil.Error:
+                    pass
+                if p.pid == root_pid:
+                    continue
                 group = classify(p)
                 if group:
-                    totals[group] += p.memory_info().rss
+                    try:
+                        totals[group] += p.memory_info().rss
+                    except psutil.Error:
+                        pass
         except psutil.Error:
             pass
         for k, v in totals.items():
@@ -78,16 +90,18 @@ def sample(root_pid: int, extra_roots: list[int], stop: threading.Event, peaks: 
 def run(args: list[str], extra_roots: list[int]) -> dict:
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
+    cpu: dict = {}
     proc = subprocess.Popen([sys.executable, "-m", "modelcheck", "check", *args, "--json"], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peaks: dict = {}
     stop = threading.Event()
-    sampler = threading.Thread(target=sample, args=(proc.pid, extra_roots, stop, peaks), daemon=True)
+    sampler = threading.Thread(target=sample, args=(proc.pid, extra_roots, stop, peaks, cpu), daemon=True)
     sampler.start()
     out, err = proc.communicate()
     wall = time.perf_counter() - t0
     stop.set()
     sampler.join()
+    load_after = os.getloadavg()[0]
     if proc.returncode not in (0, 1):
         raise SystemExit(f"run failed ({proc.returncode}): {' '.join(args)}\n{err[-3000:]}")
     data = json.loads(out)
@@ -105,6 +119,8 @@ def run(args: list[str], extra_roots: list[int]) -> dict:
         "overhead": statistics.median(small) if small else None,
         "peaks": peaks,
         "load": load,
+        "load_after": load_after,
+        "cpu": sum(cpu.values()),
     }
 
 
@@ -133,20 +149,22 @@ def main() -> None:
         else:
             raise SystemExit(f"unknown run {name}")
         r = results[name]
-        print(f"# {name}: {r['wall']:.1f}s wall, {r['distinct']:,} distinct, overhead {r['overhead']}, "
+        print(f"# {name}: {r['wall']:.1f}s wall, {r['cpu']:.1f}s CPU, load {r['load']:.1f}->{r['load_after']:.1f}, "
+              f"{r['distinct']:,} distinct, overhead {r['overhead']}, "
               f"levels {[round(t, 2) for _, t in r['levels']]}", file=sys.stderr, flush=True)
     mib = 2**20
     print(f"{a.spec} {' '.join(consts)}: machine {os.cpu_count()} cores, "
           f"{psutil.virtual_memory().total / 2**30:.0f} GiB\n")
-    print("| run | wall (s) | engine (s) | distinct | generated | depth | per-level overhead (s) "
-          "| peak driver (MiB) | peak JVMs (MiB) | peak Python workers (MiB) | load before |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| run | wall (s) | CPU (s) | engine (s) | distinct | generated | depth | per-level overhead (s) "
+          "| peak driver (MiB) | peak JVMs (MiB) | peak Python workers (MiB) | load before → after |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, r in results.items():
         ov = f"{r['overhead']:.2f}" if r["overhead"] is not None else "–"
         pk = r["peaks"]
-        print(f"| {name} | {r['wall']:.1f} | {r['engine_seconds']:.1f} | {r['distinct']:,} | {r['generated']:,} "
-              f"| {r['depth']} | {ov} | {pk.get('driver', 0) / mib:.0f} | {pk.get('jvm', 0) / mib:.0f} "
-              f"| {pk.get('pyworkers', 0) / mib:.0f} | {r['load']:.1f} |")
+        print(f"| {name} | {r['wall']:.1f} | {r['cpu']:.1f} | {r['engine_seconds']:.1f} | {r['distinct']:,} "
+              f"| {r['generated']:,} | {r['depth']} | {ov} | {pk.get('driver', 0) / mib:.0f} "
+              f"| {pk.get('jvm', 0) / mib:.0f} | {pk.get('pyworkers', 0) / mib:.0f} "
+              f"| {r['load']:.1f} → {r['load_after']:.1f} |")
 
 
 if __name__ == "__main__":

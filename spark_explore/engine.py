@@ -92,7 +92,7 @@ def check(
         if spec_ref.endswith(".py") or ".py:" in spec_ref:
             shipped = _ship_user_module(sc, spec_ref.partition(":")[0])
         parts = partitions or sc.defaultParallelism
-        job = (spec_ref, tuple(sorted(constants_to_dict(consts).items())), options)
+        job = (spec_ref, tuple(sorted(constants_to_dict(consts).items())), options, parts)
         bfs = SparkBFS(sc, model, job, parts, progress, verbose, reliable=not is_local(sc.master))
         bfs.progress_seconds = progress_seconds
         bfs.ckpt = ckpt
@@ -181,14 +181,40 @@ class SparkBFS:
             rdd.unpersist(blocking=False)
         self._old = []
 
-    def _shards(self, fps: np.ndarray) -> Any:
-        """The visited set ``fps`` as P shards, partitioned like the candidates (``fp % P``)."""
+    def _level_rdd(self, frontier: list, fps: np.ndarray) -> Any:
+        """A level's RDD built on the driver: the visited set ``fps`` as P shards (``fp % P``) and
+        the frontier (``(fp, key, state)`` in key order) cut into P contiguous runs."""
         fps = np.asarray(fps, dtype=np.int64)
         owners = fps % self.P  # numpy follows Python: never negative for a positive P
-        parts = [(i, np.sort(fps[owners == i])) for i in range(self.P)]
-        return (self.sc.parallelize(parts, self.P)
-                .partitionBy(self.P, self.part_func)
-                .mapPartitions(_shard_records, preservesPartitioning=True))
+        n = len(frontier)
+        parts = []
+        for i in range(self.P):
+            run = [(fp, key, s, 0) for fp, key, s in frontier[i * n // self.P:(i + 1) * n // self.P]]
+            records = [(ex.NEW, ex._dumps(run[j:j + ex.CHUNK])) for j in range(0, len(run), ex.CHUNK)]
+            parts.append((i, [(ex.SHARD, np.sort(fps[owners == i]))] + records))
+        rdd = (self.sc.parallelize(parts, self.P)
+               .partitionBy(self.P, self.part_func)
+               .mapPartitions(_unwrap, preservesPartitioning=True))
+        return self._cut_lineage(rdd)
+
+    def _union(self, a: Any, b: Any) -> Any:
+        """Partition i of ``a`` followed by partition i of ``b``, without PySpark's re-serializing copy.
+
+        ``RDD.union`` copies one side through Python (unpickle, pickle) when the
+        two sides' serializers differ, which they do here (auto-batched vs. the
+        shuffle's batches). Both are streams of pickled lists, so the merge reads
+        either with the shuffle's deserializer; and both sides have the same
+        partitioner, so the JVM unites them partition by partition.
+        """
+        from pyspark import RDD
+
+        if a.partitioner != b.partitioner or a.getNumPartitions() != self.P or b.getNumPartitions() != self.P:
+            raise RuntimeError("a level and its candidates are not co-partitioned")
+        rdd = RDD(a._jrdd.union(b._jrdd), self.sc, b._jrdd_deserializer)
+        if rdd.getNumPartitions() != self.P:
+            raise RuntimeError("the union lost the shard partitioner")
+        rdd.partitioner = a.partitioner
+        return rdd
 
     # -- interrupts ---------------------------------------------------------------
 
@@ -232,7 +258,7 @@ class SparkBFS:
         the driver holds anyway.
         """
         t0 = time.perf_counter()
-        records = self._action(frontier_rdd.collect, abandonable=False)
+        records = self._action(frontier_rdd.mapPartitions(ex.frontier_states).collect, abandonable=False)
         records.sort(key=lambda r: r[1])
         fps = np.fromiter((r[0] for r in records), dtype=np.int64, count=len(records))
         self._reorder_level(level, fps)
@@ -343,10 +369,11 @@ class SparkBFS:
         else:
             level = 0
             frontier, seen, stop = self._initial_level()
-        shards = self._shards(seen)
-        del seen
-        frontier_rdd = self.sc.parallelize(frontier, self.P) if frontier else None
-        del frontier
+        self.stats = self.sc.accumulator({}, ex.StatsParam())
+        # The RDD of the current level (partitioned by owner: shard + new states); None when empty.
+        frontier_rdd = self._level_rdd(frontier, seen) if frontier else None
+        self._old = [frontier_rdd] if frontier_rdd is not None else []
+        del frontier, seen
         ticker = Ticker(self.progress_seconds)
         last_checkpoint = time.perf_counter()
         previous: dict = {}
@@ -374,7 +401,7 @@ class SparkBFS:
                 t0 = time.perf_counter()
                 boundary = self._boundary()
                 try:
-                    shards, frontier_rdd, stop = self._level(level, frontier_rdd, shards)
+                    frontier_rdd, stop = self._level(level, frontier_rdd)
                 except (_Stop, KeyboardInterrupt):
                     self._roll_back(boundary)
                     raise
@@ -461,42 +488,49 @@ class SparkBFS:
             raise RuntimeError(f"a parent of level {level + 2} is not in level {level + 1}")
         self.parents.add_level(fps, idx)
 
-    def _level(self, level: int, frontier_rdd: Any, shards: Any) -> tuple[Any, Any, bool]:
-        """Expand level ``level`` (0-based); returns the next shards, frontier (None when empty) and stop."""
+    def _level(self, level: int, frontier_rdd: Any) -> tuple[Any, bool]:
+        """Expand level ``level`` (0-based); returns the next level's RDD (None when empty) and stop.
+
+        One Spark job of two stages, with one Python pass per partition each:
+        expansion (reading the level's new states, writing candidates per owner
+        to the shuffle) and the merge (reading the level's shard and the
+        candidates, writing the next shard and new states). The job's action
+        is a JVM-side count; each merge task reports its partition's facts
+        through an accumulator, so no Python pass re-reads the persisted level.
+        """
         model = self.model
         opts = model.options
         job = self.job
-        # One job per level: expansion, shuffle to owners and merge run as two stages. The
-        # expansion is not persisted; the rare recount at a stopping level recomputes it.
         expanded = frontier_rdd.mapPartitionsWithIndex(functools.partial(ex.expand_partition, job))
-        candidates = expanded.mapPartitions(ex.to_owner_pairs).partitionBy(self.P, self.part_func)
-        if candidates.partitioner != shards.partitioner or candidates.getNumPartitions() != self.P:
-            raise RuntimeError("shards and candidates are not co-partitioned")
-        merged = shards.union(candidates)
-        if merged.partitioner != shards.partitioner:
-            raise RuntimeError("the union lost the shard partitioner")
-        merged = self._cut_lineage(merged.mapPartitions(functools.partial(ex.merge_shard, job),
-                                                        preservesPartitioning=True))
+        candidates = expanded.partitionBy(self.P, self.part_func)
+        union = self._union(frontier_rdd, candidates)
+        merged = self._cut_lineage(union.mapPartitionsWithIndex(
+            functools.partial(ex.merge_shard, job, self.stats, level), preservesPartitioning=True))
         t_job = time.perf_counter()
         try:
-            stats = self._action(merged.filter(lambda r: r[0] == ex.LEVEL_STATS).collect)
+            self._action(merged._jrdd.count)
         except BaseException:
             merged.unpersist(blocking=False)
             raise
         self.job_seconds = time.perf_counter() - t_job
+        found = self.stats.value
+        stats = [found.pop((level, i)) for i in range(self.P)]
+        for key in [k for k in found if k[0] <= level]:  # late copies from recomputed tasks
+            del found[key]
 
         # Gather the level's facts on the driver.
         level_generated = [0] * len(model.actions)
         deadlocked = []
         for st in stats:
-            level_generated = [a + b for a, b in zip(level_generated, st[6])]
-            deadlocked += st[7]
-        fps = np.concatenate([s[1] for s in stats]) if stats else np.empty(0, dtype=np.int64)
-        par = np.concatenate([s[2] for s in stats]) if stats else np.empty(0, dtype=np.int64)
-        errors = sorted(e for s in stats for e in s[8])
+            level_generated = [a + b for a, b in zip(level_generated, st[5])]
+            deadlocked += st[6]
+        fps = np.concatenate([s[0] for s in stats]) if stats else np.empty(0, dtype=np.int64)
+        par = np.concatenate([s[1] for s in stats]) if stats else np.empty(0, dtype=np.int64)
+        errors = sorted(e for s in stats for e in s[7])
         if errors:
             # Spec code raised on an executor: the first in discovery order, with the trace to its parent.
             _key, pfp, message, where = errors[0]
+            merged.unpersist(blocking=False)
             raise SpecRuntimeError(message, spec=model.spec.name, where=where,
                                    trace=replay(model, self.parents.path_to(level, pfp)))
         self._add_level(level, fps, par)
@@ -504,9 +538,9 @@ class SparkBFS:
         violations = []
         sometimes_keys: dict[str, bytes] = {}
         for s in stats:
-            level_distinct = [a + b for a, b in zip(level_distinct, s[3])]
-            violations += s[4]
-            for name, key in s[5].items():
+            level_distinct = [a + b for a, b in zip(level_distinct, s[2])]
+            violations += s[3]
+            for name, key in s[4].items():
                 if name not in sometimes_keys or key < sometimes_keys[name]:
                     sometimes_keys[name] = key
         violations.sort()
@@ -523,7 +557,7 @@ class SparkBFS:
             events.append((deadlocked[0][0], 1, "deadlock", deadlocked[0]))
         if opts.max_states is not None and self.distinct + new_count >= opts.max_states:
             need = opts.max_states - self.distinct
-            keys = sorted(self._action(merged.filter(lambda r: r[0] == ex.NEW).map(lambda r: r[2]).collect))
+            keys = sorted(self._action(merged.mapPartitions(ex.new_keys).collect))
             parent = keys[max(need, 1) - 1][:-2]
             events.append((parent, 2, "max-states", None))
         event = min(events, key=lambda e: (e[0], e[1])) if events else None
@@ -538,12 +572,12 @@ class SparkBFS:
             kept_new = new_count
             reached = set(sometimes_keys)
         else:
+            # The local engine stopped after the parent ``bound``: count what it had seen by then.
             bound = event[0]
-            in_bound = functools.partial(_parent_at_most, bound=bound)
-            gen_counts = self._action(expanded.filter(lambda r: r[0] == ex.CANDIDATE)
-                                      .filter(lambda r: in_bound(r[2])).map(lambda r: r[4]).countByValue)
-            new_counts = self._action(merged.filter(lambda r: r[0] == ex.NEW)
-                                      .filter(lambda r: in_bound(r[2])).map(lambda r: r[4]).countByValue)
+            gen_counts = _sum_counts(self._action(
+                frontier_rdd.mapPartitions(functools.partial(ex.count_generated, job, bound)).collect))
+            new_counts = _sum_counts(self._action(
+                merged.mapPartitions(functools.partial(ex.count_new, bound)).collect))
             for ai, n in gen_counts.items():
                 self.act_generated[ai] += n
             for ai, n in new_counts.items():
@@ -568,19 +602,18 @@ class SparkBFS:
             dkey, dfp = deadlocked[0]
             if bound is None or dkey <= bound:
                 self._record("deadlock", "Deadlock", "a reachable state has no successor", level, dfp)
+        # The level before is no longer needed: ``merged`` holds the shards and the new frontier.
         self._release_old()
         self._old = [merged]
-        next_shards = merged.filter(lambda r: r[0] == ex.SHARD)
         if event is not None:
             if event[2] == "max-states":
                 self.stopped_by = "max-states"
             self.queue_left = kept_new
-            return next_shards, None, True
+            return None, True
         self.queue_left = new_count
         if new_count == 0:
-            return next_shards, None, False
-        next_frontier = merged.filter(lambda r: r[0] == ex.NEW).map(lambda r: (r[1], r[2], r[3]))
-        return next_shards, next_frontier, False
+            return None, False
+        return merged, False
 
     def _result(self, seconds: float) -> CheckResult:
         return summarize(
@@ -610,12 +643,15 @@ def _ship_user_module(sc: Any, path: str) -> str:
     return folder
 
 
-def _shard_records(records: Any) -> Any:
-    """(shard index, sorted fingerprints) pairs as the merge's shard records."""
-    for _i, fps in records:
-        yield (ex.SHARD, fps)
+def _unwrap(records: Any) -> Any:
+    """(partition index, records) pairs as the records of that partition."""
+    for _i, part in records:
+        yield from part
 
 
-def _parent_at_most(key: bytes, bound: bytes) -> bool:
-    """Whether a successor (key) came from a parent no later than ``bound`` in discovery order."""
-    return key[:-2] <= bound
+def _sum_counts(parts: list) -> dict:
+    total: dict = {}
+    for counts in parts:
+        for k, n in counts.items():
+            total[k] = total.get(k, 0) + n
+    return total
