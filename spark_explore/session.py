@@ -75,6 +75,14 @@ appender.console.name = console
 appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+# PySpark runs as Spark's "shell": unless the logger of the class that starts it has a level of its
+# own, Spark lowers the console to WARN and prints "Setting default log level to WARN" on every start.
+logger.repl.name = org.apache.spark.repl.Main
+logger.repl.level = error
+logger.submit.name = org.apache.spark.deploy.SparkSubmit
+logger.submit.level = error
+logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
+logger.gateway.level = error
 """
 
 
@@ -83,7 +91,12 @@ def _quiet_log4j() -> str:
     import tempfile
 
     path = os.path.join(tempfile.gettempdir(), f"modelcheck-log4j2-{os.getuid()}.properties")
-    if not os.path.exists(path):
+    try:
+        with open(path) as f:
+            current = f.read()
+    except OSError:
+        current = None
+    if current != _LOG4J:
         tmp = f"{path}.{os.getpid()}"
         with open(tmp, "w") as f:
             f.write(_LOG4J)
