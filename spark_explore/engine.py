@@ -31,7 +31,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from modelcheck.checkpoint import CheckpointIdentity, read_checkpoint, write_checkpoint
+from modelcheck.checkpoint import CheckpointIdentity, boundary_payload, read_boundary, write_checkpoint
 from modelcheck.constants import constants_to_dict
 from modelcheck.errors import CheckpointError, SpecRuntimeError
 from modelcheck.model import BoundModel
@@ -83,7 +83,7 @@ def check(
     options = attrs.evolve(options, **_SPARK_IRRELEVANT)
     model = BoundModel(spec, consts, options)
     # A checkpoint of another run is refused before Spark takes seconds to start.
-    snapshot = read_checkpoint(ckpt.resume, checkpoint_identity(model)) if ckpt.resume else None
+    snapshot = read_boundary(ckpt.resume, checkpoint_identity(model)) if ckpt.resume else None
     own = sc is None
     if own:
         sc = spark_context(master)
@@ -262,21 +262,20 @@ class SparkBFS:
         records.sort(key=lambda r: r[1])
         fps = np.fromiter((r[0] for r in records), dtype=np.int64, count=len(records))
         self._reorder_level(level, fps)
-        snap = {
-            "format": 2,
-            "level": level,
-            "frontier": [r[2] for r in records],
-            "seen": np.unique(np.concatenate(self.parents.fps[: level + 1])),
-            "parent_fps": list(self.parents.fps[: level + 1]),
-            "parent_idx": list(self.parents.parent_idx[: level + 1]),
-            "generated": self.generated,
-            "act_generated": list(self.act_generated),
-            "act_distinct": list(self.act_distinct),
-            "sometimes_reached": dict(self.sometimes),
-            "violations": list(self.violations),
-            "depth": self.depth,
-            "elapsed": elapsed,
-        }
+        snap = boundary_payload(
+            level=level,
+            frontier=[r[2] for r in records],
+            seen=np.unique(np.concatenate(self.parents.fps[: level + 1])),
+            parent_fps=list(self.parents.fps[: level + 1]),
+            parent_idx=list(self.parents.parent_idx[: level + 1]),
+            generated=self.generated,
+            act_generated=list(self.act_generated),
+            act_distinct=list(self.act_distinct),
+            sometimes_reached=dict(self.sometimes),
+            violations=list(self.violations),
+            depth=self.depth,
+            elapsed=elapsed,
+        )
         write_checkpoint(self.ckpt.directory, checkpoint_identity(self.model), snap)
         self.checkpoints_written += 1
         self.checkpointed_level = level
