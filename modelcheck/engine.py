@@ -236,6 +236,7 @@ class LocalBFS:
         opts = model.options
         fingerprint = model.fingerprint
         expand = model.expand
+        expand_into = model.expand_into
         canonical_budget = [20000]  # deep canonical checks on the first new states (see docs)
         memory_limit = opts.max_memory_mb * 1024 * 1024 if opts.max_memory_mb else None
         last_checkpoint = ticker.elapsed()
@@ -276,10 +277,10 @@ class LocalBFS:
                         c_fp: list[int] = []
                         ends: list[int] = []
                         error: BaseException | None = None
-                        for s in parents:
-                            try:
+                        if filtering:
+                            for s in parents:
                                 try:
-                                    if filtering:
+                                    try:
                                         for ai, _b, r in expand(s):
                                             for t in (r if type(r) is list else (r,)):
                                                 c_ai.append(ai)
@@ -291,26 +292,29 @@ class LocalBFS:
                                                 else:
                                                     c_t.append(t)
                                                     c_fp.append(fingerprint(t))
-                                    else:
-                                        for ai, _b, r in expand(s):
-                                            if type(r) is list:
-                                                for t in r:
-                                                    c_ai.append(ai)
-                                                    c_t.append(t)
-                                                    c_fp.append(fingerprint(t))
-                                            else:
-                                                c_ai.append(ai)
-                                                c_t.append(r)
-                                                c_fp.append(fingerprint(r))
-                                except TypeError:
-                                    # Only fingerprinting raises it here (spec code is wrapped): name the state.
-                                    for ai, b, t in model.successors(s):
-                                        model.check_state(t, f"action {model.actions[ai].name}")
-                                    raise
-                            except SpecRuntimeError as err:
-                                error = err
-                                break
-                            ends.append(len(c_t))
+                                    except TypeError:
+                                        # Only fingerprinting raises it here (spec code is wrapped): name the state.
+                                        for ai, b, t in model.successors(s):
+                                            model.check_state(t, f"action {model.actions[ai].name}")
+                                        raise
+                                except SpecRuntimeError as err:
+                                    error = err
+                                    break
+                                ends.append(len(c_t))
+                        else:
+                            for s in parents:
+                                try:
+                                    expand_into(s, c_ai, c_t)
+                                except SpecRuntimeError as err:
+                                    error = err
+                                    break
+                                ends.append(len(c_t))
+                            try:
+                                c_fp = list(map(fingerprint, c_t[:ends[-1] if ends else 0]))
+                            except TypeError:
+                                # An unhashable successor: stop at its parent with an error naming it.
+                                error = self._unhashable(parents, ends)
+                                c_fp = list(map(fingerprint, c_t[:ends[-1] if ends else 0]))
                         # Phase 2: the candidates not seen in earlier levels (one numpy probe for
                         # the batch), taken in discovery order; the rest only count as generated.
                         fresh = seen.unseen_in_old(np.array(c_fp, dtype=np.int64)) if c_fp else []
@@ -409,6 +413,18 @@ class LocalBFS:
                 next_frontier.close()
                 break
             frontier = next_frontier
+
+    def _unhashable(self, parents: list, ends: list[int]) -> SpecRuntimeError:
+        """The error for the first parent with an unhashable successor; ``ends`` is cut before that parent."""
+        model = self.model
+        for p, s in enumerate(parents[:len(ends)]):
+            try:
+                for ai, _b, t in model.successors(s):
+                    model.check_state(t, f"action {model.actions[ai].name}")
+            except SpecRuntimeError as err:
+                del ends[p:]
+                return err
+        raise AssertionError("fingerprinting raised TypeError, yet every successor is hashable")
 
     def _restore_counters(self, snap: dict) -> None:
         self.generated = snap["generated"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from .errors import SpecRuntimeError, StateError
+from .expander import Expansion, compile_expander, loop_expander
 from .fingerprint import check_canonical
 from .result import CheckOptions, TraceStep
 from .spec import Action, Predicate, Spec, State
@@ -71,7 +72,11 @@ class BoundModel:
             else:
                 orbit_fp = min_over_all(consts, sym.permute, self.permutations)
             self.fingerprint = _cached(orbit_fp)
-        self.expand: Callable[[State], list[tuple[int, tuple[int, ...], Any]]] = self._make_expander()
+        # The successor function in two forms (see modelcheck.expander): a list of
+        # (action, binding, result), and the compiled one that fills two columns.
+        self.expand: Callable[[State], Expansion] = loop_expander(spec.name, self.actions, self.bindings, consts)
+        self.expand_into: Callable[[State, list, list], None] = compile_expander(
+            spec.name, self.actions, self.bindings, consts)
 
     # -- calls into spec code, each wrapped so failures name their origin ----
 
@@ -122,58 +127,6 @@ class BoundModel:
                     yield ai, b, t
             else:
                 yield ai, b, r
-
-    def _make_expander(self) -> Callable[[State], list[tuple[int, tuple[int, ...], Any]]]:
-        """``expand(s)``: every (action index, binding, result) whose result is not None, in order.
-
-        The hot loop of every engine.  Most calls return None (a disabled
-        action), so the cost is the call itself: actions of one or two
-        parameters are called with plain positional arguments, because
-        ``fn(c, s, *b)`` costs more than twice as much as ``fn(c, s, b[0], b[1])``
-        on CPython 3.11.
-        """
-        c = self.c
-        plan = tuple((ai, a.fn, self.bindings[ai], len(a.params)) for ai, a in enumerate(self.actions))
-        spec_name = self.spec.name
-        actions = self.actions
-
-        def expand(s: State) -> list[tuple[int, tuple[int, ...], Any]]:
-            found: list[tuple[int, tuple[int, ...], Any]] = []
-            add = found.append
-            ai = -1
-            b: tuple[int, ...] = ()
-            try:
-                for ai, fn, bindings, arity in plan:
-                    if arity == 2:
-                        for b in bindings:
-                            r = fn(c, s, b[0], b[1])
-                            if r is not None:
-                                add((ai, b, r))
-                    elif arity == 1:
-                        for b in bindings:
-                            r = fn(c, s, b[0])
-                            if r is not None:
-                                add((ai, b, r))
-                    elif arity == 0:
-                        b = ()
-                        r = fn(c, s)
-                        if r is not None:
-                            add((ai, b, r))
-                    else:
-                        for b in bindings:
-                            r = fn(c, s, *b)
-                            if r is not None:
-                                add((ai, b, r))
-            except Exception as exc:  # noqa: BLE001 - any spec bug becomes a clear error
-                label = actions[ai].label(b)
-                raise SpecRuntimeError(
-                    f"spec {spec_name}: action {label} raised {type(exc).__name__}: {exc}",
-                    spec=spec_name,
-                    where=f"action {label}",
-                ) from exc
-            return found
-
-        return expand
 
     def failed_invariant(self, s: State) -> Predicate | None:
         """The first checked invariant that ``s`` violates, or None."""

@@ -240,37 +240,104 @@ class _Worker:
         expand = model.expand
         filtered_upto = 0
         self.level_seen = np.empty(0, np.int64)  # fingerprints this worker generated in this level
-        for rank, own_fp, s in self.frontier:
-            j = 0
-            base = rank << SUCC_BITS
-            try:
-                for ai, _b, r in expand(s):
-                    for t in (r if type(r) is list else (r,)):
-                        cand_parent.append(rank)
-                        cand_ai.append(ai)
-                        if (in_model is not None and not in_model(t)) or (
-                            action_ok is not None and not action_ok(s, t)
-                        ):
+        if in_model is not None or action_ok is not None:
+            for rank, own_fp, s in self.frontier:
+                j = 0
+                base = rank << SUCC_BITS
+                try:
+                    for ai, _b, r in expand(s):
+                        for t in (r if type(r) is list else (r,)):
+                            cand_parent.append(rank)
+                            cand_ai.append(ai)
+                            if (in_model is not None and not in_model(t)) or (
+                                action_ok is not None and not action_ok(s, t)
+                            ):
+                                j += 1
+                                continue
+                            try:
+                                fp = fingerprint(t)
+                            except TypeError:
+                                model.check_state(t, f"action {model.actions[ai].name}")
+                                raise
+                            keys.append(base + j)
+                            kept_ai.append(ai)
+                            fps.append(fp)
+                            states.append(t)
+                            pfps.append(own_fp)
                             j += 1
-                            continue
-                        try:
-                            fp = fingerprint(t)
-                        except TypeError:
-                            model.check_state(t, f"action {model.actions[ai].name}")
-                            raise
-                        keys.append(base + j)
-                        kept_ai.append(ai)
-                        fps.append(fp)
-                        states.append(t)
-                        pfps.append(own_fp)
-                        j += 1
-            except SpecRuntimeError as exc:
-                error = (rank, own_fp, _wrap_error(model, exc, 0, ()))
-                break
-            if j == 0 and deadlock is None:
-                deadlock = (rank, own_fp)
-            if len(fps) - filtered_upto >= 131072:
+                except SpecRuntimeError as exc:
+                    error = (rank, own_fp, _wrap_error(model, exc, 0, ()))
+                    break
+                if j == 0 and deadlock is None:
+                    deadlock = (rank, own_fp)
+                if len(fps) - filtered_upto >= 131072:
+                    filtered_upto = self._drop_losers(filtered_upto, keys, fps, states, pfps, kept_ai)
+        else:
+            # The compiled expander fills two plain lists; the other columns are built a chunk
+            # at a time with numpy from the per-parent counts.
+            expand_into = model.expand_into
+            seg_rank = array("q")
+            seg_fp = array("q")
+            seg_n = array("q")
+            buf_ai: list[int] = []
+            buf_t: list = []
+
+            def flush() -> tuple | None:
+                """Move the buffered successors into the columns; an error for an unhashable one."""
+                nonlocal filtered_upto
+                err = None
+                try:
+                    chunk_fps = np.fromiter(map(fingerprint, buf_t), dtype=np.int64, count=len(buf_t))
+                except TypeError:
+                    err = self._cut_at_unhashable(seg_rank, seg_fp, seg_n, buf_ai, buf_t)
+                    chunk_fps = np.fromiter(map(fingerprint, buf_t), dtype=np.int64, count=len(buf_t))
+                counts = np.array(seg_n, dtype=np.int64)  # copies: the arrays are emptied below
+                ranks = np.repeat(np.array(seg_rank, dtype=np.int64), counts)
+                starts = np.repeat(np.cumsum(counts) - counts, counts)
+                succ = np.arange(len(buf_t), dtype=np.int64) - starts
+                chunk_ai = np.array(buf_ai, dtype=np.int16)
+                cand_parent.frombytes(ranks.tobytes())
+                cand_ai.frombytes(chunk_ai.tobytes())
+                keys.frombytes(((ranks << SUCC_BITS) + succ).tobytes())
+                kept_ai.frombytes(chunk_ai.tobytes())
+                fps.frombytes(chunk_fps.tobytes())
+                pfps.frombytes(np.repeat(np.array(seg_fp, dtype=np.int64), counts).tobytes())
+                states.extend(buf_t)
+                for col in (seg_rank, seg_fp, seg_n):
+                    del col[:]
+                buf_ai.clear()
+                buf_t.clear()
                 filtered_upto = self._drop_losers(filtered_upto, keys, fps, states, pfps, kept_ai)
+                return err
+
+            for rank, own_fp, s in self.frontier:
+                before = len(buf_t)
+                try:
+                    expand_into(s, buf_ai, buf_t)
+                except SpecRuntimeError as exc:
+                    del buf_ai[before:]
+                    del buf_t[before:]
+                    error = (rank, own_fp, _wrap_error(model, exc, 0, ()))
+                    break
+                m = len(buf_t) - before
+                if m == 0 and deadlock is None:
+                    deadlock = (rank, own_fp)
+                seg_rank.append(rank)
+                seg_fp.append(own_fp)
+                seg_n.append(m)
+                if len(buf_t) >= 131072:
+                    unhashable = flush()
+                    if unhashable is not None:
+                        error = unhashable
+                        break
+            else:
+                unhashable = flush()
+                if unhashable is not None:
+                    error = unhashable
+            if error is not None and (buf_t or seg_n):
+                unhashable = flush()
+                if unhashable is not None and unhashable[0] < error[0]:
+                    error = unhashable
         self._drop_losers(filtered_upto, keys, fps, states, pfps, kept_ai)
         self.level_seen = np.empty(0, np.int64)
         self.cand_parent = np.frombuffer(cand_parent, dtype=np.int64).copy()
@@ -285,6 +352,25 @@ class _Worker:
             sel = owner == v
             np.save(self._path(level, "cand", self.w, v), np.stack((self.keys[sel], self.fps[sel])))
         return {"deadlock": deadlock, "error": error, "expanded": len(self.frontier)}
+
+    def _cut_at_unhashable(self, seg_rank: array, seg_fp: array, seg_n: array, buf_ai: list,
+                           buf_t: list) -> tuple:
+        """Find the first parent with an unhashable successor, cut the buffers before it, and return its error."""
+        model = self.model
+        lo = 0
+        for p, m in enumerate(seg_n):
+            for k in range(lo, lo + m):
+                try:
+                    model.check_state(buf_t[k], f"action {model.actions[buf_ai[k]].name}")
+                except SpecRuntimeError as exc:
+                    error = (seg_rank[p], seg_fp[p], _wrap_error(model, exc, 0, ()))
+                    for col in (seg_rank, seg_fp, seg_n):
+                        del col[p:]
+                    del buf_ai[lo:]
+                    del buf_t[lo:]
+                    return error
+            lo += m
+        raise AssertionError("fingerprinting raised TypeError, yet every successor is hashable")
 
     def _drop_losers(self, start: int, keys: array, fps: array, states: list, pfps: array,
                      kept_ai: array) -> int:

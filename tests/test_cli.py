@@ -109,6 +109,22 @@ def test_spec_error_shows_the_trace_that_led_there():
     assert "State 3: <Step> 2" in p.stderr
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize("model,message,last_state", [
+    ("raises_in_action.py", "error: spec raises: action Step raised KeyError: 'missing'", "State 3: <Step> 2"),
+    ("unhashable_successor.py",
+     "error: spec unhashable: action Step produced a non-canonical state: state[1] is a list", "State 2: <Step> (1,)"),
+])
+def test_spec_errors_name_the_action_and_trace_with_any_worker_count(model, message, last_state, workers):
+    """Both engines expand with the compiled successor function; its error path must still name the action."""
+    p = run_cli("check", str(MODELS / "broken" / model), "--workers", workers)
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert lines[0].startswith(message)
+    assert lines[-1].strip() == last_state
+    assert "Traceback" not in p.stderr
+
+
 def test_debug_shows_the_traceback():
     p = run_cli("--debug", "check", str(MODELS / "broken" / "raises_in_action.py"))
     assert p.returncode != 0

@@ -1,0 +1,97 @@
+"""The compiled successor function against the loop form it unrolls (modelcheck/expander.py)."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+
+from modelcheck import Domain, Spec, action, constant
+from modelcheck.errors import SpecRuntimeError
+from modelcheck.model import BoundModel
+from modelcheck.result import CheckOptions
+from modelcheck.loader import load_spec
+
+
+def flatten(expansion):
+    """The loop form's (action, binding, result) list as the compiled form's two columns."""
+    ais, ts = [], []
+    for ai, _b, r in expansion:
+        for t in (r if type(r) is list else [r]):
+            ais.append(ai)
+            ts.append(t)
+    return ais, ts
+
+
+def reachable(model, limit=20000):
+    seen, frontier = set(), list(model.init_states())
+    while frontier and len(seen) < limit:
+        nxt = []
+        for s in frontier:
+            for _ai, _b, t in model.successors(s):
+                if t not in seen:
+                    seen.add(t)
+                    nxt.append(t)
+        frontier = nxt
+    return seen
+
+
+@pytest.mark.parametrize("name", ["kip320", "kip279", "truncate-to-hw", "async-isr", "broker-failures"])
+def test_same_successors_in_the_same_order_as_the_loop(name):
+    spec = load_spec(name)
+    model = BoundModel(spec, spec.constants_class(Replicas=2), CheckOptions())
+    states = reachable(model)
+    assert len(states) > 100
+    for s in states:
+        ais, ts = [], []
+        model.expand_into(s, ais, ts)
+        assert (ais, ts) == flatten(model.expand(s))
+
+
+@attrs.frozen
+class WideConsts:
+    N: int = constant(100, "values of the wide parameter", minimum=1, maximum=1000)
+
+
+WIDE = Domain("wide", lambda c: range(c.N))
+PAIR = Domain("pair", lambda c: [(0, 1), (1, 0)])
+
+
+@action("Wide", x=WIDE)
+def wide(c, s, x):
+    """Enabled for the values above the state: more bindings than the unroll limit (a generated loop)."""
+    return (x,) if s[0] < x < s[0] + 3 else None
+
+
+@action("Pair", p=PAIR)
+def pair(c, s, p):
+    """Non-int binding values (looked up, not compiled as constants); a list result counts twice."""
+    return [(s[0] + p[0],), (s[0] + p[1],)] if s[0] < 5 else None
+
+
+@action("Boom", x=WIDE)
+def boom(c, s, x):
+    if s[0] == 7 and x == 3:
+        raise ValueError("seven")
+    return None
+
+
+WIDE_SPEC = Spec(name="wide", title="wide domains", constants=WideConsts, init=lambda c: [(0,)],
+                 actions=[wide, pair, boom], deadlock_expected=True)
+
+
+def test_wide_and_non_int_domains():
+    model = BoundModel(WIDE_SPEC, WideConsts(), CheckOptions())
+    for v in range(7):
+        ais, ts = [], []
+        model.expand_into((v,), ais, ts)
+        assert (ais, ts) == flatten(model.expand((v,)))
+    ais, ts = [], []
+    model.expand_into((1,), ais, ts)
+    assert ts == [(2,), (3,), (1,), (2,), (2,), (1,)]
+    assert ais == [0, 0, 1, 1, 1, 1]
+
+
+def test_an_action_that_raises_is_named_with_its_binding():
+    model = BoundModel(WIDE_SPEC, WideConsts(), CheckOptions())
+    with pytest.raises(SpecRuntimeError, match=r"action Boom\(3\) raised ValueError: seven"):
+        model.expand_into((7,), [], [])
