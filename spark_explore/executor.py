@@ -145,7 +145,14 @@ def _expand_one(model: BoundModel, key: bytes, pfp: int, s: Any, generated: list
     """The candidates of one parent into ``out`` by owner; ``budget`` is [canonical checks left, successors]."""
     fingerprint = model.fingerprint
     seq = 0
-    for ai, _b, t in model.successors(s):
+    if constrained:
+        pairs: Any = ((ai, t) for ai, _b, t in model.successors(s))
+    else:
+        ais: list[int] = []
+        ts: list = []
+        model.expand_into(s, ais, ts)  # the compiled successor function (modelcheck.expander)
+        pairs = zip(ais, ts)
+    for ai, t in pairs:
         generated[ai] += 1
         if seq == MAX_SUCCESSORS:
             raise SpecRuntimeError(

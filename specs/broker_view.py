@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from modelcheck.symmetry import renamed_set
 from modelcheck.specs.broker_state import NONE, UNKNOWN, FailureConstants, FailureState, replica_name
 
 
@@ -93,8 +94,8 @@ def permute(c: FailureConstants, s: FailureState, perm: tuple[int, ...]) -> Fail
     return s._replace(
         replicas=tuple(reps),
         controller_leader=NONE if s.controller_leader == NONE else perm[s.controller_leader],
-        controller_isr=frozenset(perm[r] for r in s.controller_isr),
-        leader_isr=frozenset(perm[r] for r in s.leader_isr),
+        controller_isr=renamed_set(perm, s.controller_isr),
+        leader_isr=renamed_set(perm, s.leader_isr),
         remote_leo=tuple(remote),
     )
 

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from modelcheck import Domain, Symmetry, action, constant
+from modelcheck.symmetry import renamed_set
 from modelcheck.replace import replacer
 from modelcheck.specs.replicated_log import EMPTY_LOG, Record, end_offset, has_offset
 
@@ -91,7 +92,9 @@ REPLICA = Domain("replica", lambda c: range(c.Replicas), replica_name)
 
 def replace_at(values: tuple, index: int, value: Any) -> tuple:
     """A copy of ``values`` with one element replaced (the TLA+ ``EXCEPT ![index] = value``)."""
-    return values[:index] + (value,) + values[index + 1:]
+    copy = list(values)  # a third faster than joining two slices for a few replicas
+    copy[index] = value
+    return tuple(copy)
 
 
 def init(c: KafkaConstants):
@@ -323,27 +326,23 @@ def follower_replicate(c: KafkaConstants, s: KafkaState, follower: int, leader: 
 def permute(c: KafkaConstants, s: KafkaState, perm: tuple[int, ...]) -> KafkaState:
     """Rename replica ``i`` to ``perm[i]`` everywhere: the replicas are interchangeable model values."""
 
-    def r(x: int) -> int:
-        return x if x == NONE else perm[x]
-
-    def rset(xs: frozenset) -> frozenset:
-        return frozenset(perm[x] for x in xs)
-
+    rename = perm + (NONE,)  # rename[NONE] is NONE: index -1 is the last
     n = len(perm)
     logs = [None] * n
     states = [None] * n
     for i in range(n):
         rs = s.replica_state[i]
         logs[perm[i]] = s.replica_log[i]
-        states[perm[i]] = ReplicaState(rs.hw, rs.leader_epoch, r(rs.leader), rset(rs.isr))
+        states[perm[i]] = ReplicaState(rs.hw, rs.leader_epoch, rename[rs.leader], renamed_set(perm, rs.isr))
     q = s.quorum_state
     return KafkaState(
         tuple(logs),
         tuple(states),
         s.next_record_id,
         s.next_leader_epoch,
-        tuple(QuorumState(x.leader_epoch, r(x.leader), rset(x.isr)) for x in s.leader_and_isr_requests),
-        QuorumState(q.leader_epoch, r(q.leader), rset(q.isr)),
+        tuple([QuorumState(x.leader_epoch, rename[x.leader], renamed_set(perm, x.isr))
+               for x in s.leader_and_isr_requests]),
+        QuorumState(q.leader_epoch, rename[q.leader], renamed_set(perm, q.isr)),
     )
 
 
