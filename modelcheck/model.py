@@ -22,22 +22,28 @@ from .spec import Action, Predicate, Spec, State
 from .symmetry import min_over_all, min_over_sorted
 
 
-def _cached(canonical_fp: Callable[[State], int], limit: int = 200_000) -> Callable[[State], int]:
-    """Memoise an orbit fingerprint by the state itself (bounded; cleared when full).
+def _cached(canonical_fp: Callable[[State, int], int], limit: int = 200_000) -> Callable[[State], int]:
+    """Memoise an orbit fingerprint by the state's own fingerprint (bounded; cleared when full).
 
-    With symmetry every successor costs one permuted copy per permutation, yet
-    the same concrete state is generated again and again (TLC's "states
-    generated" is several times the distinct count).  The cache holds states
-    of the current neighbourhood only: it is emptied when it reaches ``limit``.
+    With symmetry every successor costs a signature per value, a permuted copy
+    and its hash, yet the same concrete state is generated again and again
+    (TLC's "states generated" is several times the distinct count).  The cache
+    is keyed by ``hash(s)``, which the orbit fingerprint reuses when the state
+    is already in sorted order: a lookup costs one hash of the state and no
+    comparison of states.  Two states with one 64-bit hash would share an entry,
+    the same (negligible) risk as two states sharing a fingerprint in the
+    visited set.  It holds the current neighbourhood only: it is emptied when
+    it reaches ``limit``.
     """
-    cache: dict[State, int] = {}
+    cache: dict[int, int] = {}
 
     def fp(s: State) -> int:
-        got = cache.get(s)
+        h = hash(s)
+        got = cache.get(h)
         if got is None:
             if len(cache) >= limit:
                 cache.clear()
-            got = cache[s] = canonical_fp(s)
+            got = cache[h] = canonical_fp(s, h)
         return got
 
     return fp

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -31,3 +33,26 @@ def run_cli(*args: str, timeout: float = 600, env: dict | None = None) -> subpro
 @pytest.fixture
 def cli():
     return run_cli
+
+
+def json_report(p: subprocess.CompletedProcess, *also_drop: str) -> dict:
+    """The ``--json`` report of a run without its timing, which is all two identical runs may differ in.
+
+    ``also_drop`` names further keys to ignore (``engine`` when comparing engines).
+    """
+    assert p.stdout.strip(), p.stderr[-3000:]
+    data = json.loads(p.stdout)
+    for key in ("seconds", "states_per_second", *also_drop):
+        data.pop(key, None)
+    return data
+
+
+def checkpoint_level(directory) -> int:
+    """The level of the checkpoint in ``directory``, or -1 while there is none (or it is being written)."""
+    from modelcheck.checkpoint import FILE_NAME
+
+    try:
+        with open(os.path.join(directory, FILE_NAME), "rb") as f:
+            return pickle.load(f)["payload"]["level"]
+    except (OSError, EOFError, pickle.UnpicklingError):
+        return -1

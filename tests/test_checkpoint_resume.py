@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import os
-import pickle
 import signal
 import subprocess
 import sys
@@ -12,24 +10,12 @@ import time
 
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, checkpoint_level, json_report as result_of, run_cli
 from modelcheck.checkpoint import FILE_NAME
 
 
-def result_of(p: subprocess.CompletedProcess) -> dict:
-    data = json.loads(p.stdout)
-    # Everything but timing must be identical.
-    for key in ("seconds", "states_per_second"):
-        data.pop(key)
-    return data
 
 
-def checkpoint_level(directory) -> int:
-    try:
-        with open(os.path.join(directory, FILE_NAME), "rb") as f:
-            return pickle.load(f)["payload"]["level"]
-    except (OSError, EOFError, pickle.UnpicklingError):
-        return -1
 
 
 def kill_at_level(args: list[str], directory, level: int) -> None:

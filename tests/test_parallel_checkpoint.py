@@ -8,9 +8,7 @@ and no temporary directory outlives the run.
 
 from __future__ import annotations
 
-import json
 import os
-import pickle
 import signal
 import subprocess
 import sys
@@ -19,7 +17,7 @@ import time
 import psutil
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, checkpoint_level, json_report as result_of, run_cli
 from modelcheck.checkpoint import FILE_NAME
 from modelcheck.constants import make_constants
 from modelcheck.engine import check
@@ -30,20 +28,8 @@ HOLDS = ["check", "kip320", "--const", "MaxLeaderEpoch=1"]  # 39,619 states, 22 
 VIOLATED = ["check", "truncate-to-hw"]  # StrongIsr violated at level 9 (9-state trace)
 
 
-def result_of(p: subprocess.CompletedProcess) -> dict:
-    assert p.stdout, p.stderr
-    data = json.loads(p.stdout)
-    for key in ("seconds", "states_per_second"):  # everything but timing must be identical
-        data.pop(key)
-    return data
 
 
-def checkpoint_level(directory) -> int:
-    try:
-        with open(os.path.join(directory, FILE_NAME), "rb") as f:
-            return pickle.load(f)["payload"]["level"]
-    except (OSError, EOFError, pickle.UnpicklingError):
-        return -1
 
 
 def alive(procs: list[psutil.Process]) -> list[psutil.Process]:

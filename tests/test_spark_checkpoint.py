@@ -23,7 +23,7 @@ import time
 
 import pytest
 
-from conftest import MODELS, ROOT, run_cli
+from conftest import MODELS, ROOT, checkpoint_level, json_report, run_cli
 from modelcheck.checkpoint import FILE_NAME
 
 pytestmark = pytest.mark.spark
@@ -32,20 +32,11 @@ SPARK = ("--engine", "spark", "--master", "local[2]")
 
 
 def report(p: subprocess.CompletedProcess) -> dict:
-    """The JSON report without what may differ between runs and engines (timing, engine name)."""
-    assert p.stdout.strip(), p.stderr[-3000:]
-    data = json.loads(p.stdout)
-    for key in ("seconds", "states_per_second", "engine"):
-        data.pop(key, None)
-    return data
+    """The JSON report without timing and the engine's name: in all else the engines must agree."""
+    return json_report(p, "engine")
 
 
-def checkpoint_level(directory) -> int:
-    try:
-        with open(os.path.join(directory, FILE_NAME), "rb") as f:
-            return pickle.load(f)["payload"]["level"]
-    except (OSError, EOFError, pickle.UnpicklingError):
-        return -1
+
 
 
 def start(args, **kwargs) -> subprocess.Popen:
