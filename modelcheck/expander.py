@@ -31,6 +31,10 @@ from .spec import Action, State
 UNROLL_LIMIT = 64
 """Actions with more bindings than this get a generated loop instead of one call per binding (code size)."""
 
+UNROLL_TOTAL = 2048
+"""Bindings unrolled in all; the actions after this budget is spent get loops (a model of many actions
+would otherwise compile to a function of tens of thousands of lines)."""
+
 Expansion = list[tuple[int, tuple[Any, ...], Any]]
 
 
@@ -118,12 +122,14 @@ def compile_expander(
             f"{indent}        T(r)",
         ])
 
+    budget = UNROLL_TOTAL
     for ai, a in enumerate(actions):
         fn = f"f{ai}"
         scope[fn] = a.fn
         bs = tuple(bindings[ai])
         arity = len(a.params)
-        if len(bs) <= UNROLL_LIMIT:
+        if len(bs) <= min(UNROLL_LIMIT, budget):
+            budget -= len(bs)
             for bi, b in enumerate(bs):
                 args = []
                 for j, value in enumerate(b):

@@ -95,3 +95,16 @@ def test_an_action_that_raises_is_named_with_its_binding():
     model = BoundModel(WIDE_SPEC, WideConsts(), CheckOptions())
     with pytest.raises(SpecRuntimeError, match=r"action Boom\(3\) raised ValueError: seven"):
         model.expand_into((7,), [], [])
+
+
+def test_loops_once_the_unroll_budget_is_spent(monkeypatch):
+    """Past the budget of unrolled bindings, actions get generated loops: same successors, same order."""
+    import modelcheck.expander as expander
+
+    monkeypatch.setattr(expander, "UNROLL_TOTAL", 4)
+    spec = load_spec("kip320")
+    model = BoundModel(spec, spec.constants_class(Replicas=2), CheckOptions())
+    for s in list(reachable(model, 3000))[:1000]:
+        ais, ts = [], []
+        model.expand_into(s, ais, ts)
+        assert (ais, ts) == flatten(model.expand(s))
