@@ -210,8 +210,11 @@ class _Worker:
         # Owner role: the sorted fingerprints this worker owns.
         self.owned = np.sort(init_fps[init_fps % count == index])
         self.pending_owned = np.empty(0, np.int64)
-        # Generator role: this worker's frontier, (rank, fp, state) in rank order.
-        self.frontier: list[tuple[int, int, Any]] = init
+        # Generator role: this worker's frontier in rank order, as three columns (arrays for the
+        # numbers: a (rank, fp, state) tuple per state cost about 110 bytes more per frontier state).
+        self.f_ranks = np.array([r for r, _, _ in init], dtype=np.int64)
+        self.f_fps = np.array([fp for _, fp, _ in init], dtype=np.int64)
+        self.f_states: list = [s for _, _, s in init]
         self.states: list = []
         self.new_states: list = []
         self.canonical_budget = 20000 // count + 1
@@ -241,7 +244,7 @@ class _Worker:
         filtered_upto = 0
         self.level_seen = np.empty(0, np.int64)  # fingerprints this worker generated in this level
         if in_model is not None or action_ok is not None:
-            for rank, own_fp, s in self.frontier:
+            for rank, own_fp, s in zip(self.f_ranks.tolist(), self.f_fps.tolist(), self.f_states):
                 j = 0
                 base = rank << SUCC_BITS
                 try:
@@ -276,23 +279,24 @@ class _Worker:
             # The compiled expander fills two plain lists; the other columns are built a chunk
             # at a time with numpy from the per-parent counts.
             expand_into = model.expand_into
-            seg_rank = array("q")
-            seg_fp = array("q")
-            seg_n = array("q")
+            f_ranks, f_fps = self.f_ranks, self.f_fps
+            seg_lo = 0  # the buffered successors are those of parents seg_lo, seg_lo + 1, ...
+            seg_n = array("q")  # ... of which parent seg_lo + k generated seg_n[k]
             buf_ai: list[int] = []
             buf_t: list = []
 
             def flush() -> tuple | None:
                 """Move the buffered successors into the columns; an error for an unhashable one."""
-                nonlocal filtered_upto
+                nonlocal filtered_upto, seg_lo
                 err = None
                 try:
                     chunk_fps = np.fromiter(map(fingerprint, buf_t), dtype=np.int64, count=len(buf_t))
                 except TypeError:
-                    err = self._cut_at_unhashable(seg_rank, seg_fp, seg_n, buf_ai, buf_t)
+                    err = self._cut_at_unhashable(seg_lo, seg_n, buf_ai, buf_t)
                     chunk_fps = np.fromiter(map(fingerprint, buf_t), dtype=np.int64, count=len(buf_t))
-                counts = np.array(seg_n, dtype=np.int64)  # copies: the arrays are emptied below
-                ranks = np.repeat(np.array(seg_rank, dtype=np.int64), counts)
+                counts = np.array(seg_n, dtype=np.int64)  # a copy: seg_n is emptied below
+                seg_hi = seg_lo + len(counts)
+                ranks = np.repeat(f_ranks[seg_lo:seg_hi], counts)
                 starts = np.repeat(np.cumsum(counts) - counts, counts)
                 succ = np.arange(len(buf_t), dtype=np.int64) - starts
                 chunk_ai = np.array(buf_ai, dtype=np.int16)
@@ -301,29 +305,27 @@ class _Worker:
                 keys.frombytes(((ranks << SUCC_BITS) + succ).tobytes())
                 kept_ai.frombytes(chunk_ai.tobytes())
                 fps.frombytes(chunk_fps.tobytes())
-                pfps.frombytes(np.repeat(np.array(seg_fp, dtype=np.int64), counts).tobytes())
+                pfps.frombytes(np.repeat(f_fps[seg_lo:seg_hi], counts).tobytes())
                 states.extend(buf_t)
-                for col in (seg_rank, seg_fp, seg_n):
-                    del col[:]
+                seg_lo = seg_hi
+                del seg_n[:]
                 buf_ai.clear()
                 buf_t.clear()
                 filtered_upto = self._drop_losers(filtered_upto, keys, fps, states, pfps, kept_ai)
                 return err
 
-            for rank, own_fp, s in self.frontier:
+            for p, s in enumerate(self.f_states):
                 before = len(buf_t)
                 try:
                     expand_into(s, buf_ai, buf_t)
                 except SpecRuntimeError as exc:
                     del buf_ai[before:]
                     del buf_t[before:]
-                    error = (rank, own_fp, _wrap_error(model, exc, 0, ()))
+                    error = (int(f_ranks[p]), int(f_fps[p]), _wrap_error(model, exc, 0, ()))
                     break
                 m = len(buf_t) - before
                 if m == 0 and deadlock is None:
-                    deadlock = (rank, own_fp)
-                seg_rank.append(rank)
-                seg_fp.append(own_fp)
+                    deadlock = (int(f_ranks[p]), int(f_fps[p]))
                 seg_n.append(m)
                 if len(buf_t) >= 131072:
                     unhashable = flush()
@@ -351,11 +353,13 @@ class _Worker:
         for v in range(n):
             sel = owner == v
             np.save(self._path(level, "cand", self.w, v), np.stack((self.keys[sel], self.fps[sel])))
-        return {"deadlock": deadlock, "error": error, "expanded": len(self.frontier)}
+        return {"deadlock": deadlock, "error": error, "expanded": len(self.f_states)}
 
-    def _cut_at_unhashable(self, seg_rank: array, seg_fp: array, seg_n: array, buf_ai: list,
-                           buf_t: list) -> tuple:
-        """Find the first parent with an unhashable successor, cut the buffers before it, and return its error."""
+    def _cut_at_unhashable(self, seg_lo: int, seg_n: array, buf_ai: list, buf_t: list) -> tuple:
+        """Find the first parent with an unhashable successor, cut the buffers before it, and return its error.
+
+        The buffers hold the successors of frontier parents ``seg_lo, seg_lo + 1, ...``, ``seg_n`` of each.
+        """
         model = self.model
         lo = 0
         for p, m in enumerate(seg_n):
@@ -363,9 +367,9 @@ class _Worker:
                 try:
                     model.check_state(buf_t[k], f"action {model.actions[buf_ai[k]].name}")
                 except SpecRuntimeError as exc:
-                    error = (seg_rank[p], seg_fp[p], _wrap_error(model, exc, 0, ()))
-                    for col in (seg_rank, seg_fp, seg_n):
-                        del col[p:]
+                    parent = seg_lo + p
+                    error = (int(self.f_ranks[parent]), int(self.f_fps[parent]), _wrap_error(model, exc, 0, ()))
+                    del seg_n[p:]
                     del buf_ai[lo:]
                     del buf_t[lo:]
                     return error
@@ -504,9 +508,9 @@ class _Worker:
         self.owned = merged
         self.pending_owned = np.empty(0, np.int64)
         if ranks is not None:
-            self.frontier = list(zip(ranks.tolist(), self.new_fps.tolist(), self.new_states))
+            self.f_ranks, self.f_fps, self.f_states = ranks, self.new_fps, self.new_states
         else:
-            self.frontier = []
+            self.f_ranks, self.f_fps, self.f_states = np.empty(0, np.int64), np.empty(0, np.int64), []
         self.new_states = []
         return {"visited_bytes": int(self.owned.nbytes)}
 
@@ -519,23 +523,32 @@ class _Worker:
         and the frontiers stay balanced without moving states every level.
         """
         for dst, count in moves:
-            frontier = self.frontier
-            stride = len(frontier) / count
-            picked = {int(k * stride) for k in range(count)}
-            part = [e for i, e in enumerate(frontier) if i in picked]
-            self.frontier = [e for i, e in enumerate(frontier) if i not in picked]
+            n = len(self.f_states)
+            picked = np.zeros(n, dtype=bool)
+            picked[(np.arange(count) * (n / count)).astype(np.int64)] = True
+            flags = picked.tolist()
+            part = (self.f_ranks[picked], self.f_fps[picked], [s for s, f in zip(self.f_states, flags) if f])
+            self.f_states = [s for s, f in zip(self.f_states, flags) if not f]
+            self.f_ranks, self.f_fps = self.f_ranks[~picked], self.f_fps[~picked]
             with open(self._path(level, "give", self.w, dst), "wb") as f:
                 pickle.dump(part, f, protocol=pickle.HIGHEST_PROTOCOL)
         return {}
 
     def take(self, level: int, srcs: list[int]) -> dict:
         """Receive states handed over by ``srcs``; the frontier stays in rank order."""
+        ranks, fps, states = [self.f_ranks], [self.f_fps], self.f_states
         for src in srcs:
             path = self._path(level, "give", src, self.w)
             with open(path, "rb") as f:
-                self.frontier.extend(pickle.load(f))
+                r, fp, s = pickle.load(f)
+            ranks.append(r)
+            fps.append(fp)
+            states.extend(s)
             os.unlink(path)
-        self.frontier.sort(key=_rank)
+        all_ranks = np.concatenate(ranks)
+        order = np.argsort(all_ranks, kind="stable")
+        self.f_ranks, self.f_fps = all_ranks[order], np.concatenate(fps)[order]
+        self.f_states = [states[i] for i in order.tolist()]
         return {}
 
     def rollback(self) -> dict:
@@ -550,12 +563,7 @@ class _Worker:
 
     def frontier_states(self) -> tuple[np.ndarray, bytes]:
         """This worker's part of the frontier, for a checkpoint: global ranks and the pickled states."""
-        ranks = np.array([r for r, _, _ in self.frontier], dtype=np.int64)
-        return ranks, pickle.dumps([s for _, _, s in self.frontier], protocol=pickle.HIGHEST_PROTOCOL)
-
-
-def _rank(entry: tuple) -> int:
-    return entry[0]
+        return self.f_ranks.copy(), pickle.dumps(self.f_states, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def balance_moves(sizes: list[int], slack: float = 0.1, minimum: int = 200) -> dict[int, list[tuple[int, int]]]:
