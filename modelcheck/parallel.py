@@ -64,7 +64,7 @@ from .progress import Progress, ProgressSink, Ticker
 from .replay import replay
 from .result import CheckResult, Violation
 from .summary import summarize
-from .visited import ParentRecords
+from .visited import ParentRecords, in_sorted
 
 SUCC_BITS = 20
 """Bits of a discovery key for the successor index (a state has < 2**20 successors)."""
@@ -391,20 +391,25 @@ class _Worker:
         if len(fps) == start:
             return start
         chunk = np.frombuffer(fps, dtype=np.int64)[start:]
-        keep = np.zeros(len(chunk), dtype=bool)
-        _, first = np.unique(chunk, return_index=True)
-        keep[first] = True
-        seen = self.level_seen
-        if len(seen):
-            idx = np.minimum(np.searchsorted(seen, chunk), len(seen) - 1)
-            keep &= seen[idx] != chunk
-        old = self.owned
-        if len(old):
-            idx = np.minimum(np.searchsorted(old, chunk), len(old) - 1)
-            keep &= ~((chunk % self.n == self.w) & (old[idx] == chunk))
-        kept_fps = chunk[keep]
+        # Everything below works on the chunk in sorted order (probes of a big sorted array in
+        # sorted order hit the CPU caches, see visited.in_sorted); ``order`` maps back.
+        order = np.argsort(chunk, kind="stable")
+        sfps = chunk[order]
+        keep_sorted = np.ones(len(sfps), dtype=bool)
+        keep_sorted[1:] = sfps[1:] != sfps[:-1]  # stable: the first of equal keys is the earliest candidate
+        for arr, own_only in ((self.level_seen, False), (self.owned, True)):
+            if len(arr):
+                idx = np.searchsorted(arr, sfps)
+                np.minimum(idx, len(arr) - 1, out=idx)
+                hit = arr[idx] == sfps
+                if own_only:
+                    hit &= sfps % self.n == self.w
+                keep_sorted &= ~hit
+        keep = np.empty(len(chunk), dtype=bool)
+        keep[order] = keep_sorted
+        kept_sorted = sfps[keep_sorted]  # already sorted
         del chunk  # the buffer of ``fps`` is resized below
-        merged = np.concatenate((seen, np.sort(kept_fps)))
+        merged = np.concatenate((self.level_seen, kept_sorted))
         merged.sort(kind="stable")  # two sorted runs: timsort merges them in linear time
         self.level_seen = merged
         if keep.all():
@@ -432,12 +437,7 @@ class _Worker:
         keys, fps = both[0], both[1]
         order = np.argsort(keys, kind="stable")
         keys, fps, src = keys[order], fps[order], src[order]
-        old = self.owned
-        if len(old):
-            idx = np.minimum(np.searchsorted(old, fps), len(old) - 1)
-            fresh = old[idx] != fps
-        else:
-            fresh = np.ones(len(fps), dtype=bool)
+        fresh = ~in_sorted(self.owned, fps)
         keys, fps, src = keys[fresh], fps[fresh], src[fresh]
         new_fps, first = np.unique(fps, return_index=True)  # first occurrence = smallest key
         self.pending_owned = new_fps
