@@ -11,6 +11,7 @@ violation found has a shortest trace.
 
 from __future__ import annotations
 
+import bisect
 import gc
 from array import array
 from collections import Counter
@@ -313,7 +314,8 @@ class LocalBFS:
                                 c_fp = list(map(fingerprint, c_t[:ends[-1] if ends else 0]))
                             except TypeError:
                                 # An unhashable successor: stop at its parent with an error naming it.
-                                error = self._unhashable(parents, ends)
+                                bad, error = model.first_bad_state(c_t, c_ai)
+                                del ends[bisect.bisect_right(ends, bad):]  # from the parent that generated it
                                 c_fp = list(map(fingerprint, c_t[:ends[-1] if ends else 0]))
                         # Phase 2: the candidates not seen in earlier levels (one numpy probe for
                         # the batch), taken in discovery order; the rest only count as generated.
@@ -413,18 +415,6 @@ class LocalBFS:
                 next_frontier.close()
                 break
             frontier = next_frontier
-
-    def _unhashable(self, parents: list, ends: list[int]) -> SpecRuntimeError:
-        """The error for the first parent with an unhashable successor; ``ends`` is cut before that parent."""
-        model = self.model
-        for p, s in enumerate(parents[:len(ends)]):
-            try:
-                for ai, _b, t in model.successors(s):
-                    model.check_state(t, f"action {model.actions[ai].name}")
-            except SpecRuntimeError as err:
-                del ends[p:]
-                return err
-        raise AssertionError("fingerprinting raised TypeError, yet every successor is hashable")
 
     def _restore_counters(self, snap: dict) -> None:
         self.generated = snap["generated"]

@@ -121,6 +121,20 @@ class BoundModel:
                 where=where,
             ) from None
 
+    def first_bad_state(self, states: list, action_indices: list[int]) -> tuple[int, SpecRuntimeError]:
+        """The position of the first unhashable or non-canonical state in ``states``, and its error.
+
+        For an engine whose batch fingerprinting raised TypeError: the error
+        names the action that produced the state (``action_indices``, parallel
+        to ``states``), and the position tells which parent to stop at.
+        """
+        for k, t in enumerate(states):
+            try:
+                self.check_state(t, f"action {self.actions[action_indices[k]].name}")
+            except SpecRuntimeError as err:
+                return k, err
+        raise AssertionError("fingerprinting raised TypeError, yet every successor is hashable")
+
     def successors(self, s: State) -> Iterator[tuple[int, tuple[int, ...], State]]:
         """Every successor of ``s`` as (action index, binding, state), in the spec's order.
 

@@ -360,21 +360,14 @@ class _Worker:
 
         The buffers hold the successors of frontier parents ``seg_lo, seg_lo + 1, ...``, ``seg_n`` of each.
         """
-        model = self.model
-        lo = 0
-        for p, m in enumerate(seg_n):
-            for k in range(lo, lo + m):
-                try:
-                    model.check_state(buf_t[k], f"action {model.actions[buf_ai[k]].name}")
-                except SpecRuntimeError as exc:
-                    parent = seg_lo + p
-                    error = (int(self.f_ranks[parent]), int(self.f_fps[parent]), _wrap_error(model, exc, 0, ()))
-                    del seg_n[p:]
-                    del buf_ai[lo:]
-                    del buf_t[lo:]
-                    return error
-            lo += m
-        raise AssertionError("fingerprinting raised TypeError, yet every successor is hashable")
+        bad, exc = self.model.first_bad_state(buf_t, buf_ai)
+        p = int(np.searchsorted(np.cumsum(np.array(seg_n, dtype=np.int64)), bad, side="right"))
+        lo = sum(seg_n[:p])
+        del seg_n[p:]
+        del buf_ai[lo:]
+        del buf_t[lo:]
+        parent = seg_lo + p
+        return (int(self.f_ranks[parent]), int(self.f_fps[parent]), _wrap_error(self.model, exc, 0, ()))
 
     def _drop_losers(self, start: int, keys: array, fps: array, states: list, pfps: array,
                      kept_ai: array) -> int:

@@ -1,4 +1,8 @@
-"""A spec whose third state holds a list: unhashable, produced by an action (for the error-path tests)."""
+"""A spec whose action produces a state holding a list: unhashable (for the error-path tests).
+
+Level 2 holds (1,) and (10,), in that order; only the second parent's successor
+is bad, so an engine must stop at the right parent of its batch.
+"""
 
 import attrs
 
@@ -12,7 +16,7 @@ class C:
 
 @action("Step")
 def step(c, s):
-    if s[0] == 1:
+    if s[0] == 10:
         return (2, [0])  # a list inside the state: refused
     return (s[0] + 1,) if s[0] < c.N else None
 
