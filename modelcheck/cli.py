@@ -9,6 +9,7 @@ every checked property holds, 1 means a violation or deadlock was found.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 from typing import Any
@@ -319,6 +320,31 @@ def render_known_cmd(out_dir: str | None) -> None:
 
     for path in regenerate(out_dir or KNOWN_DIR):
         click.echo(path)
+
+
+@main.command("compile")
+@click.option("--status", is_flag=True, help="Only report which spec modules run compiled, build nothing.")
+def compile_cmd(status: bool) -> None:
+    """Compile the registered specs with Cython (about a fifth faster checks); needs a C compiler.
+
+    Only modules whose current source has no build yet are compiled, so this
+    is cheap to re-run; an edited spec runs interpreted until it is rebuilt.
+    """
+    from . import compiled
+
+    if not status:
+        report = compiled.build()
+        click.echo(f"compiled {len(report.built)} modules ({len(report.current)} already current) "
+                   f"into {report.root} in {report.seconds:.1f}s")
+    modules = compiled.status()
+    built = sum(ok for _, ok in modules)
+    if os.environ.get(compiled.DISABLE_ENV):
+        click.echo(f"compiled specs: off ({compiled.DISABLE_ENV} is set); {built} of {len(modules)} built")
+    else:
+        click.echo(f"compiled specs: {built} of {len(modules)} modules run compiled")
+    if status:
+        for name, ok in modules:
+            click.echo(f"  {name}: {'compiled' if ok else 'interpreted (no current build)'}")
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:

@@ -1,0 +1,237 @@
+"""Ahead-of-time compiled specs: the readable spec modules, built with Cython, loaded only while current.
+
+Most of a check's time is the specs' own Python: each action is called once
+per parameter binding on every state (about fifty calls per Kip320 state),
+and most calls fail their guard after a few attribute reads.  Cython turns
+those same source files, unchanged, into C extension modules, which skips
+the bytecode dispatch; on Kip320 with three replicas a check runs about a
+fifth faster (docs/benchmarks.md).  The specs stay plain Python: nothing
+here asks a spec author for type declarations.
+
+``modelcheck compile`` (run by ``bin/setup``) builds every module of
+``modelcheck.specs`` and ``modelcheck.invariants``, plus the symmetry
+helpers, into a directory of the interpreter's environment
+(``<sys.prefix>/modelcheck-compiled``, or ``$MODELCHECK_BUILD_DIR``).  Each
+artefact is filed under a digest of its source file, the Cython version and
+the interpreter's cache tag, so an edited spec is never shadowed by a stale
+build: the :class:`CompiledFinder` loads an extension only when its digest
+matches the source on disk and otherwise lets the normal ``.py`` import
+happen.  ``MODELCHECK_INTERPRETED=1`` turns the finder off, for debugging a
+spec with pdb or comparing the two.  Specs loaded from a file path
+(``modelcheck check path/to/spec.py``) are always interpreted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Sequence
+
+import attrs
+
+from .errors import ModelCheckError
+
+PACKAGES = ("modelcheck.specs", "modelcheck.invariants")
+"""Every module of these packages is compiled (their ``__init__`` excepted)."""
+MODULES = ("modelcheck.symmetry",)
+"""Single engine modules on the hot path of spec code."""
+DISABLE_ENV = "MODELCHECK_INTERPRETED"
+BUILD_DIR_ENV = "MODELCHECK_BUILD_DIR"
+EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+
+
+class CompileError(ModelCheckError):
+    """Building the compiled modules failed (no Cython, no C compiler, a compile error)."""
+
+
+def build_dir() -> str:
+    """Where the artefacts live: per interpreter environment, since extensions are ABI-specific."""
+    return os.environ.get(BUILD_DIR_ENV) or os.path.join(sys.prefix, "modelcheck-compiled")
+
+
+def _cython_version() -> str:
+    try:
+        from Cython import __version__  # type: ignore[import-not-found]
+    except ImportError:
+        return "none"
+    return str(__version__)
+
+
+def source_digest(source: bytes, cython_version: str) -> str:
+    """What an artefact is valid for: this exact source, Cython version and interpreter ABI."""
+    h = hashlib.sha256()
+    for part in (sys.implementation.cache_tag or "", EXT_SUFFIX, cython_version):
+        h.update(part.encode() + b"\0")
+    h.update(source)
+    return h.hexdigest()[:20]
+
+
+def artefact_path(fullname: str, digest: str, root: str | None = None) -> str:
+    """``<root>/<module>/<digest>/<leaf><EXT_SUFFIX>``: the extension's file name must be its leaf name."""
+    return os.path.join(root or build_dir(), fullname, digest, fullname.rpartition(".")[2] + EXT_SUFFIX)
+
+
+def _stamp_path(root: str) -> str:
+    return os.path.join(root, "cython-version")
+
+
+def _is_candidate(fullname: str) -> bool:
+    return fullname in MODULES or any(
+        fullname.startswith(p + ".") and "." not in fullname[len(p) + 1:] for p in PACKAGES)
+
+
+class CompiledFinder:
+    """A meta-path finder that swaps in a compiled module when its artefact matches the source.
+
+    It finds the module's source the normal way (so the ``.py`` that would be
+    imported is the one whose digest counts) and returns an extension-module
+    spec only when ``<digest>`` has been built; otherwise ``None``, and Python
+    imports the source.  The Cython version is read once from the build
+    directory's stamp, not by importing Cython on every run.
+    """
+
+    def __init__(self, root: str | None = None) -> None:
+        self.root = root or build_dir()
+        try:
+            with open(_stamp_path(self.root)) as f:
+                self.cython_version: str | None = f.read().strip()
+        except OSError:
+            self.cython_version = None  # nothing was ever built here
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None, target: Any = None) -> Any:
+        if self.cython_version is None or not _is_candidate(fullname):
+            return None
+        source_spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if source_spec is None or not (source_spec.origin or "").endswith(".py"):
+            return None
+        try:
+            with open(source_spec.origin, "rb") as f:
+                digest = source_digest(f.read(), self.cython_version)
+        except OSError:
+            return None
+        so = artefact_path(fullname, digest, self.root)
+        if not os.path.isfile(so):
+            return None
+        loader = importlib.machinery.ExtensionFileLoader(fullname, so)
+        return importlib.util.spec_from_file_location(fullname, so, loader=loader)
+
+    def invalidate_caches(self) -> None:
+        """Nothing cached beyond the stamp; part of the finder protocol."""
+
+
+def install() -> None:
+    """Put a :class:`CompiledFinder` first on ``sys.meta_path`` (once), unless disabled."""
+    if os.environ.get(DISABLE_ENV):
+        return
+    if not any(isinstance(f, CompiledFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, CompiledFinder())
+
+
+def is_compiled(module: Any) -> bool:
+    """Whether an imported module is a compiled extension (for reports and tests)."""
+    return str(getattr(module, "__file__", "") or "").endswith(EXT_SUFFIX)
+
+
+@attrs.frozen
+class BuildReport:
+    """What ``modelcheck compile`` did."""
+
+    built: tuple[str, ...]
+    current: tuple[str, ...]
+    root: str
+    seconds: float
+
+
+def _sources() -> list[tuple[str, str]]:
+    """(module name, source path) of every module to compile, found without importing it."""
+    out: list[tuple[str, str]] = []
+    for pkg in PACKAGES:
+        spec = importlib.util.find_spec(pkg)
+        for d in (spec.submodule_search_locations or []) if spec else []:
+            for name in sorted(os.listdir(d)):
+                if name.endswith(".py") and name != "__init__.py":
+                    out.append((f"{pkg}.{name[:-3]}", os.path.join(d, name)))
+    for mod in MODULES:
+        parent = importlib.import_module(mod.rpartition(".")[0])
+        # PathFinder, not find_spec: a module already imported compiled reports its .so as origin.
+        spec = importlib.machinery.PathFinder.find_spec(mod, parent.__path__)
+        if spec is not None and spec.origin and spec.origin.endswith(".py"):
+            out.append((mod, spec.origin))
+    return out
+
+
+def status(root: str | None = None) -> list[tuple[str, bool]]:
+    """(module, whether a build of its current source exists) for every compilable module."""
+    root = root or build_dir()
+    try:
+        with open(_stamp_path(root)) as f:
+            version = f.read().strip()
+    except OSError:
+        return [(name, False) for name, _ in _sources()]
+    out = []
+    for name, source in _sources():
+        with open(source, "rb") as f:
+            out.append((name, os.path.isfile(artefact_path(name, source_digest(f.read(), version), root))))
+    return out
+
+
+def _compile_one(fullname: str, source: str, so: str, workdir: str) -> None:
+    c_file = os.path.join(workdir, fullname + ".c")
+    steps = [
+        [sys.executable, "-m", "cython", "-3", "--module-name", fullname, source, "-o", c_file],
+        (sysconfig.get_config_var("CC") or "cc").split()
+        + ["-shared", "-fPIC", "-O2", "-I", sysconfig.get_paths()["include"], c_file, "-o", so + ".tmp"],
+    ]
+    for cmd in steps:
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+        except OSError as exc:
+            raise CompileError(f"cannot compile {fullname}: {cmd[0]}: {exc.strerror}") from None
+        if proc.returncode != 0:
+            lines = [ln for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
+            detail = next((ln for ln in lines if "rror" in ln), lines[-1] if lines else "no output")
+            raise CompileError(f"cannot compile {fullname}: {detail.strip()}")
+    os.replace(so + ".tmp", so)  # atomic: a concurrent import never sees half a file
+
+
+def build(root: str | None = None, jobs: int | None = None) -> BuildReport:
+    """Compile every module whose current source has no artefact yet; old artefacts are removed."""
+    start = time.monotonic()
+    root = root or build_dir()
+    version = _cython_version()
+    if version == "none":
+        raise CompileError("Cython is not installed: pip install 'modelcheck[compile]' (bin/setup does)")
+    os.makedirs(root, exist_ok=True)
+    todo: list[tuple[str, str, str]] = []
+    current: list[str] = []
+    for fullname, source in _sources():
+        with open(source, "rb") as f:
+            so = artefact_path(fullname, source_digest(f.read(), version), root)
+        keep = os.path.dirname(so)
+        mod_dir = os.path.dirname(keep)
+        if os.path.isdir(mod_dir):
+            for old in os.listdir(mod_dir):  # artefacts of earlier sources of this module
+                if os.path.join(mod_dir, old) != keep:
+                    shutil.rmtree(os.path.join(mod_dir, old), ignore_errors=True)
+        if os.path.isfile(so):
+            current.append(fullname)
+        else:
+            os.makedirs(keep, exist_ok=True)
+            todo.append((fullname, source, so))
+    if todo:
+        with tempfile.TemporaryDirectory(prefix="modelcheck-compile-") as work, \
+                ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+            for f in [pool.submit(_compile_one, n, src, so, work) for n, src, so in todo]:
+                f.result()
+    with open(_stamp_path(root), "w") as f:
+        f.write(version + "\n")
+    return BuildReport(tuple(n for n, _, _ in todo), tuple(current), root, time.monotonic() - start)

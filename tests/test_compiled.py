@@ -1,0 +1,107 @@
+"""Compiled specs (modelcheck.compiled): the same results as the interpreted source, never a stale build."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, json_report, run_cli
+from modelcheck import compiled
+
+
+def _toolchain_missing() -> str | None:
+    try:
+        import Cython  # noqa: F401
+    except ImportError:
+        return "Cython is not installed in this environment"
+    cc = (compiled.sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) is None:
+        return f"no C compiler ({cc}) on PATH"
+    return None
+
+
+def test_registered_specs_run_compiled_where_a_compiler_exists() -> None:
+    """bin/setup builds them; with a toolchain present, every compilable module must have a current build."""
+    missing = _toolchain_missing()
+    if missing:
+        pytest.skip(f"{missing}: specs run interpreted")
+    modules = dict(compiled.status())
+    assert modules and all(modules.values()), [n for n, ok in modules.items() if not ok]
+    code = "import modelcheck.specs.kip320 as m, modelcheck.symmetry as s; print(m.__file__); print(s.__file__)"
+    env = {k: v for k, v in os.environ.items() if k != compiled.DISABLE_ENV}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert [line.endswith(compiled.EXT_SUFFIX) for line in out.stdout.split()] == [True, True], out.stdout
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**env, compiled.DISABLE_ENV: "1"})
+    assert [line.endswith(".py") for line in out.stdout.split()] == [True, True], out.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ("kip320", "--const", "Replicas=2"),
+    ("kip320", "--const", "Replicas=2", "--symmetry"),
+    ("kip101", "--const", "Replicas=2"),
+])
+def test_compiled_and_interpreted_specs_give_identical_results(args: tuple[str, ...]) -> None:
+    """The interpreted source is the independent check of the compiled one: same counts, same traces."""
+    compiled_run = run_cli("check", *args, "--json", env={compiled.DISABLE_ENV: ""})
+    interpreted_run = run_cli("check", *args, "--json", env={compiled.DISABLE_ENV: "1"})
+    assert compiled_run.returncode == interpreted_run.returncode
+    a, b = json_report(compiled_run), json_report(interpreted_run)
+    assert a == b
+    if args == ("kip320", "--const", "Replicas=2"):  # the reference table: 5,973 states, depth 18
+        assert (a["distinct_states"], a["depth"]) == (5973, 18)
+
+
+def _fake_build(root: Path, fullname: str, digest: str) -> Path:
+    so = Path(compiled.artefact_path(fullname, digest, str(root)))
+    so.parent.mkdir(parents=True)
+    so.write_bytes(b"not really an extension")
+    (root / "cython-version").write_text("9.9\n")
+    return so
+
+
+def test_the_finder_takes_a_build_only_for_the_current_source(tmp_path: Path) -> None:
+    import modelcheck.specs as pkg
+
+    name = "modelcheck.specs.kip320"
+    source = importlib.machinery.PathFinder.find_spec(name, pkg.__path__).origin
+    digest = compiled.source_digest(Path(source).read_bytes(), "9.9")
+    so = _fake_build(tmp_path / "current", name, digest)
+    spec = compiled.CompiledFinder(str(tmp_path / "current")).find_spec(name, pkg.__path__)
+    assert spec is not None and spec.origin == str(so)
+    # A build of an earlier source (another digest) is ignored: Python imports the .py.
+    stale = compiled.source_digest(Path(source).read_bytes() + b"\n# edited\n", "9.9")
+    _fake_build(tmp_path / "stale", name, stale)
+    assert compiled.CompiledFinder(str(tmp_path / "stale")).find_spec(name, pkg.__path__) is None
+    # Nothing built at all, and modules outside the compiled set: no opinion either.
+    assert compiled.CompiledFinder(str(tmp_path / "empty")).find_spec(name, pkg.__path__) is None
+    assert compiled.CompiledFinder(str(tmp_path / "current")).find_spec("modelcheck.engine", None) is None
+
+
+def test_compile_without_cython_is_a_one_line_error(tmp_path: Path) -> None:
+    fake = tmp_path / "hide" / "Cython"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('hidden for this test')\n")
+    p = run_cli("compile", env={"PYTHONPATH": str(tmp_path / "hide"), compiled.BUILD_DIR_ENV: str(tmp_path / "b")})
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines() == [
+        "error: Cython is not installed: pip install 'modelcheck[compile]' (bin/setup does)"]
+    assert "Traceback" not in p.stderr
+
+
+def test_compile_status_lists_every_module() -> None:
+    p = run_cli("compile", "--status")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("compiled specs: ")
+    listed = [line.split(":")[0].strip() for line in lines[1:]]
+    assert "modelcheck.specs.kip320" in listed and "modelcheck.invariants.kafka_isr" in listed
+    assert "modelcheck.symmetry" in listed
+    assert len(listed) == len(list((ROOT / "specs").glob("[!_]*.py"))) + \
+        len(list((ROOT / "invariants").glob("[!_]*.py"))) + 1
