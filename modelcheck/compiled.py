@@ -4,13 +4,13 @@ Most of a check's time is the specs' own Python: each action is called once
 per parameter binding on every state (about fifty calls per Kip320 state),
 and most calls fail their guard after a few attribute reads.  Cython turns
 those same source files, unchanged, into C extension modules, which skips
-the bytecode dispatch; on Kip320 with three replicas a check runs about a
-fifth faster (docs/benchmarks.md).  The specs stay plain Python: nothing
-here asks a spec author for type declarations.
+the bytecode dispatch: the spec calls of Kip320 with three replicas take
+about a quarter less CPU (docs/benchmarks.md).  The specs stay plain Python:
+nothing here asks a spec author for type declarations.
 
 ``modelcheck compile`` (run by ``bin/setup``) builds every module of
-``modelcheck.specs`` and ``modelcheck.invariants``, plus the symmetry
-helpers, into a directory of the interpreter's environment
+``modelcheck.specs`` and ``modelcheck.invariants``, plus the engine modules
+on the per-state path (:data:`MODULES`), into a directory of the interpreter's environment
 (``<sys.prefix>/modelcheck-compiled``, or ``$MODELCHECK_BUILD_DIR``).  Each
 artefact is filed under a digest of its source file, the Cython version and
 the interpreter's cache tag, so an edited spec is never shadowed by a stale
@@ -42,8 +42,8 @@ from .errors import ModelCheckError
 
 PACKAGES = ("modelcheck.specs", "modelcheck.invariants")
 """Every module of these packages is compiled (their ``__init__`` excepted)."""
-MODULES = ("modelcheck.symmetry",)
-"""Single engine modules on the hot path of spec code."""
+MODULES = ("modelcheck.symmetry", "modelcheck.engine", "modelcheck.model", "modelcheck.visited", "modelcheck.parallel")
+"""Engine modules that run per state or per successor (the search loops, orbit fingerprints)."""
 DISABLE_ENV = "MODELCHECK_INTERPRETED"
 BUILD_DIR_ENV = "MODELCHECK_BUILD_DIR"
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
