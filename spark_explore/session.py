@@ -47,6 +47,8 @@ def spark_context(master: str | None, app_name: str = "modelcheck") -> Any:
         .set("spark.pyspark.python", sys.executable)
         .set("spark.sql.shuffle.partitions", str(os.cpu_count() or 2))
         .set("spark.task.maxFailures", "4")
+        # PySpark's daemon, minus the BrokenPipeError traceback when a stop hangs up on a worker.
+        .set("spark.python.daemon.module", "modelcheck.spark_explore.daemon")
         # The JVM only moves byte arrays (pickled batches): Kryo serializes the shuffle's
         # (partition, bytes) pairs with less CPU than Java serialization.
         .set("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
