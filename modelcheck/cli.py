@@ -197,8 +197,11 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     inv_names = options.invariants or spec.default_invariants
     consts_text = ", ".join(f"{k}={v}" for k, v in _as_dict(c).items())
     click.echo(f"modelcheck {__version__}: checking {spec.name} ({spec.title}) with {consts_text}", file=out)
+    from .compiled import spec_mode
+
+    mode = spec_mode((spec.reference or "").partition(":")[0])
     click.echo(f"Invariants: {', '.join(inv_names) or 'none'}; engine: {engine}"
-               f"{'; symmetry on' if symmetry else ''}", file=out)
+               f"{'; symmetry on' if symmetry else ''}{f'; spec {mode}' if mode else ''}", file=out)
     from .model import BoundModel
     from .preflight import preflight
 

@@ -136,6 +136,18 @@ def install() -> None:
         sys.meta_path.insert(0, CompiledFinder())
 
 
+def spec_mode(module_name: str) -> str | None:
+    """``"compiled"`` or ``"interpreted"`` for an imported module the finder covers, else None.
+
+    For the check's header line: after an edit a spec runs interpreted (and
+    slower) until ``modelcheck compile`` rebuilds it, and the user should see so.
+    """
+    module = sys.modules.get(module_name)
+    if module is None or not _is_candidate(module_name):
+        return None
+    return "compiled" if is_compiled(module) else "interpreted"
+
+
 def is_compiled(module: Any) -> bool:
     """Whether an imported module is a compiled extension (for reports and tests)."""
     return str(getattr(module, "__file__", "") or "").endswith(EXT_SUFFIX)

@@ -105,3 +105,14 @@ def test_compile_status_lists_every_module() -> None:
     assert "modelcheck.symmetry" in listed and "modelcheck.engine" in listed
     assert len(listed) == len(list((ROOT / "specs").glob("[!_]*.py"))) + \
         len(list((ROOT / "invariants").glob("[!_]*.py"))) + len(compiled.MODULES)
+
+
+def test_the_check_header_says_how_the_spec_runs() -> None:
+    """After an edit a spec runs interpreted until rebuilt; the header line makes that visible."""
+    interpreted = run_cli("check", "kip320", "--const", "Replicas=2", env={compiled.DISABLE_ENV: "1"})
+    assert interpreted.stdout.splitlines()[1] == "Invariants: StrongIsr; engine: local; spec interpreted"
+    by_path = run_cli("check", "tests/models/counter_grid.py", "--const", "Counters=2", "--const", "Max=2")
+    assert by_path.stdout.splitlines()[1] == "Invariants: BelowLimit; engine: local"  # files: never compiled
+    if _toolchain_missing() is None:
+        default = run_cli("check", "kip320", "--const", "Replicas=2", env={compiled.DISABLE_ENV: ""})
+        assert default.stdout.splitlines()[1] == "Invariants: StrongIsr; engine: local; spec compiled"
