@@ -88,3 +88,38 @@ class Frontier:
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
+
+
+class StoredStates:
+    """A finished list of states kept on disk in pickled chunks, read back as often as needed.
+
+    A ``--workers`` frontier is iterated by :meth:`_Worker.expand` and must stay
+    intact until the level is committed (an abandoned level is redone from the
+    same frontier), so unlike :class:`Frontier` reading does not consume it.
+    """
+
+    def __init__(self, states: list[Any], directory: str, chunk: int = DEFAULT_CHUNK) -> None:
+        self._dir = tempfile.mkdtemp(prefix="frontier-", dir=directory)
+        self._files: list[str] = []
+        self._len = len(states)
+        for i in range(0, len(states), chunk):
+            path = os.path.join(self._dir, f"{len(self._files):06d}.pkl")
+            with open(path, "wb") as f:
+                pickle.dump(states[i:i + chunk], f, protocol=pickle.HIGHEST_PROTOCOL)
+            self._files.append(path)
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __iter__(self) -> Iterator[Any]:
+        for path in self._files:
+            with open(path, "rb") as f:
+                part = pickle.load(f)
+            yield from part
+
+    def to_list(self) -> list[Any]:
+        return list(self)
+
+    def close(self) -> None:
+        shutil.rmtree(self._dir, ignore_errors=True)
+        self._files = []

@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from .checkpoint import boundary_payload, read_boundary, write_checkpoint
+from .frontier import StoredStates
 from .errors import CheckpointError, ModelCheckError, SpecRuntimeError
 from .model import BoundModel
 from .progress import Progress, ProgressSink, Ticker
@@ -65,6 +66,13 @@ from .replay import replay
 from .result import CheckResult, Violation
 from .summary import summarize
 from .visited import ParentRecords, in_sorted
+
+DEFAULT_SPILL_STATES = 1_000_000
+"""Frontier states a worker keeps in memory; beyond, the frontier goes to disk for the level.
+
+Higher than the one-process engine's 400,000 (modelcheck.frontier): pickling
+and reading back a state costs about as much as expanding it, and the workers'
+memory is already within 2 GiB at ten million Kip320 states without spilling."""
 
 SUCC_BITS = 20
 """Bits of a discovery key for the successor index (a state has < 2**20 successors)."""
@@ -202,8 +210,11 @@ class _Worker:
     """
 
     def __init__(self, model: BoundModel, index: int, count: int, tmp: str,
-                 init: list[tuple[int, int, Any]], init_fps: np.ndarray) -> None:
+                 init: list[tuple[int, int, Any]], init_fps: np.ndarray,
+                 spill_states: int = DEFAULT_SPILL_STATES) -> None:
         self.model = model
+        self.spill_states = spill_states
+        self.spilled_levels = 0
         self.w = index
         self.n = count
         self.tmp = tmp
@@ -214,7 +225,7 @@ class _Worker:
         # numbers: a (rank, fp, state) tuple per state cost about 110 bytes more per frontier state).
         self.f_ranks = np.array([r for r, _, _ in init], dtype=np.int64)
         self.f_fps = np.array([fp for _, fp, _ in init], dtype=np.int64)
-        self.f_states: list = [s for _, _, s in init]
+        self.f_states: list | StoredStates = [s for _, _, s in init]
         self.states: list = []
         self.new_states: list = []
         self.canonical_budget = 20000 // count + 1
@@ -500,12 +511,34 @@ class _Worker:
         merged.sort(kind="stable")
         self.owned = merged
         self.pending_owned = np.empty(0, np.int64)
+        self._drop_stored()
         if ranks is not None:
-            self.f_ranks, self.f_fps, self.f_states = ranks, self.new_fps, self.new_states
+            self.f_ranks, self.f_fps = ranks, self.new_fps
+            self._set_frontier(self.new_states)
         else:
             self.f_ranks, self.f_fps, self.f_states = np.empty(0, np.int64), np.empty(0, np.int64), []
         self.new_states = []
-        return {"visited_bytes": int(self.owned.nbytes)}
+        return {"visited_bytes": int(self.owned.nbytes), "spilled_levels": self.spilled_levels}
+
+    def _set_frontier(self, states: list) -> None:
+        """Keep the frontier in memory, or on disk when large (read back a chunk at a time by ``expand``).
+
+        The next level's candidates are the other big thing a worker holds while
+        it expands; with the frontier on disk only they are in memory then.
+        """
+        if len(states) > self.spill_states:
+            self.f_states = StoredStates(states, self.tmp)
+            self.spilled_levels += 1
+        else:
+            self.f_states = states
+
+    def _frontier_list(self) -> list:
+        """The frontier as a list (read back from disk if it was spilled), for rebalancing and checkpoints."""
+        return self.f_states.to_list() if isinstance(self.f_states, StoredStates) else self.f_states
+
+    def _drop_stored(self) -> None:
+        if isinstance(self.f_states, StoredStates):
+            self.f_states.close()
 
     def give(self, level: int, moves: list[tuple[int, int]]) -> dict:
         """Hand ``count`` frontier states to worker ``dst`` for each (dst, count), spread over the ranks.
@@ -515,21 +548,25 @@ class _Worker:
         successor (the lowest rank) is then as likely to be one as the other,
         and the frontiers stay balanced without moving states every level.
         """
+        states = self._frontier_list()
         for dst, count in moves:
-            n = len(self.f_states)
+            n = len(states)
             picked = np.zeros(n, dtype=bool)
             picked[(np.arange(count) * (n / count)).astype(np.int64)] = True
             flags = picked.tolist()
-            part = (self.f_ranks[picked], self.f_fps[picked], [s for s, f in zip(self.f_states, flags) if f])
-            self.f_states = [s for s, f in zip(self.f_states, flags) if not f]
+            part = (self.f_ranks[picked], self.f_fps[picked], [s for s, f in zip(states, flags) if f])
+            states = [s for s, f in zip(states, flags) if not f]
             self.f_ranks, self.f_fps = self.f_ranks[~picked], self.f_fps[~picked]
             with open(self._path(level, "give", self.w, dst), "wb") as f:
                 pickle.dump(part, f, protocol=pickle.HIGHEST_PROTOCOL)
+        self._drop_stored()
+        self._set_frontier(states)
         return {}
 
     def take(self, level: int, srcs: list[int]) -> dict:
         """Receive states handed over by ``srcs``; the frontier stays in rank order."""
-        ranks, fps, states = [self.f_ranks], [self.f_fps], self.f_states
+        ranks, fps, states = [self.f_ranks], [self.f_fps], self._frontier_list()
+        self._drop_stored()
         for src in srcs:
             path = self._path(level, "give", src, self.w)
             with open(path, "rb") as f:
@@ -541,7 +578,7 @@ class _Worker:
         all_ranks = np.concatenate(ranks)
         order = np.argsort(all_ranks, kind="stable")
         self.f_ranks, self.f_fps = all_ranks[order], np.concatenate(fps)[order]
-        self.f_states = [states[i] for i in order.tolist()]
+        self._set_frontier([states[i] for i in order.tolist()])
         return {}
 
     def rollback(self) -> dict:
@@ -556,7 +593,7 @@ class _Worker:
 
     def frontier_states(self) -> tuple[np.ndarray, bytes]:
         """This worker's part of the frontier, for a checkpoint: global ranks and the pickled states."""
-        return self.f_ranks.copy(), pickle.dumps(self.f_states, protocol=pickle.HIGHEST_PROTOCOL)
+        return self.f_ranks.copy(), pickle.dumps(self._frontier_list(), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def balance_moves(sizes: list[int], slack: float = 0.1, minimum: int = 200) -> dict[int, list[tuple[int, int]]]:
@@ -589,7 +626,7 @@ def balance_moves(sizes: list[int], slack: float = 0.1, minimum: int = 200) -> d
 
 
 def _worker_main(conn: Connection, model: BoundModel, index: int, count: int, tmp: str,
-                 init: list, init_fps: np.ndarray, coordinator: int) -> None:
+                 init: list, init_fps: np.ndarray, coordinator: int, spill_states: int) -> None:
     """A worker's loop: one command in, one reply out, until "stop" or the coordinator is gone."""
     flags = {"busy": False, "abandon": False}
 
@@ -614,7 +651,7 @@ def _worker_main(conn: Connection, model: BoundModel, index: int, count: int, tm
     if os.getppid() != coordinator:  # it died before the request took effect
         on_term(signal.SIGTERM, None)
     gc.disable()
-    worker = _Worker(model, index, count, tmp, init, init_fps)
+    worker = _Worker(model, index, count, tmp, init, init_fps, spill_states)
     del init, init_fps
     while True:
         try:
@@ -680,6 +717,10 @@ class ParallelBFS:
         self.procs: list = []
         self.outstanding: set[int] = set()
         self.memory_limit = model.options.max_memory_mb * 1024 * 1024 if model.options.max_memory_mb else None
+        self.spill_states = DEFAULT_SPILL_STATES
+        """A worker whose frontier holds more states than this keeps it on disk (see _Worker._set_frontier)."""
+        self.spilled_levels = 0
+        """Levels whose frontier some worker kept on disk (summed over the workers)."""
         self.next_memory_check = 0.0
 
     # -- talking to the workers -------------------------------------------------
@@ -894,7 +935,8 @@ class ParallelBFS:
             for w in range(self.n):
                 parent_conn, child_conn = ctx.Pipe()
                 p = ctx.Process(target=_worker_main,
-                                args=(child_conn, model, w, self.n, tmp, init[w::self.n], init_fps, os.getpid()),
+                                args=(child_conn, model, w, self.n, tmp, init[w::self.n], init_fps, os.getpid(),
+                                      self.spill_states),
                                 daemon=True)
                 p.start()
                 child_conn.close()
@@ -1007,7 +1049,8 @@ class ParallelBFS:
                 for k in keys:
                     per_worker.append((ranks[lo:lo + len(k)],))
                     lo += len(k)
-                self._call_all("advance", per_worker=per_worker)
+                committed = self._call_all("advance", per_worker=per_worker)
+                self.spilled_levels = sum(r["spilled_levels"] for r in committed)
                 self._rebalance(level + 1, [len(k) for k in keys])
             self.parents.add_level(all_fps[order], (sorted_keys >> SUCC_BITS).astype(np.int32))
             for st in stats:
