@@ -217,8 +217,15 @@ def _compile_one(fullname: str, source: str, so: str, workdir: str) -> None:
 
 def build(root: str | None = None, jobs: int | None = None) -> BuildReport:
     """Compile every module whose current source has no artefact yet; old artefacts are removed."""
-    start = time.monotonic()
     root = root or build_dir()
+    try:
+        return _build(root, jobs)
+    except OSError as exc:
+        raise CompileError(f"cannot build into {root}: {exc.strerror or exc}") from None
+
+
+def _build(root: str, jobs: int | None) -> BuildReport:
+    start = time.monotonic()
     version = _cython_version()
     if version == "none":
         raise CompileError("Cython is not installed: pip install 'modelcheck[compile]' (bin/setup does)")

@@ -116,3 +116,14 @@ def test_the_check_header_says_how_the_spec_runs() -> None:
     if _toolchain_missing() is None:
         default = run_cli("check", "kip320", "--const", "Replicas=2", env={compiled.DISABLE_ENV: ""})
         assert default.stdout.splitlines()[1] == "Invariants: StrongIsr; engine: local; spec compiled"
+
+
+def test_compile_into_an_unusable_directory_is_a_one_line_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    p = run_cli("compile", env={compiled.BUILD_DIR_ENV: str(blocker / "build")})
+    if _toolchain_missing():  # without Cython, that is the error reported first
+        assert p.returncode == 2 and p.stderr.startswith("error: Cython is not installed")
+        return
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines() == [f"error: cannot build into {blocker / 'build'}: Not a directory"]
