@@ -23,6 +23,7 @@ Two forms are built from the same plan:
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable, Sequence
 
 from .errors import SpecRuntimeError
@@ -95,8 +96,15 @@ def _literal(value: Any) -> str | None:
     return None
 
 
+def _runs_compiled() -> bool:
+    from .compiled import is_compiled
+
+    return is_compiled(sys.modules[__name__])
+
+
 def compile_expander(
-    spec_name: str, actions: Sequence[Action], bindings: Sequence[Sequence[tuple[Any, ...]]], c: Any
+    spec_name: str, actions: Sequence[Action], bindings: Sequence[Sequence[tuple[Any, ...]]], c: Any,
+    form: str | None = None,
 ) -> Callable[[State, list, list], None]:
     """``expand_into(s, ais, ts)``: append every successor of ``s`` to ``ts`` and its action index to ``ais``.
 
@@ -104,8 +112,33 @@ def compile_expander(
     spec code raises, the state is expanded again by the loop form, which names
     the action (spec functions are pure, so it raises the same way); the lists
     may then hold part of ``s``'s successors, which callers drop.
+
+    ``form`` is ``"unrolled"`` (generated straight-line Python, one call per
+    binding) or ``"loop"`` (a loop over the bindings in this module).  By
+    default the loop when this module itself runs compiled (``modelcheck
+    compile``): a C loop expanded Kip320's states 9 % faster than the
+    interpreted unrolled code; otherwise the unrolled code, 10 to 15 % faster
+    than an interpreted loop.
     """
+    if form is None:
+        form = "loop" if _runs_compiled() else "unrolled"
+    if form not in ("loop", "unrolled"):
+        raise ValueError(f"form must be 'loop' or 'unrolled', not {form!r}")
     reference = loop_expander(spec_name, actions, bindings, c)
+
+    def locate(s: State, exc: Exception) -> None:
+        """Raise the loop form's error naming the action; if it does not raise, name none."""
+        reference(s)
+        raise SpecRuntimeError(
+            f"spec {spec_name}: an action raised {type(exc).__name__}: {exc} (not again when repeated:"
+            " is the spec deterministic?)",
+            spec=spec_name,
+            where="an action",
+        ) from exc
+
+    if form == "loop":
+        return _loop_into(tuple((ai, a.fn, tuple(bindings[ai]), len(a.params)) for ai, a in enumerate(actions)),
+                          c, locate)
     scope: dict[str, Any] = {"c": c, "_locate": None}
     body: list[str] = []
 
@@ -155,16 +188,36 @@ def compile_expander(
         "        raise",
     ]) + "\n"
 
-    def locate(s: State, exc: Exception) -> None:
-        """Raise the loop form's error naming the action; if it does not raise, name none."""
-        reference(s)
-        raise SpecRuntimeError(
-            f"spec {spec_name}: an action raised {type(exc).__name__}: {exc} (not again when repeated:"
-            " is the spec deterministic?)",
-            spec=spec_name,
-            where="an action",
-        ) from exc
-
     scope["_locate"] = locate
     exec(compile(source, f"<expander of {spec_name}>", "exec"), scope)  # noqa: S102 - generated from the plan
     return scope["expand_into"]
+
+
+def _loop_into(plan: tuple, c: Any, locate: Callable[[State, Exception], None]) -> Callable[[State, list, list], None]:
+    """The loop form of ``expand_into``, for when this module is compiled (see :func:`compile_expander`)."""
+
+    def expand_into(s: State, ais: list, ts: list) -> None:
+        A = ais.append
+        T = ts.append
+        try:
+            for ai, fn, bs, arity in plan:
+                for b in bs:
+                    if arity == 2:
+                        r = fn(c, s, b[0], b[1])
+                    elif arity == 1:
+                        r = fn(c, s, b[0])
+                    else:
+                        r = fn(c, s, *b)
+                    if r is not None:
+                        if type(r) is list:
+                            for x in r:
+                                A(ai)
+                                T(x)
+                        else:
+                            A(ai)
+                            T(r)
+        except Exception as exc:  # noqa: BLE001 - named by the loop form
+            locate(s, exc)
+            raise
+
+    return expand_into

@@ -7,6 +7,7 @@ import pytest
 
 from modelcheck import Domain, Spec, action, constant
 from modelcheck.errors import SpecRuntimeError
+from modelcheck.expander import compile_expander
 from modelcheck.model import BoundModel
 from modelcheck.result import CheckOptions
 from modelcheck.loader import load_spec
@@ -35,15 +36,24 @@ def reachable(model, limit=20000):
     return seen
 
 
+FORMS = ["unrolled", "loop"]  # BoundModel picks one by whether modelcheck.expander runs compiled
+
+
+def form_of(model, form):
+    return compile_expander(model.spec.name, model.actions, model.bindings, model.c, form=form)
+
+
+@pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("name", ["kip320", "kip279", "truncate-to-hw", "async-isr", "broker-failures"])
-def test_same_successors_in_the_same_order_as_the_loop(name):
+def test_same_successors_in_the_same_order_as_the_loop(name, form):
     spec = load_spec(name)
     model = BoundModel(spec, spec.constants_class(Replicas=2), CheckOptions())
+    expand_into = form_of(model, form)
     states = reachable(model)
     assert len(states) > 100
     for s in states:
         ais, ts = [], []
-        model.expand_into(s, ais, ts)
+        expand_into(s, ais, ts)
         assert (ais, ts) == flatten(model.expand(s))
 
 
@@ -79,22 +89,31 @@ WIDE_SPEC = Spec(name="wide", title="wide domains", constants=WideConsts, init=l
                  actions=[wide, pair, boom], deadlock_expected=True)
 
 
-def test_wide_and_non_int_domains():
+@pytest.mark.parametrize("form", FORMS)
+def test_wide_and_non_int_domains(form):
     model = BoundModel(WIDE_SPEC, WideConsts(), CheckOptions())
+    expand_into = form_of(model, form)
     for v in range(7):
         ais, ts = [], []
-        model.expand_into((v,), ais, ts)
+        expand_into((v,), ais, ts)
         assert (ais, ts) == flatten(model.expand((v,)))
     ais, ts = [], []
-    model.expand_into((1,), ais, ts)
+    expand_into((1,), ais, ts)
     assert ts == [(2,), (3,), (1,), (2,), (2,), (1,)]
     assert ais == [0, 0, 1, 1, 1, 1]
 
 
-def test_an_action_that_raises_is_named_with_its_binding():
+@pytest.mark.parametrize("form", FORMS)
+def test_an_action_that_raises_is_named_with_its_binding(form):
     model = BoundModel(WIDE_SPEC, WideConsts(), CheckOptions())
     with pytest.raises(SpecRuntimeError, match=r"action Boom\(3\) raised ValueError: seven"):
-        model.expand_into((7,), [], [])
+        form_of(model, form)((7,), [], [])
+
+
+def test_an_unknown_form_is_refused():
+    model = BoundModel(WIDE_SPEC, WideConsts(), CheckOptions())
+    with pytest.raises(ValueError, match="form must be 'loop' or 'unrolled'"):
+        form_of(model, "vectorised")
 
 
 def test_loops_once_the_unroll_budget_is_spent(monkeypatch):
@@ -104,7 +123,8 @@ def test_loops_once_the_unroll_budget_is_spent(monkeypatch):
     monkeypatch.setattr(expander, "UNROLL_TOTAL", 4)
     spec = load_spec("kip320")
     model = BoundModel(spec, spec.constants_class(Replicas=2), CheckOptions())
+    expand_into = form_of(model, "unrolled")
     for s in list(reachable(model, 3000))[:1000]:
         ais, ts = [], []
-        model.expand_into(s, ais, ts)
+        expand_into(s, ais, ts)
         assert (ais, ts) == flatten(model.expand(s))
