@@ -18,7 +18,9 @@ Two forms are built from the same plan:
 * :func:`compile_expander` — ``expand_into(s, ais, ts)``, which appends each
   generated successor (a list result counts once per element, as TLC counts
   each satisfied disjunct) and its action index to two lists: the columns the
-  engines keep per batch.
+  engines keep per batch.  It is the generated straight-line code when this
+  module is interpreted, and a plain loop over the bindings when ``modelcheck
+  compile`` has built this module (the loop is then C, 9 % faster again).
 """
 
 from __future__ import annotations
