@@ -676,7 +676,10 @@ def _worker_main(conn: Connection, model: BoundModel, index: int, count: int, tm
             reply = ("abandoned", None)
         except BaseException:  # noqa: BLE001 - sent back and raised by the coordinator
             flags["busy"] = False
-            reply = ("crash", traceback.format_exc())
+            # The abandon signal's exception can surface as another one: raised inside C code
+            # (numpy's tofile turns it into a TypeError), it is caught and replaced there.  The
+            # level is thrown away either way, so whatever broke it is not a crash.
+            reply = ("abandoned", None) if flags["abandon"] else ("crash", traceback.format_exc())
         conn.send(reply)
 
 
