@@ -110,7 +110,7 @@ def tree_pss(proc: psutil.Process) -> int:
 
 
 def compiled_specs(interpreted: bool) -> str:
-    """How the specs run in this benchmark (modelcheck.compiled): it changes every figure by about a fifth."""
+    """How the specs run in this benchmark (modelcheck.compiled): it changes every figure by about a quarter."""
     if interpreted:
         return "interpreted (MODELCHECK_INTERPRETED=1)"
     from modelcheck import compiled

@@ -328,7 +328,7 @@ def render_known_cmd(out_dir: str | None) -> None:
 @main.command("compile")
 @click.option("--status", is_flag=True, help="Only report which spec modules run compiled, build nothing.")
 def compile_cmd(status: bool) -> None:
-    """Compile the registered specs with Cython (about a fifth faster checks); needs a C compiler.
+    """Compile the registered specs with Cython (checks take about a quarter less time); needs a C compiler.
 
     Only modules whose current source has no build yet are compiled, so this
     is cheap to re-run; an edited spec runs interpreted until it is rebuilt.

@@ -85,6 +85,21 @@ def _stamp_path(root: str) -> str:
     return os.path.join(root, "cython-version")
 
 
+def _built_version(root: str) -> str | None:
+    """The Cython version the build directory was last built with, or None if nothing was built."""
+    try:
+        with open(_stamp_path(root)) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def _artefact_for(fullname: str, source: str, version: str, root: str) -> str:
+    """Where the build of ``source`` as it is now on disk lives (it may not exist)."""
+    with open(source, "rb") as f:
+        return artefact_path(fullname, source_digest(f.read(), version), root)
+
+
 def _is_candidate(fullname: str) -> bool:
     return fullname in MODULES or any(
         fullname.startswith(p + ".") and "." not in fullname[len(p) + 1:] for p in PACKAGES)
@@ -102,11 +117,7 @@ class CompiledFinder:
 
     def __init__(self, root: str | None = None) -> None:
         self.root = root or build_dir()
-        try:
-            with open(_stamp_path(self.root)) as f:
-                self.cython_version: str | None = f.read().strip()
-        except OSError:
-            self.cython_version = None  # nothing was ever built here
+        self.cython_version = _built_version(self.root)
 
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: Any = None) -> Any:
         if self.cython_version is None or not _is_candidate(fullname):
@@ -115,11 +126,9 @@ class CompiledFinder:
         if source_spec is None or not (source_spec.origin or "").endswith(".py"):
             return None
         try:
-            with open(source_spec.origin, "rb") as f:
-                digest = source_digest(f.read(), self.cython_version)
+            so = _artefact_for(fullname, source_spec.origin, self.cython_version, self.root)
         except OSError:
             return None
-        so = artefact_path(fullname, digest, self.root)
         if not os.path.isfile(so):
             return None
         loader = importlib.machinery.ExtensionFileLoader(fullname, so)
@@ -185,16 +194,9 @@ def _sources() -> list[tuple[str, str]]:
 def status(root: str | None = None) -> list[tuple[str, bool]]:
     """(module, whether a build of its current source exists) for every compilable module."""
     root = root or build_dir()
-    try:
-        with open(_stamp_path(root)) as f:
-            version = f.read().strip()
-    except OSError:
-        return [(name, False) for name, _ in _sources()]
-    out = []
-    for name, source in _sources():
-        with open(source, "rb") as f:
-            out.append((name, os.path.isfile(artefact_path(name, source_digest(f.read(), version), root))))
-    return out
+    version = _built_version(root)
+    return [(name, version is not None and os.path.isfile(_artefact_for(name, source, version, root)))
+            for name, source in _sources()]
 
 
 def _compile_one(fullname: str, source: str, so: str, workdir: str) -> None:
@@ -234,8 +236,7 @@ def _build(root: str, jobs: int | None) -> BuildReport:
     todo: list[tuple[str, str, str]] = []
     current: list[str] = []
     for fullname, source in _sources():
-        with open(source, "rb") as f:
-            so = artefact_path(fullname, source_digest(f.read(), version), root)
+        so = _artefact_for(fullname, source, version, root)
         keep = os.path.dirname(so)
         mod_dir = os.path.dirname(keep)
         if os.path.isdir(mod_dir):
