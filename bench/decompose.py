@@ -1,0 +1,120 @@
+"""Where a one-process check spends its time: the spec's successor function against the engine around it.
+
+``.venv/bin/python bench/decompose.py [--spec kip320] [--const Replicas=3] [--rounds 2]``
+
+The machine this project is measured on changes speed by up to 60 % within an
+hour, so comparing a profile taken now with a run timed later says little.
+This script measures the parts in one process, alternating, on the same
+reachable states:
+
+* **expand**: the compiled successor function (``expand_into``) on every
+  reachable state, in BFS order, nothing else;
+* **hash**: the fingerprint of every generated successor;
+* **invariants**: the default invariants on every reachable state;
+* **engine only**: the real one-process engine (:class:`LocalBFS`) with the
+  successor function replaced by a lookup of the successors computed
+  beforehand, i.e. everything a check does except running spec actions;
+* **full**: the real engine, as ``modelcheck check`` runs it.
+
+It prints each in seconds and whether the specs ran compiled.  Counts are
+checked against each other (the lookup engine must find what the full one
+finds), so a broken measurement does not pass silently.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from modelcheck.compiled import spec_mode  # noqa: E402
+from modelcheck.cli import build_constants  # noqa: E402
+from modelcheck.engine import LocalBFS  # noqa: E402
+from modelcheck.errors import ModelCheckError  # noqa: E402
+from modelcheck.loader import load_spec  # noqa: E402
+from modelcheck.model import BoundModel  # noqa: E402
+from modelcheck.result import CheckOptions  # noqa: E402
+
+
+def reachable(model: BoundModel) -> tuple[list, dict, dict]:
+    """Every reachable state in BFS order, with each one's successors (by identity and, for initial states, by hash)."""
+    frontier = list(model.init_states())
+    seen = {model.fingerprint(s) for s in frontier}
+    states = list(frontier)
+    by_id: dict[int, tuple[list, list]] = {}
+    by_hash: dict[int, tuple[list, list]] = {}
+    while frontier:
+        nxt = []
+        for s in frontier:
+            ais: list = []
+            ts: list = []
+            model.expand_into(s, ais, ts)
+            by_id[id(s)] = by_hash[hash(s)] = (ais, ts)
+            for t in ts:
+                fp = model.fingerprint(t)
+                if fp not in seen:
+                    seen.add(fp)
+                    nxt.append(t)
+        states += nxt
+        frontier = nxt
+    return states, by_id, by_hash
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--spec", default="kip320")
+    ap.add_argument("--const", action="append", default=[], help="NAME=VALUE (repeatable); default Replicas=3")
+    ap.add_argument("--rounds", type=int, default=2)
+    args = ap.parse_args()
+    spec = load_spec(args.spec)
+    pairs = [tuple(x.split("=", 1)) for x in (args.const or ["Replicas=3"])]
+    if any(len(p) != 2 for p in pairs):
+        raise ModelCheckError(f"--const expects NAME=VALUE, got {args.const}")
+    consts = build_constants(spec, tuple(pairs))
+    model = BoundModel(spec, consts, CheckOptions())
+    mode = spec_mode(spec.reference.partition(":")[0]) if spec.reference else None
+    print(f"{spec.name} {' '.join(args.const or ['Replicas=3'])}; specs {mode or 'loaded from a file'}")
+    gc.disable()  # as the engine does during a search
+    states, by_id, by_hash = reachable(model)
+    generated = [t for s in states for t in by_id[id(s)][1]]
+    print(f"{len(states):,} reachable states, {len(generated):,} successors")
+
+    def lookup(s, ais, ts):  # noqa: ANN001 - the expand_into signature
+        a, t = by_id.get(id(s)) or by_hash[hash(s)]
+        ais.extend(a)
+        ts.extend(t)
+
+    for r in range(args.rounds):
+        t0 = time.perf_counter()
+        for s in states:
+            model.expand_into(s, [], [])
+        t1 = time.perf_counter()
+        for t in generated:
+            model.fingerprint(t)
+        t2 = time.perf_counter()
+        for s in states:
+            model.failed_invariants(s)
+        t3 = time.perf_counter()
+        fake = BoundModel(spec, consts, CheckOptions())
+        fake.expand_into = lookup
+        res_fake = LocalBFS(fake).run()
+        t4 = time.perf_counter()
+        res = LocalBFS(BoundModel(spec, consts, CheckOptions())).run()
+        t5 = time.perf_counter()
+        if (res_fake.distinct_states, res_fake.states_generated) != (res.distinct_states, res.states_generated):
+            sys.exit("error: the engine with looked-up successors found other counts than the real one")
+        print(f"round {r + 1}: expand {t1 - t0:.2f} s, hash {t2 - t1:.2f} s, invariants {t3 - t2:.2f} s, "
+              f"engine only {t4 - t3:.2f} s, full {t5 - t4:.2f} s "
+              f"({res.distinct_states:,} distinct, {res.states_generated:,} generated)")
+        gc.collect()
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except ModelCheckError as exc:
+        sys.exit(f"error: {exc}")
