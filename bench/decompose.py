@@ -71,6 +71,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     args = ap.parse_args()
     spec = load_spec(args.spec)
+    if spec.state_constraint or spec.action_constraint:
+        # Constrained specs take the engine's filtering path, which calls ``expand``, not ``expand_into``.
+        raise ModelCheckError(f"spec {spec.name} has a state or action constraint; only unconstrained specs are split")
     pairs = [tuple(x.split("=", 1)) for x in (args.const or ["Replicas=3"])]
     if any(len(p) != 2 for p in pairs):
         raise ModelCheckError(f"--const expects NAME=VALUE, got {args.const}")
