@@ -41,6 +41,11 @@ would otherwise compile to a function of tens of thousands of lines)."""
 Expansion = list[tuple[int, tuple[Any, ...], Any]]
 
 
+def _plan(actions: Sequence[Action], bindings: Sequence[Sequence[tuple[Any, ...]]]) -> tuple:
+    """(action index, function, bindings, arity) per action: what both loop forms iterate over."""
+    return tuple((ai, a.fn, tuple(bindings[ai]), len(a.params)) for ai, a in enumerate(actions))
+
+
 def loop_expander(
     spec_name: str, actions: Sequence[Action], bindings: Sequence[Sequence[tuple[Any, ...]]], c: Any
 ) -> Callable[[State], Expansion]:
@@ -50,7 +55,7 @@ def loop_expander(
     arguments, because ``fn(c, s, *b)`` costs more than twice as much as
     ``fn(c, s, b[0], b[1])`` on CPython 3.11.
     """
-    plan = tuple((ai, a.fn, tuple(bindings[ai]), len(a.params)) for ai, a in enumerate(actions))
+    plan = _plan(actions, bindings)
 
     def expand(s: State) -> Expansion:
         found: Expansion = []
@@ -139,8 +144,7 @@ def compile_expander(
         ) from exc
 
     if form == "loop":
-        return _loop_into(tuple((ai, a.fn, tuple(bindings[ai]), len(a.params)) for ai, a in enumerate(actions)),
-                          c, locate)
+        return _loop_into(_plan(actions, bindings), c, locate)
     scope: dict[str, Any] = {"c": c, "_locate": None}
     body: list[str] = []
 
