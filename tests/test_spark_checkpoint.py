@@ -36,18 +36,22 @@ def report(p: subprocess.CompletedProcess) -> dict:
     return json_report(p, "engine")
 
 
+def start(args, scratch, **kwargs) -> subprocess.Popen:
+    """Start the CLI in a session of its own: a kill takes the driver's JVM and Python workers with it.
 
-
-
-def start(args, **kwargs) -> subprocess.Popen:
-    # A session of its own: a kill takes the driver's JVM and Python workers with it, like a lost machine.
-    return subprocess.Popen([sys.executable, "-m", "modelcheck", *args], cwd=ROOT, start_new_session=True, **kwargs)
+    That is a lost machine, and a killed JVM cannot remove its local directories and
+    temporary files, so they go under ``scratch`` (pytest's temporary directory), not
+    the machine's /tmp.
+    """
+    env = dict(os.environ, SPARK_LOCAL_DIRS=str(scratch), SPARK_SUBMIT_OPTS=f"-Djava.io.tmpdir={scratch}")
+    return subprocess.Popen([sys.executable, "-m", "modelcheck", *args], cwd=ROOT, start_new_session=True, env=env,
+                            **kwargs)
 
 
 def kill_when_checkpointed(args, directory, level: int) -> None:
     """Run ``args`` checkpointing at every level boundary; SIGKILL everything once ``level`` is on disk."""
     p = start([*args, *SPARK, "--checkpoint", str(directory), "--checkpoint-every", "0", "-q", "--json"],
-              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+              directory.parent, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.time() + 180
         while time.time() < deadline and p.poll() is None:
@@ -94,8 +98,9 @@ def test_spark_resume_after_sigkill_gives_the_uninterrupted_result(tmp_path, arg
 def test_spark_interrupt_stops_at_a_boundary_with_a_checkpoint_that_resumes(tmp_path, sig):
     args = ["check", "kip320", "--const", "Replicas=2"]
     expected = report(run_cli(*args, "-q", "--json"))
-    p = start([*args, *SPARK, "--checkpoint", str(tmp_path), "--checkpoint-every", "3600", "--progress", "0.1"],
-              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ck = tmp_path / "ck"
+    p = start([*args, *SPARK, "--checkpoint", str(ck), "--checkpoint-every", "3600", "--progress", "0.1"],
+              tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         # Past the first levels (so the checkpoint is not just the initial states), then interrupt
         # the driver only, as a terminal's Ctrl-C does (the JVM ignores SIGINT).
@@ -109,18 +114,18 @@ def test_spark_interrupt_stops_at_a_boundary_with_a_checkpoint_that_resumes(tmp_
             p.wait()
     assert p.returncode == 130, err[-3000:]
     assert "Model checking interrupted; statistics so far:" in out
-    assert f"Checkpoint written to {tmp_path}; continue with --resume {tmp_path}" in err
+    assert f"Checkpoint written to {ck}; continue with --resume {ck}" in err
     assert "Traceback" not in err
-    level = checkpoint_level(tmp_path)
+    level = checkpoint_level(ck)
     assert level >= 4
-    assert os.listdir(tmp_path) == [FILE_NAME]
+    assert os.listdir(ck) == [FILE_NAME]
     # The statistics printed are those of the boundary checkpointed.
-    with open(tmp_path / FILE_NAME, "rb") as f:
+    with open(ck / FILE_NAME, "rb") as f:
         snap = pickle.load(f)["payload"]
     assert f"{len(snap['seen']):,} distinct states found, {len(snap['frontier']):,} states left on queue" in out
     # SIGINT: resumed on Spark; SIGTERM: resumed by the local engine (the checkpoint is the same file).
     engine = SPARK if sig == signal.SIGINT else ()
-    resumed = run_cli(*args, *engine, "-q", "--json", "--resume", str(tmp_path))
+    resumed = run_cli(*args, *engine, "-q", "--json", "--resume", str(ck))
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert report(resumed) == expected
 
@@ -145,7 +150,7 @@ def test_spark_resume_refuses_another_run_with_one_line(tmp_path):
 def local_checkpoint(directory) -> str:
     """A checkpoint of kip320 Replicas=2 written by the local engine (its last boundary)."""
     p = start(["check", "kip320", "--const", "Replicas=2", "--checkpoint", str(directory),
-               "--checkpoint-every", "0", "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+               "--checkpoint-every", "0", "-q"], directory.parent, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     p.wait(timeout=60)
     assert p.returncode == 0 and checkpoint_level(directory) == 17
     return str(directory)
