@@ -93,7 +93,7 @@ class Frontier:
 class StoredStates:
     """A finished list of states kept on disk in pickled chunks, read back as often as needed.
 
-    A ``--workers`` frontier is iterated by :meth:`_Worker.expand` and must stay
+    A ``--workers`` frontier is iterated by :meth:`modelcheck.parallel_worker.Worker.expand` and must stay
     intact until the level is committed (an abandoned level is redone from the
     same frontier), so unlike :class:`Frontier` reading does not consume it.
     """

@@ -312,7 +312,7 @@ def test_sigint_in_the_middle_of_a_level_abandons_it_at_once(tmp_path, hooked):
 
 
 def test_max_memory_counts_the_workers_and_stops_mid_level(tmp_path, hooked):
-    from modelcheck.parallel import processes_memory_bytes
+    from modelcheck.memory import processes_memory_bytes
 
     spec, c, expected, monkeypatch = hooked
     monkeypatch.setenv("MC_TEST_HOOK", "memory")
