@@ -19,47 +19,17 @@ from typing import Any
 
 import numpy as np
 
+from .checkpoint import boundary_payload, read_boundary, write_checkpoint
 from .errors import SpecRuntimeError
+from .frontier import Frontier
+from .memory import MemoryBudgetExceeded, current_rss_bytes
 from .model import BoundModel
 from .progress import Progress, ProgressSink, Ticker
 from .replay import replay
 from .result import CheckOptions, CheckResult, Violation
+from .search_counters import SearchCounters, checkpoint_identity
 from .spec import Spec, State
-from .checkpoint import CheckpointIdentity, boundary_payload, read_boundary, write_checkpoint
-from .constants import constants_to_dict
-from .memory import MemoryBudgetExceeded, current_rss_bytes
-from .frontier import Frontier
-from .summary import summarize
-from .visited import ParentRecords, VisitedSet
-
-
-class ParentTable:
-    """Per-level arrays of (fingerprint, parent fingerprint): 16 bytes per state.
-
-    Finding a parent is a C-speed linear scan of one level's array, which is
-    done only to print a trace, so no per-state index is kept.
-    """
-
-    def __init__(self) -> None:
-        self.fps: list[array] = []
-        self.parents: list[array] = []
-
-    def add_level(self, fps: array, parents: array) -> None:
-        self.fps.append(fps)
-        self.parents.append(parents)
-
-    def path_to(self, level: int, fp: int) -> list[int]:
-        """Fingerprints from an initial state to ``fp`` found at ``level`` (0-based)."""
-        path = [fp]
-        for k in range(level, 0, -1):
-            idx = self.fps[k].index(fp)
-            fp = self.parents[k][idx]
-            path.append(fp)
-        path.reverse()
-        return path
-
-    def nbytes(self) -> int:
-        return sum(a.itemsize * len(a) for a in self.fps + self.parents)
+from .visited import VisitedSet
 
 
 def check(
@@ -82,24 +52,12 @@ def check(
     return LocalBFS(model, progress).run()
 
 
-class LocalBFS:
+class LocalBFS(SearchCounters):
     """One run of the single-process BFS. All run state lives on the instance."""
 
     def __init__(self, model: BoundModel, progress: ProgressSink | None = None) -> None:
-        self.model = model
+        super().__init__(model)
         self.progress = progress
-        self.parents = ParentRecords()
-        n = len(model.actions)
-        self.act_generated = [0] * n
-        self.act_distinct = [0] * n
-        self.violations: list[Violation] = []
-        self.violated_names: set[str] = set()
-        self.sometimes_reached = {p.name: False for p in model.sometimes}
-        self.generated = 0
-        self.distinct = 0
-        self.depth = 0
-        self.stopped_by: str | None = None
-        self.queue_left = 0
         self.peak_frontier = 0
         self.spilled_chunks = 0
         self.frontier_options: dict[str, Any] = {}
@@ -129,14 +87,6 @@ class LocalBFS:
 
     # -- the search -----------------------------------------------------------
 
-    def _identity(self) -> CheckpointIdentity:
-        model = self.model
-        return CheckpointIdentity(
-            spec=model.spec.name,
-            constants=tuple(sorted(constants_to_dict(model.c).items())),
-            options=model.options.identity_options(),
-        )
-
     def _snapshot(self, level: int, frontier: Frontier, seen: VisitedSet, elapsed: float) -> dict:
         """Everything needed to continue from the start of ``level`` (a level boundary)."""
         return boundary_payload(
@@ -145,26 +95,20 @@ class LocalBFS:
             seen=seen.to_array(),
             parent_fps=self.parents.fps[: level + 1],
             parent_idx=self.parents.parent_idx[: level + 1],
-            generated=self.generated,
-            act_generated=list(self.act_generated),
-            act_distinct=list(self.act_distinct),
-            sometimes_reached=dict(self.sometimes_reached),
-            violations=list(self.violations),
-            depth=self.depth,
             elapsed=elapsed,
+            **self.counters(),
         )
 
     def _restore(self, snap: dict) -> tuple[int, Frontier, VisitedSet]:
-        self.parents.fps = list(snap["parent_fps"])
-        self.parents.parent_idx = list(snap["parent_idx"])
-        self._restore_counters(snap)
+        self.restore_parents(snap)
+        self.restore_counters(snap)
         self.elapsed_before = snap["elapsed"]
         return snap["level"], Frontier.of(snap["frontier"]), VisitedSet(snap["seen"])
 
     def _write_checkpoint(self, snap: dict) -> None:
         opts = self.model.options
         if opts.checkpoint_dir:
-            write_checkpoint(opts.checkpoint_dir, self._identity(), snap)
+            write_checkpoint(opts.checkpoint_dir, checkpoint_identity(self.model), snap)
             self.checkpoints_written += 1
 
     def run(self) -> CheckResult:
@@ -173,12 +117,10 @@ class LocalBFS:
         fingerprint = model.fingerprint
         ticker = Ticker(opts.progress_seconds)
         self._pending: list = []
-        self.elapsed_before = 0.0
-        self.checkpoints_written = 0
         stop = False
 
         if opts.resume:
-            level, frontier, seen = self._restore(read_boundary(opts.resume, self._identity()))
+            level, frontier, seen = self._restore(read_boundary(opts.resume, checkpoint_identity(self.model)))
         else:
             # Level 1: initial states.
             level = 0
@@ -221,7 +163,7 @@ class LocalBFS:
             if gc_was_enabled:
                 gc.enable()
         self.distinct = len(self._seen)
-        return self._result(self.elapsed_before + ticker.elapsed())
+        return self.result(self.elapsed_before + ticker.elapsed())
 
     def _search(self, level: int, frontier: Frontier, seen: VisitedSet, stop: bool, ticker: Ticker) -> None:
         """Expand level after level from ``frontier`` (level index ``level``) until done or stopped.
@@ -391,7 +333,7 @@ class LocalBFS:
                 next_frontier.close()
                 self.queue_left = frontier_len
                 if boundary is not None:
-                    self._restore_counters(boundary)
+                    self.restore_counters(boundary)
                     boundary["elapsed"] = self.elapsed_before + ticker.elapsed()
                     self._write_checkpoint(boundary)
                 break
@@ -415,20 +357,3 @@ class LocalBFS:
                 next_frontier.close()
                 break
             frontier = next_frontier
-
-    def _restore_counters(self, snap: dict) -> None:
-        self.generated = snap["generated"]
-        self.act_generated = list(snap["act_generated"])
-        self.act_distinct = list(snap["act_distinct"])
-        self.sometimes_reached = dict(snap["sometimes_reached"])
-        self.violations = list(snap["violations"])
-        self.violated_names = {v.name for v in self.violations}
-        self.depth = snap["depth"]
-
-    def _result(self, seconds: float) -> CheckResult:
-        return summarize(
-            self.model, engine="local", seconds=seconds, violations=self.violations, stopped_by=self.stopped_by,
-            distinct=self.distinct, generated=self.generated, depth=self.depth, queue_left=self.queue_left,
-            act_generated=self.act_generated, act_distinct=self.act_distinct,
-            sometimes_reached=self.sometimes_reached,
-        )

@@ -65,8 +65,7 @@ from .parallel_worker import DEFAULT_SPILL_STATES, SUCC_BITS, worker_main
 from .progress import Progress, ProgressSink, Ticker
 from .replay import replay
 from .result import CheckResult, Violation
-from .summary import summarize
-from .visited import ParentRecords
+from .search_counters import SearchCounters, checkpoint_identity
 
 
 POLL_SECONDS = 0.05
@@ -142,34 +141,22 @@ def balance_moves(sizes: list[int], slack: float = 0.1, minimum: int = 200) -> d
     return moves
 
 
-class ParallelBFS:
-    """The coordinator of one ``--workers N`` run; all run state lives on the instance."""
+class ParallelBFS(SearchCounters):
+    """The coordinator of one ``--workers N`` run; all run state lives on the instance.
+
+    Its parent records are in rank order, which is discovery order: the local engine's.
+    """
 
     def __init__(self, model: BoundModel, workers: int, progress: ProgressSink | None = None) -> None:
-        self.model = model
+        super().__init__(model)
         self.n = workers
         self.progress = progress
-        nact = len(model.actions)
-        self.act_generated = [0] * nact
-        self.act_distinct = [0] * nact
-        self.violations: list[Violation] = []
-        self.violated_names: set[str] = set()
-        self.sometimes_reached = {p.name: False for p in model.sometimes}
-        self.generated = 0
-        self.distinct = 0
-        self.depth = 0
-        self.stopped_by: str | None = None
-        self.queue_left = 0
         self.moved_states = 0
         """Frontier states handed from one worker to another to balance the load (pickled)."""
         self.expanded_by_worker = [0] * workers
         """How many states each worker expanded: the load balance."""
-        self.parents = ParentRecords()
-        """Per level, in rank (= discovery) order: fingerprints and the index of each one's parent."""
         self.level = 0
         """The level whose frontier the workers hold (the last boundary passed)."""
-        self.elapsed_before = 0.0
-        self.checkpoints_written = 0
         self.checkpointed_level: int | None = None
         """The boundary this run last wrote a checkpoint of (a stop there need not write it again)."""
         self.checkpoint_seconds = 0.0
@@ -281,12 +268,6 @@ class ParallelBFS:
 
     # -- checkpoints ------------------------------------------------------------
 
-    def _identity(self):
-        from .engine import LocalBFS
-
-        # The local engine's identity: its checkpoints and ours are interchangeable.
-        return LocalBFS(self.model)._identity()
-
     def _write_checkpoint(self, ticker: Ticker) -> None:
         """The last level boundary, in the local engine's checkpoint format (2)."""
         start = time.perf_counter()
@@ -302,32 +283,21 @@ class ParallelBFS:
             seen=np.sort(np.concatenate(fps)),
             parent_fps=fps,
             parent_idx=self.parents.parent_idx[: level + 1],
-            generated=self.generated,
-            act_generated=list(self.act_generated),
-            act_distinct=list(self.act_distinct),
-            sometimes_reached=dict(self.sometimes_reached),
-            violations=list(self.violations),
-            depth=self.depth,
             elapsed=self.elapsed_before + ticker.elapsed(),
+            **self.counters(),
         )
-        write_checkpoint(self.model.options.checkpoint_dir, self._identity(), snap)
+        # The local engine's identity and format: its checkpoints and ours are interchangeable.
+        write_checkpoint(self.model.options.checkpoint_dir, checkpoint_identity(self.model), snap)
         self.checkpoints_written += 1
         self.checkpointed_level = level
         self.checkpoint_seconds += time.perf_counter() - start
 
     def _restore(self) -> tuple[list[tuple[int, int, Any]], np.ndarray]:
         """Counters and parent records from a checkpoint; the frontier as (rank, fp, state) and the visited set."""
-        snap = read_boundary(self.model.options.resume, self._identity())
+        snap = read_boundary(self.model.options.resume, checkpoint_identity(self.model))
         level = snap["level"]
-        self.parents.fps = [np.asarray(a, dtype=np.int64) for a in snap["parent_fps"]]
-        self.parents.parent_idx = [np.asarray(a, dtype=np.int32) for a in snap["parent_idx"]]
-        self.generated = snap["generated"]
-        self.act_generated = list(snap["act_generated"])
-        self.act_distinct = list(snap["act_distinct"])
-        self.sometimes_reached = dict(snap["sometimes_reached"])
-        self.violations = list(snap["violations"])
-        self.violated_names = {v.name for v in self.violations}
-        self.depth = snap["depth"]
+        self.restore_parents(snap)
+        self.restore_counters(snap)
         self.elapsed_before = snap["elapsed"]
         self.level = level
         cur = self.parents.fps[level].tolist()
@@ -419,7 +389,7 @@ class ParallelBFS:
                 signal.signal(sig, handler)
             self._stop_workers()
             shutil.rmtree(tmp, ignore_errors=True)
-        return self._result(self.elapsed_before + ticker.elapsed())
+        return self.result(self.elapsed_before + ticker.elapsed())
 
     def _stop_workers(self) -> None:
         for conn in self.conns:
@@ -563,14 +533,6 @@ class ParallelBFS:
         srcs = [[src for src, ms in moves.items() for dst, _ in ms if dst == w] for w in range(self.n)]
         self._call_all("take", per_worker=[(level, srcs[w]) for w in range(self.n)])
         self.moved_states += sum(count for ms in moves.values() for _, count in ms)
-
-    def _result(self, seconds: float) -> CheckResult:
-        return summarize(
-            self.model, engine="local", seconds=seconds, violations=self.violations, stopped_by=self.stopped_by,
-            distinct=self.distinct, generated=self.generated, depth=self.depth, queue_left=self.queue_left,
-            act_generated=self.act_generated, act_distinct=self.act_distinct,
-            sometimes_reached=self.sometimes_reached,
-        )
 
 
 def check_parallel(model: BoundModel, workers: int, progress: ProgressSink | None = None) -> CheckResult:

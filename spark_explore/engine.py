@@ -31,16 +31,15 @@ from typing import Any
 import attrs
 import numpy as np
 
-from modelcheck.checkpoint import CheckpointIdentity, boundary_payload, read_boundary, write_checkpoint
+from modelcheck.checkpoint import boundary_payload, read_boundary, write_checkpoint
 from modelcheck.constants import constants_to_dict
 from modelcheck.errors import CheckpointError, SpecRuntimeError
 from modelcheck.model import BoundModel
 from modelcheck.progress import Progress, ProgressSink, Ticker
 from modelcheck.replay import replay
 from modelcheck.result import CheckOptions, CheckResult, Violation
+from modelcheck.search_counters import SearchCounters, checkpoint_identity
 from modelcheck.spec import Spec
-from modelcheck.summary import summarize
-from modelcheck.visited import ParentRecords
 from modelcheck.spark_explore import executor as ex
 from modelcheck.spark_explore.session import is_local, spark_context
 
@@ -106,56 +105,39 @@ def check(
             shutil.rmtree(shipped, ignore_errors=True)  # Spark has its own copy by now
 
 
-def checkpoint_identity(model: BoundModel) -> CheckpointIdentity:
-    """The local engine's identity: a checkpoint of either engine resumes on the other."""
-    from modelcheck.engine import LocalBFS
-
-    return LocalBFS(model)._identity()
-
-
 class _Stop(Exception):
     """Ctrl-C or SIGTERM came while a level was under way: the level is abandoned."""
 
 
-class SparkBFS:
-    """One run on Spark. All run state lives on the instance (and in the RDDs it owns)."""
+class SparkBFS(SearchCounters):
+    """One run on Spark. All run state lives on the instance (and in the RDDs it owns).
+
+    Its parent records are the local engine's; a level's order is the order its stats
+    arrived in, and a checkpoint puts the frontier level in discovery order, which is
+    what the checkpoint format promises.
+    """
+
+    engine = "spark"
 
     def __init__(self, sc: Any, model: BoundModel, job: tuple, partitions: int, progress: ProgressSink | None,
                  verbose: bool, reliable: bool) -> None:
+        super().__init__(model)
         self.sc = sc
-        self.model = model
         self.job = job
         self.P = partitions
         self.progress = progress
         self.verbose = verbose
         self.reliable = reliable
         self.part_func = functools.partial(ex.owner, partitions=partitions)
-        self.parents = ParentRecords()
-        """Per level, fingerprints and the index of each one's parent in the level before (the local
-        engine's records). A level's order is the order its stats arrived in; a checkpoint puts the
-        frontier level in discovery order, which is what the checkpoint format promises."""
-        n = len(model.actions)
-        self.act_generated = [0] * n
-        self.act_distinct = [0] * n
-        self.generated = 0
-        self.distinct = 0
-        self.depth = 0
-        self.queue_left = 0
-        self.stopped_by: str | None = None
-        self.violations: list[Violation] = []
-        self.violated: set[str] = set()
-        self.sometimes = {p.name: False for p in model.sometimes}
         self.level_seconds: list[float] = []
         self._old: list[Any] = []
         self.progress_seconds = 5.0
         self.checkpoint_dir: str | None = None
         self.job_seconds = 0.0
         self.ckpt = Checkpointing()
-        self.checkpoints_written = 0
         self.checkpoint_seconds = 0.0
         self.checkpointed_level: int | None = None
         """The boundary last written to (or resumed from): a stop there need not write it again."""
-        self.elapsed_before = 0.0
         self.interrupted = False
         self._pool: Any = None
 
@@ -164,7 +146,7 @@ class SparkBFS:
     def _record(self, kind: str, name: str, description: str, level: int, fp: int) -> None:
         trace = replay(self.model, self.parents.path_to(level, fp))
         self.violations.append(Violation(kind, name, description, tuple(trace)))
-        self.violated.add(name)
+        self.violated_names.add(name)
 
     def _cut_lineage(self, rdd: Any) -> Any:
         from pyspark import StorageLevel
@@ -268,13 +250,8 @@ class SparkBFS:
             seen=np.unique(np.concatenate(self.parents.fps[: level + 1])),
             parent_fps=list(self.parents.fps[: level + 1]),
             parent_idx=list(self.parents.parent_idx[: level + 1]),
-            generated=self.generated,
-            act_generated=list(self.act_generated),
-            act_distinct=list(self.act_distinct),
-            sometimes_reached=dict(self.sometimes),
-            violations=list(self.violations),
-            depth=self.depth,
             elapsed=elapsed,
+            **self.counters(),
         )
         write_checkpoint(self.ckpt.directory, checkpoint_identity(self.model), snap)
         self.checkpoints_written += 1
@@ -300,19 +277,12 @@ class SparkBFS:
         if snap.get("format") != 2:
             raise CheckpointError("the checkpoint was written by an older engine; start the run again")
         level = snap["level"]
-        self.parents.fps = [np.asarray(a, dtype=np.int64) for a in snap["parent_fps"]]
-        self.parents.parent_idx = [np.asarray(a, dtype=np.int32) for a in snap["parent_idx"]]
+        self.restore_parents(snap)
         frontier = snap["frontier"]
         cur = self.parents.fps[level]
         if len(cur) != len(frontier) or len(self.parents.fps) != level + 1:
             raise CheckpointError(f"checkpoint in {self.ckpt.resume} is inconsistent; start the run again")
-        self.generated = snap["generated"]
-        self.act_generated = list(snap["act_generated"])
-        self.act_distinct = list(snap["act_distinct"])
-        self.sometimes = dict(snap["sometimes_reached"])
-        self.violations = list(snap["violations"])
-        self.violated = {v.name for v in self.violations}
-        self.depth = snap["depth"]
+        self.restore_counters(snap)
         self.elapsed_before = snap["elapsed"]
         seen = np.asarray(snap["seen"], dtype=np.int64)
         self.distinct = len(seen)
@@ -327,22 +297,11 @@ class SparkBFS:
 
     def _boundary(self) -> dict:
         """The counters at a level boundary (restored when the level after it is abandoned)."""
-        return {
-            "generated": self.generated, "act_generated": list(self.act_generated),
-            "act_distinct": list(self.act_distinct), "distinct": self.distinct, "depth": self.depth,
-            "violations": list(self.violations), "violated": set(self.violated),
-            "sometimes": dict(self.sometimes), "levels": len(self.parents.fps),
-        }
+        return {**self.counters(), "distinct": self.distinct, "levels": len(self.parents.fps)}
 
     def _roll_back(self, b: dict) -> None:
-        self.generated = b["generated"]
-        self.act_generated = b["act_generated"]
-        self.act_distinct = b["act_distinct"]
+        self.restore_counters(b)
         self.distinct = b["distinct"]
-        self.depth = b["depth"]
-        self.violations = b["violations"]
-        self.violated = b["violated"]
-        self.sometimes = b["sometimes"]
         self.parents.truncate(b["levels"])
 
     # -- the search ------------------------------------------------------------------
@@ -436,7 +395,7 @@ class SparkBFS:
                 import shutil
 
                 shutil.rmtree(self.checkpoint_dir, ignore_errors=True)
-        return self._result(elapsed())
+        return self.result(elapsed())
 
     def _cancel_quietly(self) -> None:
         try:
@@ -467,10 +426,10 @@ class SparkBFS:
         stop = False
         for fp, _key, s in frontier:
             for p in model.sometimes:
-                if not self.sometimes[p.name] and model._call(f"property {p.name}", p.fn, model.c, s):
-                    self.sometimes[p.name] = True
+                if not self.sometimes_reached[p.name] and model._call(f"property {p.name}", p.fn, model.c, s):
+                    self.sometimes_reached[p.name] = True
             for inv in model.failed_invariants(s):
-                if inv.name not in self.violated:
+                if inv.name not in self.violated_names:
                     self._record("invariant", inv.name, inv.description, 0, fp)
                     stop = stop or not opts.continue_after_violation
         return frontier, np.asarray(fps_level, dtype=np.int64), stop
@@ -548,11 +507,11 @@ class SparkBFS:
 
         # Where would the local engine have stopped in this level, if anywhere?
         events = []  # (parent key, phase, kind, payload)
-        fresh_violations = [v for v in violations if any(n not in self.violated for n in v[2])]
+        fresh_violations = [v for v in violations if any(n not in self.violated_names for n in v[2])]
         if fresh_violations and not opts.continue_after_violation:
             key = fresh_violations[0][0]
             events.append((key[:-2], 0, "violation", None))
-        if model.check_deadlock and deadlocked and "Deadlock" not in self.violated and not opts.continue_after_violation:
+        if model.check_deadlock and deadlocked and "Deadlock" not in self.violated_names and not opts.continue_after_violation:
             events.append((deadlocked[0][0], 1, "deadlock", deadlocked[0]))
         if opts.max_states is not None and self.distinct + new_count >= opts.max_states:
             need = opts.max_states - self.distinct
@@ -585,7 +544,7 @@ class SparkBFS:
             kept_new = sum(new_counts.values())
             reached = {name for name, key in sometimes_keys.items() if key[:-2] <= bound}
         for name in reached:
-            self.sometimes[name] = True
+            self.sometimes_reached[name] = True
         self.distinct += kept_new
         if kept_new:
             self.depth = level + 2
@@ -594,10 +553,10 @@ class SparkBFS:
             if bound is not None and key[:-2] > bound:
                 break
             for name in failed:
-                if name not in self.violated:
+                if name not in self.violated_names:
                     inv = model.spec.invariant(name)
                     self._record("invariant", name, inv.description, level + 1, fp)
-        if model.check_deadlock and deadlocked and "Deadlock" not in self.violated:
+        if model.check_deadlock and deadlocked and "Deadlock" not in self.violated_names:
             dkey, dfp = deadlocked[0]
             if bound is None or dkey <= bound:
                 self._record("deadlock", "Deadlock", "a reachable state has no successor", level, dfp)
@@ -613,14 +572,6 @@ class SparkBFS:
         if new_count == 0:
             return None, False
         return merged, False
-
-    def _result(self, seconds: float) -> CheckResult:
-        return summarize(
-            self.model, engine="spark", seconds=seconds, violations=self.violations, stopped_by=self.stopped_by,
-            distinct=self.distinct, generated=self.generated, depth=self.depth, queue_left=self.queue_left,
-            act_generated=self.act_generated, act_distinct=self.act_distinct,
-            sometimes_reached=self.sometimes,
-        )
 
 
 def _ship_user_module(sc: Any, path: str) -> str:
