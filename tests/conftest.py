@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -56,3 +58,32 @@ def checkpoint_level(directory) -> int:
             return pickle.load(f)["payload"]["level"]
     except (OSError, EOFError, pickle.UnpicklingError):
         return -1
+
+
+def kill_once_checkpointed(p: subprocess.Popen, directory, level: int, *, kill=None, watch=None,
+                           timeout: float = 180, detail=None) -> None:
+    """SIGKILL the checkpointing run ``p`` as soon as a checkpoint of ``level`` is in ``directory``.
+
+    ``kill`` replaces how (e.g. the whole process group), ``watch`` is called at
+    every poll (e.g. to note the run's worker processes while they live), and
+    ``detail`` gives what to show when the run ended before it could be killed.
+    A run that is still alive when this returns or fails is killed.
+    """
+    kill = kill or (lambda: p.send_signal(signal.SIGKILL))
+    try:
+        deadline = time.time() + timeout
+        while time.time() < deadline and p.poll() is None:
+            if watch is not None:
+                watch()
+            if checkpoint_level(directory) >= level:
+                kill()
+                break
+            time.sleep(0.005)
+        p.wait(timeout=60)
+    finally:
+        if p.poll() is None:
+            kill()
+            p.wait()
+    assert p.returncode == -signal.SIGKILL, (
+        f"the run ended ({p.returncode}) before a checkpoint of level {level} was seen"
+        + (f": {detail()}" if detail is not None else ""))

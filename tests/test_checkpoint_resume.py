@@ -10,12 +10,8 @@ import time
 
 import pytest
 
-from conftest import ROOT, checkpoint_level, json_report as result_of, run_cli
+from conftest import ROOT, json_report as result_of, kill_once_checkpointed, run_cli
 from modelcheck.checkpoint import FILE_NAME
-
-
-
-
 
 
 def kill_at_level(args: list[str], directory, level: int) -> None:
@@ -23,18 +19,7 @@ def kill_at_level(args: list[str], directory, level: int) -> None:
     p = subprocess.Popen([sys.executable, "-m", "modelcheck", *args, "--checkpoint", str(directory),
                           "--checkpoint-every", "0", "-q", "--json"],
                          cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 120
-        while time.time() < deadline and p.poll() is None:
-            if checkpoint_level(directory) >= level:
-                p.send_signal(signal.SIGKILL)
-                break
-            time.sleep(0.005)
-        p.wait(timeout=30)
-        assert p.returncode == -signal.SIGKILL, "the run finished before it could be killed"
-    finally:
-        if p.poll() is None:
-            p.kill()
+    kill_once_checkpointed(p, directory, level)
 
 
 CASES = [

@@ -17,8 +17,7 @@ import time
 import psutil
 import pytest
 
-from conftest import ROOT, checkpoint_level, json_report as result_of, run_cli
-from modelcheck.checkpoint import FILE_NAME
+from conftest import ROOT, checkpoint_level, json_report as result_of, kill_once_checkpointed, run_cli
 from modelcheck.constants import make_constants
 from modelcheck.engine import check
 from modelcheck.loader import load_spec
@@ -76,20 +75,12 @@ def kill_at_level(args: list[str], directory, level: int, env: dict, workers: in
     p = start(args, env, "--workers", str(workers), "--checkpoint", str(directory), "--checkpoint-every", "0",
               "-q", "--json", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     seen: dict[int, psutil.Process] = {}
-    try:
-        deadline = time.time() + 120
-        while time.time() < deadline and p.poll() is None:
-            for c in children(p.pid):
-                seen.setdefault(c.pid, c)
-            if checkpoint_level(directory) >= level:
-                p.send_signal(signal.SIGKILL)
-                break
-            time.sleep(0.005)
-        p.wait(timeout=30)
-        assert p.returncode == -signal.SIGKILL, "the run finished before it could be killed"
-    finally:
-        if p.poll() is None:
-            p.kill()
+
+    def note_workers() -> None:
+        for c in children(p.pid):
+            seen.setdefault(c.pid, c)
+
+    kill_once_checkpointed(p, directory, level, watch=note_workers)
     assert workers == 1 or len(seen) == workers
     return list(seen.values())
 

@@ -19,11 +19,10 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
-from conftest import MODELS, ROOT, checkpoint_level, json_report, run_cli
+from conftest import MODELS, ROOT, checkpoint_level, json_report, kill_once_checkpointed, run_cli
 from modelcheck.checkpoint import FILE_NAME
 
 pytestmark = pytest.mark.spark
@@ -53,20 +52,9 @@ def kill_when_checkpointed(args, directory, level: int) -> None:
     p = start([*args, *SPARK, "--checkpoint", str(directory), "--checkpoint-every", "0", "-q", "--json"],
               directory.parent, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        deadline = time.time() + 180
-        while time.time() < deadline and p.poll() is None:
-            if checkpoint_level(directory) >= level:
-                os.killpg(p.pid, signal.SIGKILL)
-                break
-            time.sleep(0.005)
-        p.wait(timeout=60)
-        assert p.returncode == -signal.SIGKILL, (
-            f"the run ended ({p.returncode}) before a checkpoint of level {level} was seen: "
-            + p.stderr.read().decode()[-2000:])
+        kill_once_checkpointed(p, directory, level, kill=lambda: os.killpg(p.pid, signal.SIGKILL),
+                               detail=lambda: p.stderr.read().decode()[-2000:])
     finally:
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
         p.stderr.close()
 
 
