@@ -41,11 +41,18 @@ def spark_home() -> str:
 
 @contextmanager
 def standalone_cluster(tmp: Path, workers: int = 1, cores: int = 1):
-    """A Spark master and workers started from the pip package on 127.0.0.1, stopped afterwards."""
+    """A Spark master and workers started from the pip package on 127.0.0.1, stopped afterwards.
+
+    Everything the cluster writes stays under ``tmp``: its JVMs' temporary files
+    too (the executors inherit the workers' environment), since an executor that
+    a test SIGKILLs cannot remove them.
+    """
     home = spark_home()
+    (tmp / "jvm-tmp").mkdir(exist_ok=True)
     env = dict(os.environ, SPARK_HOME=home, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable,
                SPARK_MASTER_OPTS="-Dspark.master.rest.enabled=false", SPARK_LOG_DIR=str(tmp / "logs"),
-               SPARK_WORKER_DIR=str(tmp / "work"))
+               SPARK_WORKER_DIR=str(tmp / "work"), SPARK_LOCAL_DIRS=str(tmp / "local"),
+               JAVA_TOOL_OPTIONS=f"-Djava.io.tmpdir={tmp / 'jvm-tmp'}")
     port, ui = free_port(), free_port()
     master_url = f"spark://127.0.0.1:{port}"
     cls = os.path.join(home, "bin", "spark-class")
