@@ -199,7 +199,12 @@ def status(root: str | None = None) -> list[tuple[str, bool]]:
             for name, source in _sources()]
 
 
-def _compile_one(fullname: str, source: str, so: str, workdir: str) -> None:
+def compile_module(fullname: str, source: str, so: str, workdir: str) -> None:
+    """Build one source file (``.py`` or ``.pyx``) into the extension ``so`` as module ``fullname``.
+
+    Cython then the C compiler, intermediate files in ``workdir``; a failure is
+    a one-line :class:`CompileError` naming the first error.
+    """
     c_file = os.path.join(workdir, fullname + ".c")
     steps = [
         [sys.executable, "-m", "cython", "-3", "--module-name", fullname, source, "-o", c_file],
@@ -251,7 +256,7 @@ def _build(root: str, jobs: int | None) -> BuildReport:
     if todo:
         with tempfile.TemporaryDirectory(prefix="modelcheck-compile-") as work, \
                 ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-            for f in [pool.submit(_compile_one, n, src, so, work) for n, src, so in todo]:
+            for f in [pool.submit(compile_module, n, src, so, work) for n, src, so in todo]:
                 f.result()
     with open(_stamp_path(root), "w") as f:
         f.write(version + "\n")

@@ -1,0 +1,177 @@
+"""What a type-directed compile of the Kafka specs would buy: Kip320 readable against a hand-typed copy.
+
+``.venv/bin/python bench/typed_probe.py [--const Replicas=3] [--rounds 2] [--runs 3]``
+
+An experiment for the performance issue, not a feature: the checker never
+runs ``bench/typed_probe/kip320_typed.pyx``.  That file is Kip320's nine
+actions and its invariant translated by hand the way a compiler trusting the
+specs' type annotations could (tuple indexing by field order, C integers,
+inlined helpers).  The probe builds it with Cython, then:
+
+1. checks that on every reachable state the typed actions return exactly the
+   readable spec's successors (same values, same types, same order) and the
+   typed ``StrongIsr`` the same verdict; nothing is timed otherwise;
+2. times the successor function over all reachable states, the readable
+   (compiled) spec and the typed copy alternating, best of ``--rounds``;
+3. times whole one-process checks, each in a fresh process, alternating
+   (``--runs`` pairs), and checks their counts agree.
+
+Compare the two columns of one run only: this machine's speed drifts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+import attrs  # noqa: E402
+
+from decompose import reachable  # noqa: E402
+from modelcheck.cli import build_constants  # noqa: E402
+from modelcheck.compiled import CompileError, compile_module  # noqa: E402
+from modelcheck.engine import LocalBFS  # noqa: E402
+from modelcheck.errors import ModelCheckError  # noqa: E402
+from modelcheck.expander import compile_expander, loop_expander  # noqa: E402
+from modelcheck.loader import load_spec  # noqa: E402
+from modelcheck.model import BoundModel  # noqa: E402
+from modelcheck.result import CheckOptions  # noqa: E402
+
+SOURCE = HERE / "typed_probe" / "kip320_typed.pyx"
+ACTIONS = {
+    "ControllerElectLeader": "controller_elect_leader",
+    "ControllerShrinkIsr": "controller_shrink_isr",
+    "BecomeLeader": "become_leader",
+    "FencedLeaderExpandIsr": "fenced_leader_expand_isr",
+    "FencedLeaderShrinkIsr": "fenced_leader_shrink_isr",
+    "LeaderWrite": "leader_write",
+    "FencedLeaderIncHighWatermark": "fenced_leader_inc_high_watermark",
+    "FencedBecomeFollowerAndTruncate": "fenced_become_follower_and_truncate",
+    "FencedFollowerFetch": "fenced_follower_fetch",
+}
+"""Kip320's action names and the typed function standing for each."""
+
+
+def build(workdir: str):
+    """Compile the typed copy into ``workdir`` and import it."""
+    compile_module("kip320_typed", str(SOURCE), _artefact(workdir), workdir)
+    return load(workdir)
+
+
+def _artefact(workdir: str) -> str:
+    return os.path.join(workdir, "kip320_typed" + importlib.machinery.EXTENSION_SUFFIXES[0])
+
+
+def load(workdir: str):
+    """Import the typed copy built by :func:`build`."""
+    spec = importlib.util.spec_from_file_location("kip320_typed", _artefact(workdir))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def typed_model(model: BoundModel, typed) -> BoundModel:  # noqa: ANN001 - the compiled module
+    """``model`` with its actions and its one invariant replaced by the typed functions."""
+    if {a.name for a in model.actions} != set(ACTIONS) or [i.name for i in model.invariants] != ["StrongIsr"]:
+        raise ModelCheckError("the typed copy covers Kip320's nine actions and StrongIsr only")
+    model.actions = tuple(attrs.evolve(a, fn=getattr(typed, ACTIONS[a.name])) for a in model.actions)
+    model.invariants = tuple(attrs.evolve(i, fn=typed.strong_isr) for i in model.invariants)
+    model.expand = loop_expander(model.spec.name, model.actions, model.bindings, model.c)
+    model.expand_into = compile_expander(model.spec.name, model.actions, model.bindings, model.c)
+    return model
+
+
+def whole_run(mode: str, pairs: tuple, workdir: str) -> None:
+    """One check in this process (the parent starts a fresh process per run); prints one line.
+
+    Timed from binding the model to the result, as the engine's own clock does.
+    """
+    spec = load_spec("kip320")
+    consts = build_constants(spec, pairs)
+    typed = load(workdir) if mode == "typed" else None
+    t0 = time.perf_counter()
+    model = BoundModel(spec, consts, CheckOptions())
+    if typed is not None:
+        model = typed_model(model, typed)
+    res = LocalBFS(model).run()
+    print(f"{time.perf_counter() - t0:.2f} {res.distinct_states} {res.states_generated} {res.depth} {res.result}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--const", action="append", default=[], help="NAME=VALUE (repeatable); default Replicas=3")
+    ap.add_argument("--rounds", type=int, default=2, help="successor-function timings, best of this many")
+    ap.add_argument("--runs", type=int, default=3, help="pairs of whole checks")
+    ap.add_argument("--whole", choices=["readable", "typed"], help=argparse.SUPPRESS)
+    ap.add_argument("--workdir", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    pairs = tuple(tuple(x.split("=", 1)) for x in (args.const or ["Replicas=3"]))
+    if any(len(p) != 2 for p in pairs):
+        raise ModelCheckError(f"--const expects NAME=VALUE, got {args.const}")
+    if args.whole:
+        whole_run(args.whole, pairs, args.workdir)
+        return
+    with tempfile.TemporaryDirectory(prefix="modelcheck-typed-probe-") as workdir:
+        typed = build(workdir)
+        spec = load_spec("kip320")
+        consts = build_constants(spec, pairs)
+        readable = BoundModel(spec, consts, CheckOptions())
+        fast = typed_model(BoundModel(spec, consts, CheckOptions()), typed)
+        gc.disable()
+        states, _, _ = reachable(readable)
+        for s in states:
+            a1, t1, a2, t2 = [], [], [], []
+            readable.expand_into(s, a1, t1)
+            fast.expand_into(s, a2, t2)
+            if a1 != a2 or t1 != t2 or any(type(x) is not type(y) for x, y in zip(t1, t2)):
+                sys.exit(f"error: the typed actions differ from the readable ones on {s!r}")
+            if bool(readable.failed_invariants(s)) != bool(fast.failed_invariants(s)):
+                sys.exit(f"error: the typed StrongIsr differs from the readable one on {s!r}")
+        print(f"kip320 {' '.join('='.join(p) for p in pairs)}: identical successors and StrongIsr verdicts "
+              f"on {len(states):,} states")
+
+        def timed(model: BoundModel) -> float:
+            t0 = time.perf_counter()
+            for s in states:
+                model.expand_into(s, [], [])
+            return time.perf_counter() - t0
+
+        best = {"readable": float("inf"), "typed": float("inf")}
+        for _ in range(args.rounds):
+            best["readable"] = min(best["readable"], timed(readable))
+            best["typed"] = min(best["typed"], timed(fast))
+        print(f"successor function: readable {best['readable']:.2f} s, typed {best['typed']:.2f} s "
+              f"(ratio {best['typed'] / best['readable']:.2f}, best of {args.rounds})")
+        del states
+        gc.enable()
+        base = [sys.executable, __file__, "--workdir", workdir] + [f"--const={'='.join(p)}" for p in pairs]
+        for r in range(args.runs):
+            line = {}
+            for mode in ("readable", "typed"):
+                out = subprocess.run(base + ["--whole", mode], capture_output=True, text=True)
+                if out.returncode != 0:
+                    sys.exit(f"error: the {mode} run failed: {out.stderr.strip().splitlines()[-1:]}")
+                line[mode] = out.stdout.split()
+            if line["readable"][1:] != line["typed"][1:]:
+                sys.exit(f"error: the runs disagree: {line}")
+            secs, distinct, generated, depth, result = line["readable"]
+            print(f"whole check {r + 1}: readable {secs} s, typed {line['typed'][0]} s "
+                  f"({int(distinct):,} distinct, {int(generated):,} generated, depth {depth}, {result})")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except (ModelCheckError, CompileError) as exc:
+        sys.exit(f"error: {exc}")
