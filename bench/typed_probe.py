@@ -16,6 +16,11 @@ inlined helpers).  The probe builds it with Cython, then:
 3. times whole one-process checks, each in a fresh process, alternating
    (``--runs`` pairs), and checks their counts agree.
 
+``--variant`` takes ingredients out of the typed copy, to see which ones pay:
+``python-helpers`` turns the inlined helpers back into ordinary functions
+called the Python way; ``object-ints`` does that and also leaves every
+integer a Python object, so only the typed tuple access remains.
+
 Compare the two columns of one run only: this machine's speed drifts.
 """
 
@@ -26,6 +31,7 @@ import gc
 import importlib.machinery
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -63,9 +69,37 @@ ACTIONS = {
 """Kip320's action names and the typed function standing for each."""
 
 
-def build(workdir: str):
-    """Compile the typed copy into ``workdir`` and import it."""
-    compile_module("kip320_typed", str(SOURCE), _artefact(workdir), workdir)
+VARIANTS = ("typed", "python-helpers", "object-ints")
+
+
+def variant_source(variant: str) -> str:
+    """The typed copy's source with the ingredients ``variant`` leaves out taken out (mechanical edits)."""
+    lines = SOURCE.read_text().split("\n")
+    if variant == "typed":
+        return "\n".join(lines)
+    out = []
+    for ln in lines:
+        # A helper becomes an ordinary def; a def's `tuple` argument takes only exact tuples, so a
+        # state comes in as an object and is cast inside, as the actions do.
+        m = re.match(r"cdef (?:inline )?(?:tuple|bint|object|Py_ssize_t) (\w+)\((c, )?(tuple s|tuple values|tuple leader_log)", ln)
+        if m and m.group(1) != "I":
+            ln = re.sub(r"^cdef (?:inline )?\w+ ", "def ", ln)
+            if m.group(3) == "tuple s":
+                out += [ln.replace("tuple s,", "s_arg,"), "    cdef tuple s = <tuple>s_arg"]
+                continue
+        out.append(ln)
+    source = "\n".join(out)
+    if variant == "object-ints":
+        source = source.replace("Py_ssize_t", "object")
+    return source
+
+
+def build(workdir: str, variant: str = "typed"):
+    """Compile the typed copy (or a ``variant`` of it) into ``workdir`` and import it."""
+    source = os.path.join(workdir, "kip320_typed.pyx")
+    with open(source, "w") as f:
+        f.write(variant_source(variant))
+    compile_module("kip320_typed", source, _artefact(workdir), workdir)
     return load(workdir)
 
 
@@ -113,6 +147,7 @@ def main() -> None:
     ap.add_argument("--const", action="append", default=[], help="NAME=VALUE (repeatable); default Replicas=3")
     ap.add_argument("--rounds", type=int, default=2, help="successor-function timings, best of this many")
     ap.add_argument("--runs", type=int, default=3, help="pairs of whole checks")
+    ap.add_argument("--variant", choices=VARIANTS, default="typed", help="which ingredients to keep (see above)")
     ap.add_argument("--whole", choices=["readable", "typed"], help=argparse.SUPPRESS)
     ap.add_argument("--workdir", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -123,7 +158,7 @@ def main() -> None:
         whole_run(args.whole, pairs, args.workdir)
         return
     with tempfile.TemporaryDirectory(prefix="modelcheck-typed-probe-") as workdir:
-        typed = build(workdir)
+        typed = build(workdir, args.variant)
         spec = load_spec("kip320")
         consts = build_constants(spec, pairs)
         readable = BoundModel(spec, consts, CheckOptions())
@@ -138,7 +173,7 @@ def main() -> None:
                 sys.exit(f"error: the typed actions differ from the readable ones on {s!r}")
             if bool(readable.failed_invariants(s)) != bool(fast.failed_invariants(s)):
                 sys.exit(f"error: the typed StrongIsr differs from the readable one on {s!r}")
-        print(f"kip320 {' '.join('='.join(p) for p in pairs)}: identical successors and StrongIsr verdicts "
+        print(f"kip320 {' '.join('='.join(p) for p in pairs)}, {args.variant}: identical successors and StrongIsr verdicts "
               f"on {len(states):,} states")
 
         def timed(model: BoundModel) -> float:
