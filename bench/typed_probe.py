@@ -19,7 +19,9 @@ inlined helpers).  The probe builds it with Cython, then:
 ``--variant`` takes ingredients out of the typed copy, to see which ones pay:
 ``python-helpers`` turns the inlined helpers back into ordinary functions
 called the Python way; ``object-ints`` does that and also leaves every
-integer a Python object, so only the typed tuple access remains.
+integer a Python object, so only the typed tuple access remains;
+``class-calls`` does that and also builds records by calling their classes,
+as the readable spec does, instead of with ``tuple.__new__``.
 
 Compare the two columns of one run only: this machine's speed drifts.
 """
@@ -69,7 +71,7 @@ ACTIONS = {
 """Kip320's action names and the typed function standing for each."""
 
 
-VARIANTS = ("typed", "python-helpers", "object-ints")
+VARIANTS = ("typed", "python-helpers", "object-ints", "class-calls")
 
 
 def variant_source(variant: str) -> str:
@@ -89,8 +91,11 @@ def variant_source(variant: str) -> str:
                 continue
         out.append(ln)
     source = "\n".join(out)
-    if variant == "object-ints":
+    if variant in ("object-ints", "class-calls"):
         source = source.replace("Py_ssize_t", "object")
+    if variant == "class-calls":
+        for cls in ("RS", "QS", "KS", "REC"):  # _new(RS, (a, b)) -> RS(*(a, b)): the same tuple, through the class
+            source = source.replace(f"_new({cls}, (", f"{cls}(*(")
     return source
 
 

@@ -17,7 +17,7 @@ import pytest
 SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "typed_probe.py"
 
 
-@pytest.mark.parametrize("variant", ["typed", "python-helpers", "object-ints"])
+@pytest.mark.parametrize("variant", ["typed", "python-helpers", "object-ints", "class-calls"])
 def test_typed_probe_matches_the_readable_spec_on_every_state(variant: str) -> None:
     out = subprocess.run([sys.executable, str(SCRIPT), "--const", "Replicas=2", "--rounds", "1", "--runs", "1",
                           "--variant", variant], capture_output=True, text=True, timeout=600)
