@@ -16,7 +16,11 @@ reachable states:
   beforehand, i.e. everything a check does except running spec actions;
 * **full**: the real engine, as ``modelcheck check`` runs it.
 
-It prints each in seconds and whether the specs ran compiled.
+It prints each in seconds and whether the specs ran compiled.  Use it on a
+model whose invariants hold: the engines stop at the first violation, while
+the other parts cover every reachable state.  Counts are
+checked against each other (the lookup engine must find what the full one
+finds), so a broken measurement does not pass silently.
 
 ``--by-action`` splits the successor function by action instead: it times the
 compiled successor function on every reachable state with each action left
@@ -24,11 +28,7 @@ out in turn, so an action's cost is what leaving it out saves (its guards on
 every binding and state, and the successors it builds), measured where it
 runs, state after state, as in a check.  The costs add up to the whole within
 the noise, and the line for each action gives its bindings and how many of
-its calls returned successors.  Use it on a
-model whose invariants hold: the engines stop at the first violation, while
-the other parts cover every reachable state.  Counts are
-checked against each other (the lookup engine must find what the full one
-finds), so a broken measurement does not pass silently.
+its calls returned successors.
 """
 
 from __future__ import annotations

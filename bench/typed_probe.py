@@ -57,18 +57,11 @@ from modelcheck.model import BoundModel  # noqa: E402
 from modelcheck.result import CheckOptions  # noqa: E402
 
 SOURCE = HERE / "typed_probe" / "kip320_typed.pyx"
-ACTIONS = {
-    "ControllerElectLeader": "controller_elect_leader",
-    "ControllerShrinkIsr": "controller_shrink_isr",
-    "BecomeLeader": "become_leader",
-    "FencedLeaderExpandIsr": "fenced_leader_expand_isr",
-    "FencedLeaderShrinkIsr": "fenced_leader_shrink_isr",
-    "LeaderWrite": "leader_write",
-    "FencedLeaderIncHighWatermark": "fenced_leader_inc_high_watermark",
-    "FencedBecomeFollowerAndTruncate": "fenced_become_follower_and_truncate",
-    "FencedFollowerFetch": "fenced_follower_fetch",
-}
-"""Kip320's action names and the typed function standing for each."""
+ACTIONS = frozenset({
+    "ControllerElectLeader", "ControllerShrinkIsr", "BecomeLeader", "FencedLeaderExpandIsr", "FencedLeaderShrinkIsr",
+    "LeaderWrite", "FencedLeaderIncHighWatermark", "FencedBecomeFollowerAndTruncate", "FencedFollowerFetch",
+})
+"""Kip320's actions; the typed copy names each function as the readable spec does."""
 
 
 VARIANTS = ("typed", "python-helpers", "object-ints", "class-calls")
@@ -76,11 +69,10 @@ VARIANTS = ("typed", "python-helpers", "object-ints", "class-calls")
 
 def variant_source(variant: str) -> str:
     """The typed copy's source with the ingredients ``variant`` leaves out taken out (mechanical edits)."""
-    lines = SOURCE.read_text().split("\n")
     if variant == "typed":
-        return "\n".join(lines)
+        return SOURCE.read_text()
     out = []
-    for ln in lines:
+    for ln in SOURCE.read_text().split("\n"):
         # A helper becomes an ordinary def; a def's `tuple` argument takes only exact tuples, so a
         # state comes in as an object and is cast inside, as the actions do.
         m = re.match(r"cdef (?:inline )?(?:tuple|bint|object|Py_ssize_t) (\w+)\((c, )?(tuple s|tuple values|tuple leader_log)", ln)
@@ -122,9 +114,9 @@ def load(workdir: str):
 
 def typed_model(model: BoundModel, typed) -> BoundModel:  # noqa: ANN001 - the compiled module
     """``model`` with its actions and its one invariant replaced by the typed functions."""
-    if {a.name for a in model.actions} != set(ACTIONS) or [i.name for i in model.invariants] != ["StrongIsr"]:
+    if {a.name for a in model.actions} != ACTIONS or [i.name for i in model.invariants] != ["StrongIsr"]:
         raise ModelCheckError("the typed copy covers Kip320's nine actions and StrongIsr only")
-    model.actions = tuple(attrs.evolve(a, fn=getattr(typed, ACTIONS[a.name])) for a in model.actions)
+    model.actions = tuple(attrs.evolve(a, fn=getattr(typed, a.fn.__name__)) for a in model.actions)
     model.invariants = tuple(attrs.evolve(i, fn=typed.strong_isr) for i in model.invariants)
     model.expand = loop_expander(model.spec.name, model.actions, model.bindings, model.c)
     model.expand_into = compile_expander(model.spec.name, model.actions, model.bindings, model.c)
