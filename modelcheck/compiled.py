@@ -38,6 +38,7 @@ from typing import Any, Sequence
 
 import attrs
 
+from . import record_rewrite
 from .errors import ModelCheckError
 
 PACKAGES = ("modelcheck.specs", "modelcheck.invariants")
@@ -68,9 +69,9 @@ def _cython_version() -> str:
 
 
 def source_digest(source: bytes, cython_version: str) -> str:
-    """What an artefact is valid for: this exact source, Cython version and interpreter ABI."""
+    """What an artefact is valid for: this exact source, Cython version, rewrite version and interpreter ABI."""
     h = hashlib.sha256()
-    for part in (sys.implementation.cache_tag or "", EXT_SUFFIX, cython_version):
+    for part in (sys.implementation.cache_tag or "", EXT_SUFFIX, cython_version, record_rewrite.VERSION):
         h.update(part.encode() + b"\0")
     h.update(source)
     return h.hexdigest()[:20]
@@ -199,21 +200,42 @@ def status(root: str | None = None) -> list[tuple[str, bool]]:
             for name, source in _sources()]
 
 
-def compile_module(fullname: str, source: str, so: str, workdir: str) -> None:
+def compile_module(fullname: str, source: str, so: str, workdir: str,
+                   rewritten: record_rewrite.Rewritten | None = None) -> None:
     """Build one source file (``.py`` or ``.pyx``) into the extension ``so`` as module ``fullname``.
 
     Cython then the C compiler, intermediate files in ``workdir``; a failure is
-    a one-line :class:`CompileError` naming the first error.
+    a one-line :class:`CompileError` naming the first error.  With
+    ``rewritten`` (see :mod:`modelcheck.record_rewrite`), its source and
+    ``.pxd`` are compiled in place of the file, under the same ``<package
+    dir>/<file>`` name, which is what tracebacks show.
     """
-    c_file = os.path.join(workdir, fullname + ".c")
+    c_file = os.path.abspath(os.path.join(workdir, fullname + ".c"))
+    cwd = None
+    include: list[str] = []
+    if rewritten is not None and rewritten.changed:
+        cwd = os.path.join(workdir, fullname)
+        source = os.path.join(os.path.basename(os.path.dirname(source)), os.path.basename(source))
+        os.makedirs(os.path.join(cwd, os.path.dirname(source)), exist_ok=True)
+        with open(os.path.join(cwd, source), "w", encoding="utf-8") as f:
+            f.write(rewritten.source)
+        # Cython finds a module's .pxd by its full name on the include path, package by package.
+        parts = fullname.split(".")
+        for depth in range(1, len(parts)):
+            pkg_dir = os.path.join(cwd, "include", *parts[:depth])
+            os.makedirs(pkg_dir, exist_ok=True)
+            open(os.path.join(pkg_dir, "__init__.pxd"), "w").close()
+        with open(os.path.join(cwd, "include", *parts[:-1], parts[-1] + ".pxd"), "w", encoding="utf-8") as f:
+            f.write(rewritten.pxd)
+        include = ["-I", "include"]
     steps = [
-        [sys.executable, "-m", "cython", "-3", "--module-name", fullname, source, "-o", c_file],
+        [sys.executable, "-m", "cython", "-3", *include, "--module-name", fullname, source, "-o", c_file],
         (sysconfig.get_config_var("CC") or "cc").split()
         + ["-shared", "-fPIC", "-O2", "-I", sysconfig.get_paths()["include"], c_file, "-o", so + ".tmp"],
     ]
     for cmd in steps:
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True)
+            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
         except OSError as exc:
             raise CompileError(f"cannot compile {fullname}: {cmd[0]}: {exc.strerror}") from None
         if proc.returncode != 0:
@@ -221,6 +243,25 @@ def compile_module(fullname: str, source: str, so: str, workdir: str) -> None:
             detail = next((ln for ln in lines if "rror" in ln), lines[-1] if lines else "no output")
             raise CompileError(f"cannot compile {fullname}: {detail.strip()}")
     os.replace(so + ".tmp", so)  # atomic: a concurrent import never sees half a file
+
+
+def _package_dirs() -> dict[str, str]:
+    """Each compiled package's directory, where :mod:`modelcheck.record_rewrite` reads record classes."""
+    out = {}
+    for pkg in PACKAGES:
+        spec = importlib.util.find_spec(pkg)
+        for d in (spec.submodule_search_locations or []) if spec else []:
+            out[pkg] = d
+    return out
+
+
+def _rewritten(fullname: str, source: str) -> record_rewrite.Rewritten | None:
+    """The spec module with record access by index (None: compile the file as it is)."""
+    if fullname in MODULES:
+        return None  # the engine's own modules hold no spec records
+    with open(source, encoding="utf-8") as f:
+        result = record_rewrite.rewrite(f.read(), fullname, _package_dirs())
+    return result if result.changed else None
 
 
 def build(root: str | None = None, jobs: int | None = None) -> BuildReport:
@@ -256,7 +297,7 @@ def _build(root: str, jobs: int | None) -> BuildReport:
     if todo:
         with tempfile.TemporaryDirectory(prefix="modelcheck-compile-") as work, \
                 ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-            for f in [pool.submit(compile_module, n, src, so, work) for n, src, so in todo]:
+            for f in [pool.submit(compile_module, n, src, so, work, _rewritten(n, src)) for n, src, so in todo]:
                 f.result()
     with open(_stamp_path(root), "w") as f:
         f.write(version + "\n")

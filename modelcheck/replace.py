@@ -32,4 +32,5 @@ def replacer(cls: type, *fields: str) -> Callable[..., Any]:
     fn = scope["replace"]
     fn.__name__ = f"replace_{'_'.join(fields)}"
     fn.__doc__ = f"``s._replace({', '.join(f + '=...' for f in fields)})``, faster."
+    fn.replaces = (cls, tuple(fields))  # type: ignore[attr-defined]  # what the compiled specs check
     return fn

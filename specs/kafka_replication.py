@@ -68,11 +68,11 @@ class ReplicaState(NamedTuple):
 class KafkaState(NamedTuple):
     """The six variables of KafkaReplication.tla."""
 
-    replica_log: tuple  # per replica: tuple of Record
-    replica_state: tuple  # per replica: ReplicaState
+    replica_log: tuple[tuple[Record, ...], ...]  # per replica: its log
+    replica_state: tuple[ReplicaState, ...]  # per replica
     next_record_id: int
     next_leader_epoch: int
-    leader_and_isr_requests: tuple  # of QuorumState, sorted by leader epoch
+    leader_and_isr_requests: tuple[QuorumState, ...]  # sorted by leader epoch
     quorum_state: QuorumState
 
 

@@ -1,0 +1,663 @@
+"""Record reads and constructions by index in the compiled specs, behind exact type tests.
+
+A spec reads its state by field name (``s.replica_state[leader].leader``) and
+builds records by calling their classes (``ReplicaState(hw, epoch, leader,
+isr)``) or a replacer (``with_replica_state(s, states)``).  Compiled by
+Cython as written, each read is a generic attribute lookup through the
+NamedTuple's descriptor, each construction runs the NamedTuple's generated
+``__new__`` and each replacer its generated body, both Python functions,
+interpreted.  A profile of Kip320 with three replicas put about a fifth of a
+check in the reads and a tenth in the constructions (docs/benchmarks.md).
+
+``modelcheck compile`` hands Cython a rewritten copy of each spec module and
+an augmenting ``.pxd`` (the ``.py`` on disk is untouched):
+
+* ``x.field`` becomes ``_mc_get(x, i, <class>, "field")`` where ``x`` is
+  suggested to be a record of a NamedTuple class: by an annotation (``s:
+  KafkaState``), by a field annotation (``replica_state: tuple[ReplicaState,
+  ...]``), by the one assignment of a local name, or by a loop over such a
+  tuple;
+* ``x[k]`` on an expression suggested to be a tuple becomes ``_mc_item(x, k)``;
+* ``Record(a, b)``, a module-level NamedTuple class called with all its fields
+  positionally, becomes ``_mc_new(Record, <class>, (a, b))``;
+* ``with_x(s, v)``, a module-level ``replacer(Cls, "x")`` (here or in a
+  sibling module, by name or as ``module.with_x``), becomes
+  ``_mc_replace(with_x, <replacer>, <class>, size, positions, (s, v))``.
+
+A suggestion is never trusted.  Each helper is a C function, inlined, that
+takes its fast path only when the value's type *is* the class (or
+``tuple``/``int``) exactly, and otherwise does what the original expression
+does (``getattr``, ``x[k]``, ``Record(*args)``, ``with_x(s, v)``).  The
+indices hold only for the field order the rewrite saw: code appended to the
+module captures each class and replacer when the module loads, after
+checking every class's ``_fields`` and every replacer's ``replaces``
+against what the rewrite assumed, and captures None instead if anything
+differs (say a spec module edited after its importer was built), which
+turns every fast path off.  So the compiled spec computes exactly what the
+readable one does, faster or not.  (NamedTuple forbids redefining
+``__new__`` and ``_replace``; a program that assigns them afterwards is out of
+scope.)
+
+The helpers are written in C rather than as Cython functions because GCC
+would not inline Cython's own (error bookkeeping makes them large), and a
+call per field read costs about what the read saves.
+
+Rewrites are spliced into the source text in place, a call spanning several
+lines keeps them, and the capturing code comes after the last line, so the
+line numbers Cython records are those of the spec.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from typing import Iterator, Mapping
+
+import attrs
+
+VERSION = "1"
+"""Part of every compiled artefact's digest: a change to the rewriting rebuilds the compiled specs."""
+
+PREFIX = "_mc_"
+"""Names the rewrite introduces; a module already using any name with this prefix is left alone."""
+
+
+@attrs.frozen
+class RecordClass:
+    """A ``class X(NamedTuple)`` as its source declares it: where, its fields in order, their annotations."""
+
+    module: str
+    name: str
+    fields: tuple[str, ...]
+    annotations: Mapping[str, ast.expr] = attrs.field(eq=False, hash=False)
+
+
+@attrs.frozen
+class Rewritten:
+    """The rewritten source, its augmenting ``.pxd`` and what was rewritten (no counts: the source unchanged)."""
+
+    source: str
+    pxd: str
+    reads: int
+    items: int
+    constructions: int
+    replacements: int
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.reads or self.items or self.constructions or self.replacements)
+
+
+# A suggested type: ("record", RecordClass) or ("tuple", element type or None).
+Hint = tuple
+
+
+def _is_namedtuple_base(base: ast.expr, typing_names: set[str]) -> bool:
+    if isinstance(base, ast.Name):
+        return base.id in typing_names
+    return isinstance(base, ast.Attribute) and base.attr == "NamedTuple" and isinstance(
+        base.value, ast.Name) and base.value.id == "typing"
+
+
+def _module_bindings(tree: ast.Module) -> dict[str, int]:
+    """How many times each name is bound in the module's scope (imports, defs, classes, assignments, globals)."""
+    counts: dict[str, int] = {}
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        for name in _bound_names(node, nested=False):
+            counts[name] = counts.get(name, 0) + 1
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            for inner in ast.walk(node):  # a `global` statement rebinds a module name from inside
+                if isinstance(inner, ast.Global):
+                    for name in inner.names:
+                        counts[name] = counts.get(name, 0) + 1
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+    return counts
+
+
+@attrs.frozen
+class Replacer:
+    """A module-level ``name = replacer(Cls, "field", ...)`` (see :mod:`modelcheck.replace`)."""
+
+    module: str
+    name: str
+    cls: RecordClass
+    fields: tuple[str, ...]
+
+    @property
+    def positions(self) -> int:
+        """The fields' indices, six bits each in argument order: what the C helper takes."""
+        return sum(self.cls.fields.index(f) << (6 * k) for k, f in enumerate(self.fields))
+
+
+@attrs.define
+class ModuleScope:
+    """What a module names at module level that the rewrite understands."""
+
+    records: dict[str, RecordClass] = attrs.Factory(dict)
+    replacers: dict[str, Replacer] = attrs.Factory(dict)
+    modules: dict[str, str] = attrs.Factory(dict)
+    """Local name -> a module of the compiled packages (``from modelcheck.specs import kafka_replication as kr``)."""
+
+
+class Registry:
+    """The record classes and replacers each module of the compiled packages names, read from source.
+
+    ``package_dirs`` maps a package (``modelcheck.specs``) to its directory;
+    modules are parsed, never imported.  A module's scope holds its own
+    NamedTuple classes and replacers, and those it imports by name from
+    another module of those packages, each bound once at module level; a
+    field annotation is resolved in the scope of the module that declares
+    the class.
+    """
+
+    def __init__(self, package_dirs: Mapping[str, str]) -> None:
+        self.package_dirs = dict(package_dirs)
+        self._scopes: dict[str, ModuleScope] = {}
+
+    def path_of(self, module: str) -> str | None:
+        pkg, _, leaf = module.rpartition(".")
+        directory = self.package_dirs.get(pkg)
+        return os.path.join(directory, leaf + ".py") if directory is not None else None
+
+    def _parse(self, module: str) -> ast.Module | None:
+        path = self.path_of(module)
+        if path is None:
+            return None
+        try:
+            with open(path, encoding="utf-8") as f:
+                return ast.parse(f.read())
+        except (OSError, ValueError, SyntaxError):
+            return None
+
+    def scope(self, module: str, tree: ast.Module | None = None) -> ModuleScope:
+        """What ``module`` names (parsed from ``tree`` if given, else from its file)."""
+        if module in self._scopes:
+            return self._scopes[module]
+        out = self._scopes[module] = ModuleScope()  # an import cycle sees it partly filled, not a recursion
+        tree = tree if tree is not None else self._parse(module)
+        if tree is None:
+            return out
+        bound = _module_bindings(tree)
+        once = {name for name, k in bound.items() if k == 1}
+        typing_names = {(a.asname or a.name) for node in tree.body if isinstance(node, ast.ImportFrom)
+                        and node.module == "typing" for a in node.names if a.name == "NamedTuple"}
+        replacer_names = {(a.asname or a.name) for node in tree.body if isinstance(node, ast.ImportFrom)
+                          and node.module == "modelcheck.replace" for a in node.names if a.name == "replacer"}
+        for node in tree.body:
+            if (isinstance(node, ast.ClassDef) and node.name in once and not node.decorator_list
+                    and len(node.bases) == 1 and not node.keywords
+                    and _is_namedtuple_base(node.bases[0], typing_names)):
+                fields = [(st.target.id, st.annotation) for st in node.body
+                          if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name)]
+                out.records[node.name] = RecordClass(module, node.name, tuple(f for f, _ in fields), dict(fields))
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                if node.module in self.package_dirs:  # from modelcheck.specs import kafka_replication as kr
+                    for alias in node.names:
+                        full = f"{node.module}.{alias.name}"
+                        if (alias.asname or alias.name) in once and self.path_of(full) and os.path.isfile(
+                                self.path_of(full) or ""):
+                            out.modules[alias.asname or alias.name] = full
+                if node.module.rpartition(".")[0] not in self.package_dirs:
+                    continue
+                theirs = self.scope(node.module)
+                for alias in node.names:
+                    local = alias.asname or alias.name
+                    if local not in once:
+                        continue
+                    if alias.name in theirs.records:
+                        out.records[local] = theirs.records[alias.name]
+                    elif alias.name in theirs.replacers:
+                        out.replacers[local] = theirs.replacers[alias.name]
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname and alias.asname in once and self.path_of(alias.name) and os.path.isfile(
+                            self.path_of(alias.name) or ""):
+                        out.modules[alias.asname] = alias.name
+            elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                  and node.targets[0].id in once and isinstance(node.value, ast.Call)
+                  and isinstance(node.value.func, ast.Name) and node.value.func.id in replacer_names
+                  and not node.value.keywords and node.value.args
+                  and isinstance(node.value.args[0], ast.Name) and node.value.args[0].id in out.records):
+                cls = out.records[node.value.args[0].id]
+                fields = tuple(a.value for a in node.value.args[1:] if isinstance(a, ast.Constant))
+                if (len(fields) == len(node.value.args) - 1 and all(f in cls.fields for f in fields)
+                        and len(set(fields)) == len(fields) and 0 < len(fields) <= 10 and len(cls.fields) <= 64):
+                    out.replacers[node.targets[0].id] = Replacer(module, node.targets[0].id, cls, fields)
+        return out
+
+    def resolve(self, annotation: ast.expr | None, module: str) -> Hint | None:
+        """``KafkaState`` -> a record; ``tuple`` / ``tuple[X, ...]`` -> a tuple (of X); names as ``module`` sees them."""
+        ann = annotation
+        if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+            try:
+                ann = ast.parse(ann.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(ann, ast.Name):
+            cls = self.scope(module).records.get(ann.id)
+            if cls is not None:
+                return ("record", cls)
+            return ("tuple", None) if ann.id == "tuple" else None
+        if (isinstance(ann, ast.Subscript) and isinstance(ann.value, ast.Name) and ann.value.id == "tuple"
+                and isinstance(ann.slice, ast.Tuple) and len(ann.slice.elts) == 2
+                and isinstance(ann.slice.elts[1], ast.Constant) and ann.slice.elts[1].value is Ellipsis):
+            return ("tuple", self.resolve(ann.slice.elts[0], module))
+        return None
+
+
+def _bound_names(node: ast.AST, nested: bool = True) -> Iterator[str]:
+    """Names ``node`` binds in its own scope (and, with ``nested``, anywhere inside it)."""
+    nodes = ast.walk(node) if nested else [node]
+    for n in nodes:
+        targets: list[ast.AST] = []
+        if isinstance(n, ast.Assign):
+            targets = list(n.targets)
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr)):
+            targets = [n.target]
+        elif isinstance(n, (ast.With, ast.AsyncWith)):
+            targets = [i.optional_vars for i in n.items if i.optional_vars is not None]
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            yield n.name
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield n.name
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            for a in n.names:
+                yield (a.asname or a.name).split(".")[0]
+        elif isinstance(n, (ast.Global, ast.Nonlocal)) and nested:
+            yield from n.names
+        for t in targets:
+            for m in ast.walk(t):
+                if isinstance(m, ast.Name):
+                    yield m.id
+
+
+class _FunctionTypes:
+    """The types suggested for one function's names and expressions."""
+
+    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, registry: Registry, module: str) -> None:
+        self.registry = registry
+        self.module = module
+        self.scope = registry.scope(module)
+        self.known = self.scope.records
+        self.hints: dict[str, Hint] = {}
+        assigned: dict[str, int] = {}
+        for name in _bound_names(fn):
+            assigned[name] = assigned.get(name, 0) + 1
+        assigned[fn.name] = assigned.get(fn.name, 1) - 1  # the function's own name is bound outside it
+        self.local_names = {n for n, k in assigned.items() if k > 0}
+        a = fn.args
+        for arg in a.posonlyargs + a.args + a.kwonlyargs:
+            hint = registry.resolve(arg.annotation, module)
+            self.local_names.add(arg.arg)
+            if hint is not None and not assigned.get(arg.arg):
+                self.hints[arg.arg] = hint
+        for extra in (a.vararg, a.kwarg):
+            if extra is not None:
+                self.local_names.add(extra.arg)
+        # Names bound once, in source order so that one hint can feed the next.
+        binders = sorted((n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.For, ast.AnnAssign))),
+                         key=lambda n: (n.lineno, n.col_offset))
+        for node in binders:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                name, hint = node.targets[0].id, self.type_of(node.value)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+                name = node.target.id
+                hint = registry.resolve(node.annotation, module) or self.type_of(node.value)
+            elif isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+                seq = self.type_of(node.iter)
+                name, hint = node.target.id, (seq[1] if seq is not None and seq[0] == "tuple" else None)
+            else:
+                continue
+            if hint is not None and assigned.get(name) == 1 and name not in self.hints:
+                self.hints[name] = hint
+
+    def type_of(self, expr: ast.expr) -> Hint | None:
+        """The type suggested for ``expr``, or None."""
+        if isinstance(expr, ast.Name):
+            return self.hints.get(expr.id)
+        if isinstance(expr, ast.Attribute):
+            owner = self.type_of(expr.value)
+            if owner is not None and owner[0] == "record":
+                cls: RecordClass = owner[1]
+                return self.registry.resolve(cls.annotations.get(expr.attr), cls.module)
+            return None
+        if isinstance(expr, ast.Subscript) and not isinstance(expr.slice, (ast.Slice, ast.Tuple)):
+            seq = self.type_of(expr.value)
+            return seq[1] if seq is not None and seq[0] == "tuple" else None
+        if isinstance(expr, ast.IfExp):  # `x if c else None`: the one branch's type
+            body, orelse = self.type_of(expr.body), self.type_of(expr.orelse)
+            if _is_none(expr.orelse) or body == orelse:
+                return body
+            return orelse if _is_none(expr.body) else None
+        built = self.constructed(expr)
+        if built is not None:
+            return ("record", built)
+        replaced = self.replacer_called(expr)
+        return ("record", replaced.cls) if replaced is not None else None
+
+    def replacer_called(self, expr: ast.expr) -> Replacer | None:
+        """The replacer ``expr`` calls with a record and one value per field (``kr.with_x(s, v)``)."""
+        if not (isinstance(expr, ast.Call) and not expr.keywords
+                and not any(isinstance(a, ast.Starred) for a in expr.args)):
+            return None
+        f = expr.func
+        found = None
+        if isinstance(f, ast.Name) and f.id not in self.local_names:
+            found = self.scope.replacers.get(f.id)
+        elif (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id not in self.local_names
+              and f.value.id in self.scope.modules):
+            found = self.registry.scope(self.scope.modules[f.value.id]).replacers.get(f.attr)
+        if found is not None and len(expr.args) == 1 + len(found.fields):
+            return found
+        return None
+
+    def constructed(self, expr: ast.expr) -> RecordClass | None:
+        """The record class ``expr`` builds when it calls one by its module-level name with every field."""
+        if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in self.known
+                and expr.func.id not in self.local_names and not expr.keywords
+                and not any(isinstance(a, ast.Starred) for a in expr.args)
+                and len(expr.args) == len(self.known[expr.func.id].fields)):
+            return self.known[expr.func.id]
+        return None
+
+
+def _is_none(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is None
+
+
+def _functions(tree: ast.AST) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, list[ast.AST]]]:
+    """Each function with the nodes of its own body.
+
+    Nested functions and classes are left to their own turn.  F-strings are
+    left out: before Python 3.12 the positions of the expressions inside them
+    are not reliable enough to splice.
+    """
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            own: list[ast.AST] = []
+            stack: list[ast.AST] = list(fn.body)
+            while stack:
+                node = stack.pop()
+                own.append(node)
+                if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.JoinedStr)):
+                    stack.extend(ast.iter_child_nodes(node))
+            yield fn, own
+
+
+class _Splicer:
+    """Turns the chosen expression nodes into helper calls, in the source text, line by line."""
+
+    def __init__(self, source: str) -> None:
+        self.data = source.encode("utf-8")
+        self.starts = [0]
+        for line in source.encode("utf-8").splitlines(keepends=True):
+            self.starts.append(self.starts[-1] + len(line))
+        self.targets: dict[int, str] = {}  # id(node) -> what kind of rewrite
+        self.types: dict[int, _FunctionTypes] = {}
+        self.aliases: dict[RecordClass, str] = {}  # each class the helpers test for, by its C-level name
+        self.replacers: dict[Replacer, str] = {}  # each replacer the helpers test for, likewise
+
+    def alias(self, cls: RecordClass) -> str:
+        """The module-level C variable the class is captured in when the module has loaded."""
+        if cls not in self.aliases:
+            taken = set(self.aliases.values())
+            name = f"{PREFIX}T_{cls.name}"
+            while name in taken:
+                name += "_"
+            self.aliases[cls] = name
+        return self.aliases[cls]
+
+    def replacer_alias(self, r: Replacer) -> str:
+        """The C variable the replacer is captured in."""
+        if r not in self.replacers:
+            taken = set(self.replacers.values())
+            name = f"{PREFIX}R_{r.name}"
+            while name in taken:
+                name += "_"
+            self.replacers[r] = name
+        return self.replacers[r]
+
+    def span(self, node: ast.AST) -> tuple[int, int]:
+        """``node``'s start and end as byte offsets into the source."""
+        return (self.starts[node.lineno - 1] + node.col_offset,
+                self.starts[node.end_lineno - 1] + node.end_col_offset)  # type: ignore[attr-defined]
+
+    def segment(self, node: ast.AST) -> str:
+        """``node``'s text with the rewrites inside it applied."""
+        start, end = self.span(node)
+        parts: list[str] = []
+        pos = start
+        for inner in sorted(self._outermost_inside(node), key=lambda n: self.span(n)[0]):
+            a, b = self.span(inner)
+            parts.append(self.data[pos:a].decode("utf-8"))
+            parts.append(self.render(inner))
+            pos = b
+        parts.append(self.data[pos:end].decode("utf-8"))
+        return "".join(parts)
+
+    def _outermost_inside(self, node: ast.AST) -> Iterator[ast.AST]:
+        for child in ast.iter_child_nodes(node):
+            if id(child) in self.targets:
+                yield child
+            else:
+                yield from self._outermost_inside(child)
+
+    def render(self, node: ast.AST) -> str:
+        """The helper call replacing a chosen node (its parts rewritten too), or its own text.
+
+        A call spanning several lines keeps them: the newlines it lost are
+        put back before its closing parenthesis, so the lines after it do
+        not move.
+        """
+        kind = self.targets.get(id(node))
+        if kind is None:
+            return self.segment(node)
+        text = self._call(node, kind)
+        missing = node.end_lineno - node.lineno - text.count("\n")  # type: ignore[attr-defined]
+        return text[:-1] + "\n" * missing + ")" if missing > 0 else text
+
+    def _call(self, node: ast.AST, kind: str) -> str:
+        types = self.types[id(node)]
+        if kind == "get":
+            assert isinstance(node, ast.Attribute)
+            cls: RecordClass = types.type_of(node.value)[1]  # type: ignore[index]
+            index = cls.fields.index(node.attr)
+            return f"{PREFIX}get(({self.render(node.value)}), {index}, {self.alias(cls)}, {node.attr!r})"
+        if kind == "item":
+            assert isinstance(node, ast.Subscript)
+            return f"{PREFIX}item(({self.render(node.value)}), ({self.render(node.slice)}))"
+        if kind == "replace":
+            assert isinstance(node, ast.Call)
+            r = types.replacer_called(node)
+            assert r is not None
+            args = "".join(f"({self.render(a)}), " for a in node.args)
+            return (f"{PREFIX}replace(({self.render(node.func)}), {self.replacer_alias(r)}, {self.alias(r.cls)}, "
+                    f"{len(r.cls.fields)}, {r.positions}, ({args}))")
+        assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        built = types.constructed(node)
+        assert built is not None
+        args = "".join(f"({self.render(a)}), " for a in node.args)
+        return f"{PREFIX}new({node.func.id}, {self.alias(built)}, ({args}))"
+
+    def splice(self, roots: list[ast.AST]) -> str:
+        """The source with the outermost rewrites, ``roots``, applied (those inside them come along)."""
+        data = self.data
+        for node in sorted(roots, key=lambda n: self.span(n)[0], reverse=True):
+            a, b = self.span(node)
+            data = data[:a] + self.render(node).encode("utf-8") + data[b:]
+        return data.decode("utf-8")
+
+
+def _splicable(node: ast.AST) -> bool:
+    """Whether the node's parts can be moved into a helper call's arguments as they are."""
+    return not any(isinstance(n, (ast.NamedExpr, ast.Starred, ast.Yield, ast.YieldFrom, ast.Await))
+                   for n in ast.walk(node))
+
+
+def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewritten:
+    """``module``'s ``source`` with record reads, tuple items and constructions turned into guarded helpers.
+
+    ``package_dirs`` maps each compiled package to its directory, where the
+    record classes ``module`` imports are looked up (as source).
+    """
+    unchanged = Rewritten(source, "", 0, 0, 0, 0)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return unchanged  # Cython will report it
+    registry = Registry(package_dirs)
+    scope = registry.scope(module, tree)
+    module_names = set(_module_bindings(tree)) | {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    if not (scope.records or scope.replacers or scope.modules) or any(n.startswith(PREFIX) for n in module_names):
+        return unchanged
+    splicer = _Splicer(source)
+    counts = {"get": 0, "item": 0, "new": 0, "replace": 0}
+    for fn, own in _functions(tree):
+        types = _FunctionTypes(fn, registry, module)
+        for node in own:
+            kind = None
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                owner = types.type_of(node.value)
+                if owner is not None and owner[0] == "record" and node.attr in owner[1].fields:
+                    kind = "get"
+            elif (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
+                  and not isinstance(node.slice, (ast.Slice, ast.Tuple))):
+                seq = types.type_of(node.value)
+                if seq is not None and seq[0] == "tuple":
+                    kind = "item"
+            elif isinstance(node, ast.Call) and types.constructed(node) is not None:
+                kind = "new"
+            elif isinstance(node, ast.Call) and types.replacer_called(node) is not None:
+                kind = "replace"
+            if kind is not None and _splicable(node):
+                splicer.targets[id(node)] = kind
+                splicer.types[id(node)] = types
+                counts[kind] += 1
+    if not splicer.targets:
+        return unchanged
+    targets = [n for n in ast.walk(tree) if id(n) in splicer.targets]
+    inside = {id(d) for t in targets for d in ast.walk(t) if d is not t}
+    text = splicer.splice([n for n in targets if id(n) not in inside])
+    if not text.endswith("\n"):
+        text += "\n"
+    text += _trailer(scope, splicer.aliases, splicer.replacers)
+    return Rewritten(text, _pxd([*splicer.aliases.values(), *splicer.replacers.values()]),
+                     counts["get"], counts["item"], counts["new"], counts["replace"])
+
+
+def _trailer(scope: ModuleScope, classes: Mapping[RecordClass, str], replacers: Mapping[Replacer, str]) -> str:
+    """The captured classes and replacers, and their check, appended after the spec's last line.
+
+    Each alias is a C variable (declared in the ``.pxd``) that stays None, so
+    every helper takes its slow path, until this runs, and stays None if any
+    class's fields are not in the order the indices assume or a replacer is
+    not the one the source declares.  What the module does not name itself
+    is imported for the capture.
+    """
+    lines = ["", "", "# --- appended by modelcheck.record_rewrite (compiled build only; see that module) ---"]
+    local = {cls: name for name, cls in scope.records.items()}
+    local.update({r: name for name, r in scope.replacers.items()})
+    for thing, alias in [*classes.items(), *replacers.items()]:
+        if thing not in local:
+            local[thing] = f"{PREFIX}import{alias[len(PREFIX) + 1:]}"
+            lines.append(f"from {thing.module} import {thing.name} as {local[thing]}")
+    checks = [f"getattr({local[cls]}, '_fields', None) == {cls.fields!r}" for cls in classes]
+    checks += [f"getattr({local[r]}, 'replaces', None) == ({local[r.cls]}, {r.fields!r})" for r in replacers]
+    lines.append(f"{PREFIX}ok = {' and '.join(checks) or 'True'}")
+    lines += [f"{alias} = {local[thing]} if {PREFIX}ok else None"
+              for thing, alias in [*classes.items(), *replacers.items()]]
+    return "\n".join(lines) + "\n"
+
+
+HELPERS_C = r"""
+#if defined(__GNUC__)
+#define MC_INLINE static inline __attribute__((always_inline))
+#else
+#define MC_INLINE static CYTHON_INLINE
+#endif
+
+/* x.<field i>: the tuple item when x's type is exactly cls (None until the module has loaded). */
+MC_INLINE PyObject *mc_get(PyObject *x, Py_ssize_t i, PyObject *cls, PyObject *name) {
+    if ((PyObject *)Py_TYPE(x) == cls && i < PyTuple_GET_SIZE(x)) {
+        PyObject *item = PyTuple_GET_ITEM(x, i);
+        Py_INCREF(item);
+        return item;
+    }
+    return PyObject_GetAttr(x, name);
+}
+
+/* x[k]: the item directly for an exact tuple and int in range; anything else the generic way. */
+MC_INLINE PyObject *mc_item(PyObject *x, PyObject *k) {
+    if (PyTuple_CheckExact(x) && PyLong_CheckExact(k)) {
+        Py_ssize_t n = PyTuple_GET_SIZE(x);
+        Py_ssize_t j = PyLong_AsSsize_t(k);
+        if (j == -1 && PyErr_Occurred()) {
+            PyErr_Clear();  /* too large: the generic path raises the usual error */
+        } else {
+            if (j < 0) j += n;
+            if (j >= 0 && j < n) {
+                PyObject *item = PyTuple_GET_ITEM(x, j);
+                Py_INCREF(item);
+                return item;
+            }
+        }
+    }
+    return PyObject_GetItem(x, k);
+}
+
+/* cls(*items): for the NamedTuple class itself, what its __new__ does (tuple.__new__(cls, items)). */
+MC_INLINE PyObject *mc_new(PyObject *cls, PyObject *expected, PyObject *items) {
+    if (cls == expected) {
+        Py_ssize_t n = PyTuple_GET_SIZE(items), i;
+        PyObject *r = ((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, n);
+        if (r == NULL) return NULL;
+        for (i = 0; i < n; i++) {
+            PyObject *item = PyTuple_GET_ITEM(items, i);
+            Py_INCREF(item);
+            PyTuple_SET_ITEM(r, i, item);
+        }
+        return r;
+    }
+    return PyObject_Call(cls, items, NULL);
+}
+
+/* fn(s, *values) for a replacer of cls: s's items with those at `positions` (six bits each) replaced. */
+MC_INLINE PyObject *mc_replace(PyObject *fn, PyObject *expected, PyObject *cls, Py_ssize_t size,
+                               unsigned long long positions, PyObject *args) {
+    PyObject *s = PyTuple_GET_ITEM(args, 0);
+    if (fn == expected && (PyObject *)Py_TYPE(s) == cls && PyTuple_GET_SIZE(s) == size) {
+        Py_ssize_t m = PyTuple_GET_SIZE(args) - 1, i, k;
+        PyObject *r = ((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, size);
+        if (r == NULL) return NULL;
+        for (i = 0; i < size; i++) {
+            PyObject *item = PyTuple_GET_ITEM(s, i);
+            Py_INCREF(item);
+            PyTuple_SET_ITEM(r, i, item);
+        }
+        for (k = 0; k < m; k++) {
+            Py_ssize_t p = (Py_ssize_t)((positions >> (6 * k)) & 63);
+            PyObject *old = PyTuple_GET_ITEM(r, p), *item = PyTuple_GET_ITEM(args, k + 1);
+            Py_INCREF(item);
+            PyTuple_SET_ITEM(r, p, item);
+            Py_DECREF(old);
+        }
+        return r;
+    }
+    return PyObject_Call(fn, args, NULL);
+}
+"""
+"""The helpers, in C: Cython cannot be made to inline a function of its own at every call site."""
+
+
+def _pxd(aliases: list[str]) -> str:
+    """The augmenting ``.pxd``: the C helpers, and the captured classes as C variables."""
+    body = "\n".join("    " + ln if ln else "" for ln in HELPERS_C.strip("\n").split("\n"))
+    return (f'cdef extern from *:\n    """\n{body}\n    """\n'
+            f'    object {PREFIX}get "mc_get"(object, Py_ssize_t, object, object)\n'
+            f'    object {PREFIX}item "mc_item"(object, object)\n'
+            f'    object {PREFIX}new "mc_new"(object, object, tuple)\n'
+            f'    object {PREFIX}replace "mc_replace"(object, object, object, Py_ssize_t, unsigned long long, tuple)\n\n'
+            + "".join(f"cdef object {a}\n" for a in aliases))

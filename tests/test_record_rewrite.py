@@ -1,0 +1,313 @@
+"""The compiled build's record rewrite (modelcheck.record_rewrite): faster reads, never a different answer.
+
+A small package of two modules stands in for a spec: ``recs`` declares the
+records and a replacer, ``acts`` uses them the way the Kafka specs do.  The
+rewrite is checked on its text (what it changes, that no line moves) and,
+compiled with Cython, on its behaviour: every function must return exactly
+what the interpreted source returns, for real records (the fast paths), for
+look-alike objects and subclasses (the fallbacks), for indices out of range
+(the same errors), and when a record class's fields have changed order since
+the build (every fast path off).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import os
+import subprocess
+import importlib.util
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import ROOT
+from modelcheck import compiled, record_rewrite
+
+RECS = '''\
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from modelcheck.replace import replacer
+
+
+class Rec(NamedTuple):
+    id: int
+    epoch: int
+
+
+class Node(NamedTuple):
+    hw: int
+    leader: int
+    isr: frozenset
+
+
+class World(NamedTuple):
+    logs: tuple[tuple[Rec, ...], ...]
+    nodes: tuple[Node, ...]
+    clock: int
+
+
+with_nodes = replacer(World, "nodes")
+with_clock_and_logs = replacer(World, "clock", "logs")
+'''
+
+ACTS = '''\
+from __future__ import annotations
+
+from {pkg} import recs as r
+from {pkg}.recs import Node, World, with_nodes
+
+
+def leader_of(w: World, i: int) -> int:
+    """A read through a tuple of records."""
+    return w.nodes[i].leader
+
+
+def last_epoch(w: World, i: int):
+    log = w.logs[i]
+    return log[-1].epoch if log else None
+
+
+def bump(w: World, i: int) -> World:
+    n = w.nodes[i]
+    new = Node(n.hw + 1, n.leader,
+               n.isr | {{i}})
+    nodes = list(w.nodes)
+    nodes[i] = new
+    return with_nodes(w, tuple(nodes))
+
+
+def tick(w: World) -> World:
+    return r.with_clock_and_logs(
+        w,
+        w.clock + 1,
+        w.logs,
+    )
+
+
+def item(w: World, i):
+    return w.logs[i]
+
+
+def label(w: World) -> str:
+    return f"{{w.clock}}:{{len(w.nodes)}}"
+
+
+def twice(w: World):
+    x = w.nodes[0]
+    x = w.nodes[1]
+    return x.hw
+'''
+
+
+def _write_package(root: Path, name: str, recs: str = RECS) -> Path:
+    pkg = root / name
+    pkg.mkdir(parents=True, exist_ok=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "recs.py").write_text(recs)
+    (pkg / "acts.py").write_text(ACTS.format(pkg=name))
+    return pkg
+
+
+def _rewrite(pkg: Path, name: str) -> record_rewrite.Rewritten:
+    return record_rewrite.rewrite((pkg / "acts.py").read_text(), f"{name}.acts", {name: str(pkg)})
+
+
+def test_rewrite_turns_typed_reads_constructions_and_replacer_calls_into_helpers(tmp_path: Path) -> None:
+    pkg = _write_package(tmp_path, "rwpkg")
+    out = _rewrite(pkg, "rwpkg")
+    tree = ast.parse(out.source)  # still Python (the helpers are declared in the .pxd)
+    calls = [n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+    # w.nodes / .leader / w.logs / .epoch / n.hw, n.leader, n.isr / w.clock, w.logs / w.nodes in item and twice
+    assert calls.count("_mc_get") == out.reads and out.reads >= 12
+    assert calls.count("_mc_new") == out.constructions == 1  # Node(...), over two lines
+    assert calls.count("_mc_replace") == out.replacements == 2  # with_nodes(...) and r.with_clock_and_logs(...)
+    assert out.items >= 3  # w.nodes[i], log[-1], w.logs[i]
+    assert "cdef object _mc_T_World" in out.pxd and "cdef object _mc_R_with_nodes" in out.pxd
+
+
+def test_rewrite_keeps_every_line_where_it_was(tmp_path: Path) -> None:
+    """Tracebacks of the compiled spec point at the spec's own lines."""
+    pkg = _write_package(tmp_path, "linepkg")
+    original = (pkg / "acts.py").read_text().splitlines()
+    rewritten = _rewrite(pkg, "linepkg").source.splitlines()
+    for i, line in enumerate(original):
+        if line.lstrip().startswith(("def ", "return ", '"""', "log =", "x =", "nodes")) and "_mc_" not in rewritten[i]:
+            assert rewritten[i] == line, (i, line, rewritten[i])
+    defs = [i for i, ln in enumerate(original) if ln.startswith("def ")]
+    assert [rewritten[i] for i in defs] == [original[i] for i in defs]
+
+
+def test_rewrite_leaves_alone_what_it_cannot_prove_safe(tmp_path: Path) -> None:
+    pkg = _write_package(tmp_path, "safepkg")
+    source = _rewrite(pkg, "safepkg").source
+    fn = {n.name: ast.get_source_segment(source, n) for n in ast.walk(ast.parse(source))
+          if isinstance(n, ast.FunctionDef)}
+    assert "{w.clock}" in fn["label"]  # inside an f-string: positions are not reliable before 3.12
+    assert "x.hw" in fn["twice"]  # x is bound twice: no type is suggested for it
+    # A module whose names could clash with the helpers' is not rewritten at all.
+    clash = "from __future__ import annotations\n_mc_get = 1\n" + (pkg / "acts.py").read_text()
+    assert not record_rewrite.rewrite(clash, "safepkg.acts", {"safepkg": str(pkg)}).changed
+
+
+def _compile(tmp_path: Path, pkg: Path, name: str, module: str) -> Any:
+    """Build ``name.module`` with the rewrite into ``tmp_path/build`` and import it from there."""
+    missing = _toolchain_missing()
+    if missing:
+        pytest.skip(f"{missing}: nothing to compile with")
+    source = pkg / f"{module}.py"
+    out = record_rewrite.rewrite(source.read_text(), f"{name}.{module}", {name: str(pkg)})
+    build = tmp_path / "build"
+    build.mkdir(exist_ok=True)
+    so = build / f"{module}{compiled.EXT_SUFFIX}"
+    compiled.compile_module(f"{name}.{module}", str(source), str(so), str(build), out if out.changed else None)
+    spec = importlib.util.spec_from_file_location(f"{name}.{module}", so)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _toolchain_missing() -> str | None:
+    try:
+        import Cython  # noqa: F401
+    except ImportError:
+        return "Cython is not installed"
+    import shutil
+    cc = (compiled.sysconfig.get_config_var("CC") or "cc").split()[0]
+    return None if shutil.which(cc) else f"no C compiler ({cc})"
+
+
+@pytest.fixture
+def package(tmp_path: Path, request: pytest.FixtureRequest):
+    """A fresh package on sys.path, its interpreted ``acts`` and its compiled one."""
+    name = f"rw_{request.node.name.replace('[', '_').replace(']', '').replace('-', '_')}"
+    pkg = _write_package(tmp_path / "src", name)
+    sys.path.insert(0, str(tmp_path / "src"))
+    try:
+        interpreted = importlib.import_module(f"{name}.acts")
+        del sys.modules[f"{name}.acts"]
+        fast = _compile(tmp_path, pkg, name, "acts")
+        assert compiled.is_compiled(fast)
+        yield name, pkg, interpreted, fast
+    finally:
+        sys.path.remove(str(tmp_path / "src"))
+        for m in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            del sys.modules[m]
+
+
+def _worlds(recs: Any) -> list:
+    Rec, Node, World = recs.Rec, recs.Node, recs.World
+    return [
+        World(((), ()), (Node(0, -1, frozenset()), Node(0, -1, frozenset())), 0),
+        World(((Rec(0, 1),), (Rec(0, 1), Rec(1, 2))), (Node(1, 0, frozenset({0})), Node(2, 1, frozenset({0, 1}))), 7),
+    ]
+
+
+def _outcome(fn: Any, *args: Any) -> Any:
+    try:
+        value = fn(*args)
+    except Exception as exc:  # the errors must be the interpreted ones too
+        return ("raised", type(exc).__name__, str(exc))
+    return ("value", type(value), value)
+
+
+def test_compiled_rewrite_computes_what_the_source_does(package) -> None:
+    name, _, slow, fast = package
+    assert fast._mc_ok is True
+    recs = sys.modules[f"{name}.recs"]
+    for w in _worlds(recs):
+        for i in (0, 1, -1, 2, 10**30):
+            for f in ("leader_of", "last_epoch", "bump", "item"):
+                assert _outcome(getattr(fast, f), w, i) == _outcome(getattr(slow, f), w, i), (f, w, i)
+        for f in ("tick", "label", "twice"):
+            assert _outcome(getattr(fast, f), w) == _outcome(getattr(slow, f), w), (f, w)
+        assert type(fast.bump(w, 0)) is recs.World and type(fast.bump(w, 0).nodes[0]) is recs.Node
+
+
+def test_compiled_rewrite_falls_back_for_look_alikes_and_subclasses(package) -> None:
+    """A value of another type than the suggested one takes the attribute read, as the source does."""
+    name, _, slow, fast = package
+    recs = sys.modules[f"{name}.recs"]
+
+    class Tagged(recs.Node):
+        @property
+        def leader(self) -> int:  # a subclass may redefine a field's meaning
+            return 99
+
+    class Duck:
+        def __init__(self) -> None:
+            self.nodes = [Tagged(0, 1, frozenset())]  # a list, not a tuple
+            self.logs = {0: ("a",)}
+            self.clock = 3
+
+    w = recs.World(((), ()), (Tagged(5, 1, frozenset()), recs.Node(0, 0, frozenset())), 1)
+    assert fast.leader_of(w, 0) == slow.leader_of(w, 0) == 99
+    assert _outcome(fast.leader_of, Duck(), 0) == _outcome(slow.leader_of, Duck(), 0) == ("value", int, 99)
+    assert _outcome(fast.item, Duck(), 0) == _outcome(slow.item, Duck(), 0)
+    assert _outcome(fast.tick, Duck()) == _outcome(slow.tick, Duck())  # the replacer's own error, if any
+
+
+def test_compiled_rewrite_turns_itself_off_when_a_record_changed_field_order(tmp_path: Path) -> None:
+    """Built against one field order, loaded against another: no index is trusted, results stay right.
+
+    In a fresh interpreter: an extension module cannot be loaded twice in one.
+    """
+    name = "rw_reordered"
+    pkg = _write_package(tmp_path / "src", name)
+    sys.path.insert(0, str(tmp_path / "src"))
+    try:
+        fast = _compile(tmp_path, pkg, name, "acts")
+        assert fast._mc_ok is True
+    finally:
+        sys.path.remove(str(tmp_path / "src"))
+        for m in [m for m in sys.modules if m.startswith(name)]:
+            del sys.modules[m]
+    # (a comment too: a same-sized file edited within the second could be shadowed by its stale .pyc)
+    (pkg / "recs.py").write_text("# reordered\n" + RECS.replace("    hw: int\n    leader: int\n", "    leader: int\n    hw: int\n"))
+    probe = textwrap.dedent(f"""
+        import importlib, importlib.util, sys
+        from {name} import recs
+        slow = importlib.import_module("{name}.acts")
+        del sys.modules["{name}.acts"]
+        spec = importlib.util.spec_from_file_location("{name}.acts", {fast.__file__!r})
+        stale = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(stale)
+        assert recs.Node._fields == ("leader", "hw", "isr"), recs.Node._fields
+        assert stale._mc_ok is False
+        w = recs.World(((recs.Rec(0, 1),), ()), (recs.Node(0, 1, frozenset()), recs.Node(1, 0, frozenset({{0}}))), 3)
+        for i in (0, 1):
+            assert stale.leader_of(w, i) == slow.leader_of(w, i) == w.nodes[i].leader, i
+            assert stale.bump(w, i) == slow.bump(w, i), i
+        assert stale.tick(w) == slow.tick(w)
+        print("ok")
+    """)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "src"), str(ROOT)]),
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def test_the_registered_specs_are_built_with_the_rewrite() -> None:
+    """bin/setup's build of Kip320 reads its records by index (the load-time check passed)."""
+    kip320 = importlib.import_module("modelcheck.specs.kip320")
+    if not compiled.is_compiled(kip320):
+        pytest.skip("the specs run interpreted here (no build)")
+    assert getattr(kip320, "_mc_ok", None) is True
+    kr = importlib.import_module("modelcheck.specs.kafka_replication")
+    assert getattr(kr, "_mc_ok", None) is True
+    assert kr.with_replica_state.replaces == (kr.KafkaState, ("replica_state",))
+
+
+def test_rewrite_of_an_unparsable_or_plain_module_is_the_module_itself() -> None:
+    assert not record_rewrite.rewrite("def f(:\n", "x.y", {}).changed
+    plain = textwrap.dedent('''
+        def f(x):
+            return x.a
+    ''')
+    assert record_rewrite.rewrite(plain, "x.y", {}).source == plain
