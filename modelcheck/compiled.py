@@ -68,13 +68,52 @@ def _cython_version() -> str:
     return str(__version__)
 
 
-def source_digest(source: bytes, cython_version: str) -> str:
-    """What an artefact is valid for: this exact source, Cython version, rewrite version and interpreter ABI."""
+def source_digest(source: bytes, cython_version: str, rewrite: str = "") -> str:
+    """What an artefact is valid for: this exact source, Cython version, interpreter ABI (and rewrite)."""
     h = hashlib.sha256()
-    for part in (sys.implementation.cache_tag or "", EXT_SUFFIX, cython_version, record_rewrite.VERSION):
+    for part in (sys.implementation.cache_tag or "", EXT_SUFFIX, cython_version, rewrite):
         h.update(part.encode() + b"\0")
     h.update(source)
     return h.hexdigest()[:20]
+
+
+def _rewrite_version() -> str:
+    """The rewrite's own source, as a digest: changing :mod:`modelcheck.record_rewrite` rebuilds the specs."""
+    with open(record_rewrite.__file__, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:20]
+
+
+DEPENDS = "depends"
+"""In an artefact's directory: ``module sha256`` per module whose source the rewrite read (its records)."""
+
+
+def _is_current(so: str) -> bool:
+    """The artefact exists, and every module its rewrite read is still the source it read.
+
+    A module rewritten against ``kafka_replication``'s record classes is
+    stale once they change, though its own source did not: it would still
+    compute the right thing (its load-time check turns the fast paths off) but
+    slowly, so it is rebuilt instead.
+    """
+    if not os.path.isfile(so):
+        return False
+    try:
+        with open(os.path.join(os.path.dirname(so), DEPENDS), encoding="utf-8") as f:
+            lines = f.read().split()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    dirs = _package_dirs()
+    for module, digest in zip(lines[::2], lines[1::2]):
+        pkg, _, leaf = module.rpartition(".")
+        try:
+            with open(os.path.join(dirs.get(pkg, ""), leaf + ".py"), "rb") as f:
+                if hashlib.sha256(f.read()).hexdigest() != digest:
+                    return False
+        except OSError:
+            return False
+    return True
 
 
 def artefact_path(fullname: str, digest: str, root: str | None = None) -> str:
@@ -98,7 +137,9 @@ def _built_version(root: str) -> str | None:
 def _artefact_for(fullname: str, source: str, version: str, root: str) -> str:
     """Where the build of ``source`` as it is now on disk lives (it may not exist)."""
     with open(source, "rb") as f:
-        return artefact_path(fullname, source_digest(f.read(), version), root)
+        data = f.read()
+    return artefact_path(fullname, source_digest(data, version, "" if fullname in MODULES else _rewrite_version()),
+                         root)
 
 
 def _is_candidate(fullname: str) -> bool:
@@ -130,7 +171,7 @@ class CompiledFinder:
             so = _artefact_for(fullname, source_spec.origin, self.cython_version, self.root)
         except OSError:
             return None
-        if not os.path.isfile(so):
+        if not _is_current(so):
             return None
         loader = importlib.machinery.ExtensionFileLoader(fullname, so)
         return importlib.util.spec_from_file_location(fullname, so, loader=loader)
@@ -196,7 +237,7 @@ def status(root: str | None = None) -> list[tuple[str, bool]]:
     """(module, whether a build of its current source exists) for every compilable module."""
     root = root or build_dir()
     version = _built_version(root)
-    return [(name, version is not None and os.path.isfile(_artefact_for(name, source, version, root)))
+    return [(name, version is not None and _is_current(_artefact_for(name, source, version, root)))
             for name, source in _sources()]
 
 
@@ -289,15 +330,22 @@ def _build(root: str, jobs: int | None) -> BuildReport:
             for old in os.listdir(mod_dir):  # artefacts of earlier sources of this module
                 if os.path.join(mod_dir, old) != keep:
                     shutil.rmtree(os.path.join(mod_dir, old), ignore_errors=True)
-        if os.path.isfile(so):
+        if _is_current(so):
             current.append(fullname)
         else:
+            shutil.rmtree(keep, ignore_errors=True)  # a build against modules that have changed since
             os.makedirs(keep, exist_ok=True)
             todo.append((fullname, source, so))
     if todo:
+        rewritten = {n: _rewritten(n, src) for n, src, _ in todo}
+        for n, _, so in todo:
+            r = rewritten[n]
+            if r is not None and r.depends_on:  # written before the artefact exists, so never missing
+                with open(os.path.join(os.path.dirname(so), DEPENDS), "w", encoding="utf-8") as f:
+                    f.writelines(f"{m} {d}\n" for m, d in r.depends_on)
         with tempfile.TemporaryDirectory(prefix="modelcheck-compile-") as work, \
                 ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-            for f in [pool.submit(compile_module, n, src, so, work, _rewritten(n, src)) for n, src, so in todo]:
+            for f in [pool.submit(compile_module, n, src, so, work, rewritten[n]) for n, src, so in todo]:
                 f.result()
     with open(_stamp_path(root), "w") as f:
         f.write(version + "\n")

@@ -501,6 +501,10 @@ def worker_main(conn: Connection, model: BoundModel, index: int, count: int, tmp
         try:
             cmd, *args = conn.recv()
         except EOFError:
+            # The coordinator's end closed: if it died, this worker may see that before its
+            # SIGTERM handler runs (or instead of it), so it cleans up here too.
+            if os.getppid() != coordinator:
+                shutil.rmtree(tmp, ignore_errors=True)
             return
         if cmd == "stop":
             conn.close()

@@ -50,13 +50,15 @@ line numbers Cython records are those of the spec.
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 from typing import Iterator, Mapping
 
 import attrs
 
-VERSION = "1"
-"""Part of every compiled artefact's digest: a change to the rewriting rebuilds the compiled specs."""
+LIBRARY = "modelcheck.replace"
+LIBRARY_HELPERS = ("replace_at",)
+"""Spec helpers of :data:`LIBRARY` whose calls the rewrite turns into C (checked by identity at load)."""
 
 PREFIX = "_mc_"
 """Names the rewrite introduces; a module already using any name with this prefix is left alone."""
@@ -78,6 +80,8 @@ class Rewritten:
 
     source: str
     pxd: str
+    depends_on: tuple[tuple[str, str], ...]
+    """(module, sha256 of its source) for each other module whose records or replacers the rewrite used."""
     reads: int
     items: int
     constructions: int
@@ -140,6 +144,8 @@ class ModuleScope:
     replacers: dict[str, Replacer] = attrs.Factory(dict)
     modules: dict[str, str] = attrs.Factory(dict)
     """Local name -> a module of the compiled packages (``from modelcheck.specs import kafka_replication as kr``)."""
+    library: dict[str, str] = attrs.Factory(dict)
+    """Local name -> a helper of :mod:`modelcheck.replace` the rewrite knows (``replace_at``)."""
 
 
 class Registry:
@@ -156,6 +162,8 @@ class Registry:
     def __init__(self, package_dirs: Mapping[str, str]) -> None:
         self.package_dirs = dict(package_dirs)
         self._scopes: dict[str, ModuleScope] = {}
+        self.read: dict[str, str] = {}
+        """Module -> sha256 of the source read: what a build of the rewritten module depends on."""
 
     def path_of(self, module: str) -> str | None:
         pkg, _, leaf = module.rpartition(".")
@@ -167,10 +175,13 @@ class Registry:
         if path is None:
             return None
         try:
-            with open(path, encoding="utf-8") as f:
-                return ast.parse(f.read())
+            with open(path, "rb") as f:
+                data = f.read()
+            tree = ast.parse(data.decode("utf-8"))
         except (OSError, ValueError, SyntaxError):
             return None
+        self.read[module] = hashlib.sha256(data).hexdigest()
+        return tree
 
     def scope(self, module: str, tree: ast.Module | None = None) -> ModuleScope:
         """What ``module`` names (parsed from ``tree`` if given, else from its file)."""
@@ -185,7 +196,10 @@ class Registry:
         typing_names = {(a.asname or a.name) for node in tree.body if isinstance(node, ast.ImportFrom)
                         and node.module == "typing" for a in node.names if a.name == "NamedTuple"}
         replacer_names = {(a.asname or a.name) for node in tree.body if isinstance(node, ast.ImportFrom)
-                          and node.module == "modelcheck.replace" for a in node.names if a.name == "replacer"}
+                          and node.module == LIBRARY for a in node.names if a.name == "replacer"}
+        out.library.update({(a.asname or a.name): a.name for node in tree.body if isinstance(node, ast.ImportFrom)
+                            and node.module == LIBRARY for a in node.names
+                            if a.name in LIBRARY_HELPERS and (a.asname or a.name) in once})
         for node in tree.body:
             if (isinstance(node, ast.ClassDef) and node.name in once and not node.decorator_list
                     and len(node.bases) == 1 and not node.keywords
@@ -211,6 +225,8 @@ class Registry:
                         out.records[local] = theirs.records[alias.name]
                     elif alias.name in theirs.replacers:
                         out.replacers[local] = theirs.replacers[alias.name]
+                    elif alias.name in theirs.library:
+                        out.library[local] = theirs.library[alias.name]
             elif isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname and alias.asname in once and self.path_of(alias.name) and os.path.isfile(
@@ -336,7 +352,22 @@ class _FunctionTypes:
         if built is not None:
             return ("record", built)
         replaced = self.replacer_called(expr)
-        return ("record", replaced.cls) if replaced is not None else None
+        if replaced is not None:
+            return ("record", replaced.cls)
+        return ("tuple", None) if self.library_called(expr) == "replace_at" else None
+
+    def library_called(self, expr: ast.expr) -> str | None:
+        """The :data:`LIBRARY_HELPERS` function ``expr`` calls with its three arguments (``replace_at(t, i, v)``)."""
+        if not (isinstance(expr, ast.Call) and not expr.keywords and len(expr.args) == 3
+                and not any(isinstance(a, ast.Starred) for a in expr.args)):
+            return None
+        f = expr.func
+        if isinstance(f, ast.Name) and f.id not in self.local_names:
+            return self.scope.library.get(f.id)
+        if (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id not in self.local_names
+                and f.value.id in self.scope.modules):
+            return self.registry.scope(self.scope.modules[f.value.id]).library.get(f.attr)
+        return None
 
     def replacer_called(self, expr: ast.expr) -> Replacer | None:
         """The replacer ``expr`` calls with a record and one value per field (``kr.with_x(s, v)``)."""
@@ -399,6 +430,8 @@ class _Splicer:
         self.types: dict[int, _FunctionTypes] = {}
         self.aliases: dict[RecordClass, str] = {}  # each class the helpers test for, by its C-level name
         self.replacers: dict[Replacer, str] = {}  # each replacer the helpers test for, likewise
+        self.library: set[str] = set()  # the LIBRARY_HELPERS called
+        self.arities: set[tuple[str, int]] = set()  # ("new" or "replace", number of values): C helpers to emit
 
     def alias(self, cls: RecordClass) -> str:
         """The module-level C variable the class is captured in when the module has loaded."""
@@ -469,18 +502,24 @@ class _Splicer:
         if kind == "item":
             assert isinstance(node, ast.Subscript)
             return f"{PREFIX}item(({self.render(node.value)}), ({self.render(node.slice)}))"
+        assert isinstance(node, ast.Call)
+        args = "".join(f", ({self.render(a)})" for a in node.args)
+        if kind == "library":
+            name = types.library_called(node)
+            assert name is not None
+            self.library.add(name)
+            return f"{PREFIX}{name}(({self.render(node.func)}), {PREFIX}F_{name}{args})"
         if kind == "replace":
-            assert isinstance(node, ast.Call)
             r = types.replacer_called(node)
             assert r is not None
-            args = "".join(f"({self.render(a)}), " for a in node.args)
-            return (f"{PREFIX}replace(({self.render(node.func)}), {self.replacer_alias(r)}, {self.alias(r.cls)}, "
-                    f"{len(r.cls.fields)}, {r.positions}, ({args}))")
-        assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            self.arities.add(("replace", len(r.fields)))
+            return (f"{PREFIX}replace_{len(r.fields)}(({self.render(node.func)}), {self.replacer_alias(r)}, "
+                    f"{self.alias(r.cls)}, {len(r.cls.fields)}, {r.positions}{args})")
+        assert isinstance(node.func, ast.Name)
         built = types.constructed(node)
         assert built is not None
-        args = "".join(f"({self.render(a)}), " for a in node.args)
-        return f"{PREFIX}new({node.func.id}, {self.alias(built)}, ({args}))"
+        self.arities.add(("new", len(node.args)))
+        return f"{PREFIX}new_{len(node.args)}({node.func.id}, {self.alias(built)}{args})"
 
     def splice(self, roots: list[ast.AST]) -> str:
         """The source with the outermost rewrites, ``roots``, applied (those inside them come along)."""
@@ -503,7 +542,7 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
     ``package_dirs`` maps each compiled package to its directory, where the
     record classes ``module`` imports are looked up (as source).
     """
-    unchanged = Rewritten(source, "", 0, 0, 0, 0)
+    unchanged = Rewritten(source, "", (), 0, 0, 0, 0)
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -511,10 +550,11 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
     registry = Registry(package_dirs)
     scope = registry.scope(module, tree)
     module_names = set(_module_bindings(tree)) | {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    if not (scope.records or scope.replacers or scope.modules) or any(n.startswith(PREFIX) for n in module_names):
+    if not (scope.records or scope.replacers or scope.modules or scope.library) or any(
+            n.startswith(PREFIX) for n in module_names):
         return unchanged
     splicer = _Splicer(source)
-    counts = {"get": 0, "item": 0, "new": 0, "replace": 0}
+    counts = {"get": 0, "item": 0, "new": 0, "replace": 0, "library": 0}
     for fn, own in _functions(tree):
         types = _FunctionTypes(fn, registry, module)
         for node in own:
@@ -532,6 +572,8 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
                 kind = "new"
             elif isinstance(node, ast.Call) and types.replacer_called(node) is not None:
                 kind = "replace"
+            elif isinstance(node, ast.Call) and types.library_called(node) is not None:
+                kind = "library"
             if kind is not None and _splicable(node):
                 splicer.targets[id(node)] = kind
                 splicer.types[id(node)] = types
@@ -543,12 +585,14 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
     text = splicer.splice([n for n in targets if id(n) not in inside])
     if not text.endswith("\n"):
         text += "\n"
-    text += _trailer(scope, splicer.aliases, splicer.replacers)
-    return Rewritten(text, _pxd([*splicer.aliases.values(), *splicer.replacers.values()]),
-                     counts["get"], counts["item"], counts["new"], counts["replace"])
+    text += _trailer(scope, splicer.aliases, splicer.replacers, splicer.library)
+    return Rewritten(text, _pxd([*splicer.aliases.values(), *splicer.replacers.values()], splicer.library,
+                                splicer.arities), tuple(sorted(registry.read.items())),
+                     counts["get"], counts["item"], counts["new"], counts["replace"] + counts["library"])
 
 
-def _trailer(scope: ModuleScope, classes: Mapping[RecordClass, str], replacers: Mapping[Replacer, str]) -> str:
+def _trailer(scope: ModuleScope, classes: Mapping[RecordClass, str], replacers: Mapping[Replacer, str],
+             library: set[str]) -> str:
     """The captured classes and replacers, and their check, appended after the spec's last line.
 
     Each alias is a C variable (declared in the ``.pxd``) that stays None, so
@@ -569,6 +613,9 @@ def _trailer(scope: ModuleScope, classes: Mapping[RecordClass, str], replacers: 
     lines.append(f"{PREFIX}ok = {' and '.join(checks) or 'True'}")
     lines += [f"{alias} = {local[thing]} if {PREFIX}ok else None"
               for thing, alias in [*classes.items(), *replacers.items()]]
+    for name in sorted(library):  # what the helper reproduces is this function: captured by identity
+        lines.append(f"from {LIBRARY} import {name} as {PREFIX}import_{name}")
+        lines.append(f"{PREFIX}F_{name} = {PREFIX}import_{name}")
     return "\n".join(lines) + "\n"
 
 
@@ -608,28 +655,41 @@ MC_INLINE PyObject *mc_item(PyObject *x, PyObject *k) {
     return PyObject_GetItem(x, k);
 }
 
+/* Anything else, the way Python calls it: fn(*items). */
+static PyObject *mc_call(PyObject *fn, Py_ssize_t n, PyObject *const *items) {
+    PyObject *args = PyTuple_New(n), *r;
+    Py_ssize_t i;
+    if (args == NULL) return NULL;
+    for (i = 0; i < n; i++) {
+        Py_INCREF(items[i]);
+        PyTuple_SET_ITEM(args, i, items[i]);
+    }
+    r = PyObject_Call(fn, args, NULL);
+    Py_DECREF(args);
+    return r;
+}
+
 /* cls(*items): for the NamedTuple class itself, what its __new__ does (tuple.__new__(cls, items)). */
-MC_INLINE PyObject *mc_new(PyObject *cls, PyObject *expected, PyObject *items) {
+MC_INLINE PyObject *mc_new(PyObject *cls, PyObject *expected, Py_ssize_t n, PyObject *const *items) {
     if (cls == expected) {
-        Py_ssize_t n = PyTuple_GET_SIZE(items), i;
+        Py_ssize_t i;
         PyObject *r = ((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, n);
         if (r == NULL) return NULL;
         for (i = 0; i < n; i++) {
-            PyObject *item = PyTuple_GET_ITEM(items, i);
-            Py_INCREF(item);
-            PyTuple_SET_ITEM(r, i, item);
+            Py_INCREF(items[i]);
+            PyTuple_SET_ITEM(r, i, items[i]);
         }
         return r;
     }
-    return PyObject_Call(cls, items, NULL);
+    return mc_call(cls, n, items);
 }
 
-/* fn(s, *values) for a replacer of cls: s's items with those at `positions` (six bits each) replaced. */
+/* fn(s, *values) for a replacer of cls: s's items, those at `positions` (six bits each) replaced. */
 MC_INLINE PyObject *mc_replace(PyObject *fn, PyObject *expected, PyObject *cls, Py_ssize_t size,
-                               unsigned long long positions, PyObject *args) {
-    PyObject *s = PyTuple_GET_ITEM(args, 0);
+                               unsigned long long positions, Py_ssize_t m, PyObject *const *args) {
+    PyObject *s = args[0];
     if (fn == expected && (PyObject *)Py_TYPE(s) == cls && PyTuple_GET_SIZE(s) == size) {
-        Py_ssize_t m = PyTuple_GET_SIZE(args) - 1, i, k;
+        Py_ssize_t i, k;
         PyObject *r = ((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, size);
         if (r == NULL) return NULL;
         for (i = 0; i < size; i++) {
@@ -639,25 +699,77 @@ MC_INLINE PyObject *mc_replace(PyObject *fn, PyObject *expected, PyObject *cls, 
         }
         for (k = 0; k < m; k++) {
             Py_ssize_t p = (Py_ssize_t)((positions >> (6 * k)) & 63);
-            PyObject *old = PyTuple_GET_ITEM(r, p), *item = PyTuple_GET_ITEM(args, k + 1);
-            Py_INCREF(item);
-            PyTuple_SET_ITEM(r, p, item);
+            PyObject *old = PyTuple_GET_ITEM(r, p);
+            Py_INCREF(args[k + 1]);
+            PyTuple_SET_ITEM(r, p, args[k + 1]);
             Py_DECREF(old);
         }
         return r;
     }
-    return PyObject_Call(fn, args, NULL);
+    return mc_call(fn, m + 1, args);
+}
+
+/* replace_at(values, index, value) of modelcheck.replace: the tuple with one item replaced. */
+MC_INLINE PyObject *mc_replace_at(PyObject *fn, PyObject *expected, PyObject *values, PyObject *index,
+                                  PyObject *value) {
+    if (fn == expected && PyTuple_CheckExact(values) && PyLong_CheckExact(index)) {
+        Py_ssize_t n = PyTuple_GET_SIZE(values), j = PyLong_AsSsize_t(index), i;
+        if (j == -1 && PyErr_Occurred()) {
+            PyErr_Clear();  /* too large: the function itself raises the usual error */
+        } else {
+            if (j < 0) j += n;
+            if (j >= 0 && j < n) {
+                PyObject *r = PyTuple_New(n);
+                if (r == NULL) return NULL;
+                for (i = 0; i < n; i++) {
+                    PyObject *item = i == j ? value : PyTuple_GET_ITEM(values, i);
+                    Py_INCREF(item);
+                    PyTuple_SET_ITEM(r, i, item);
+                }
+                return r;
+            }
+        }
+    }
+    {
+        PyObject *args[3] = {values, index, value};
+        return mc_call(fn, 3, args);
+    }
 }
 """
 """The helpers, in C: Cython cannot be made to inline a function of its own at every call site."""
 
 
-def _pxd(aliases: list[str]) -> str:
-    """The augmenting ``.pxd``: the C helpers, and the captured classes as C variables."""
-    body = "\n".join("    " + ln if ln else "" for ln in HELPERS_C.strip("\n").split("\n"))
-    return (f'cdef extern from *:\n    """\n{body}\n    """\n'
-            f'    object {PREFIX}get "mc_get"(object, Py_ssize_t, object, object)\n'
-            f'    object {PREFIX}item "mc_item"(object, object)\n'
-            f'    object {PREFIX}new "mc_new"(object, object, tuple)\n'
-            f'    object {PREFIX}replace "mc_replace"(object, object, object, Py_ssize_t, unsigned long long, tuple)\n\n'
-            + "".join(f"cdef object {a}\n" for a in aliases))
+def _fixed_arity(kind: str, n: int) -> tuple[str, str]:
+    """A C wrapper of ``mc_new`` or ``mc_replace`` taking ``n`` values as arguments, and its Cython declaration.
+
+    Cython passes each argument as it is; a wrapper per arity spares the
+    tuple that one variadic helper would need for every record built.
+    """
+    values = ", ".join(f"PyObject *v{i}" for i in range(n))
+    array = ", ".join(f"v{i}" for i in range(n))
+    objs = ", ".join(["object"] * n)
+    if kind == "new":
+        c = (f"MC_INLINE PyObject *mc_new_{n}(PyObject *cls, PyObject *expected, {values}) {{\n"
+             f"    PyObject *items[{n}] = {{{array}}};\n"
+             f"    return mc_new(cls, expected, {n}, items);\n}}")
+        return c, f'    object {PREFIX}new_{n} "mc_new_{n}"(object, object, {objs})'
+    c = (f"MC_INLINE PyObject *mc_replace_{n}(PyObject *fn, PyObject *expected, PyObject *cls, Py_ssize_t size,\n"
+         f"                                  unsigned long long positions, PyObject *s, {values}) {{\n"
+         f"    PyObject *args[{n + 1}] = {{s, {array}}};\n"
+         f"    return mc_replace(fn, expected, cls, size, positions, {n}, args);\n}}")
+    return c, (f'    object {PREFIX}replace_{n} "mc_replace_{n}"(object, object, object, Py_ssize_t, '
+               f'unsigned long long, object, {objs})')
+
+
+def _pxd(aliases: list[str], library: set[str], arities: set[tuple[str, int]]) -> str:
+    """The augmenting ``.pxd``: the C helpers, and the captured classes and functions as C variables."""
+    wrappers = [_fixed_arity(kind, n) for kind, n in sorted(arities)]
+    c_code = HELPERS_C.strip("\n") + "\n\n" + "\n\n".join(c for c, _ in wrappers)
+    body = "\n".join("    " + ln if ln else "" for ln in c_code.split("\n"))
+    decls = [f'    object {PREFIX}get "mc_get"(object, Py_ssize_t, object, object)',
+             f'    object {PREFIX}item "mc_item"(object, object)',
+             f'    object {PREFIX}replace_at "mc_replace_at"(object, object, object, object, object)',
+             *(d for _, d in wrappers)]
+    captured = [*aliases, *(f"{PREFIX}F_{name}" for name in sorted(library))]
+    return (f'cdef extern from *:\n    """\n{body}\n    """\n' + "\n".join(decls) + "\n\n"
+            + "".join(f"cdef object {a}\n" for a in captured))

@@ -71,14 +71,25 @@ def test_the_finder_takes_a_build_only_for_the_current_source(tmp_path: Path) ->
 
     name = "modelcheck.specs.kip320"
     source = importlib.machinery.PathFinder.find_spec(name, pkg.__path__).origin
-    digest = compiled.source_digest(Path(source).read_bytes(), "9.9")
+    rewrite = compiled._rewrite_version()  # a spec module's build is also specific to the record rewrite
+    digest = compiled.source_digest(Path(source).read_bytes(), "9.9", rewrite)
     so = _fake_build(tmp_path / "current", name, digest)
     spec = compiled.CompiledFinder(str(tmp_path / "current")).find_spec(name, pkg.__path__)
     assert spec is not None and spec.origin == str(so)
     # A build of an earlier source (another digest) is ignored: Python imports the .py.
-    stale = compiled.source_digest(Path(source).read_bytes() + b"\n# edited\n", "9.9")
+    stale = compiled.source_digest(Path(source).read_bytes() + b"\n# edited\n", "9.9", rewrite)
     _fake_build(tmp_path / "stale", name, stale)
     assert compiled.CompiledFinder(str(tmp_path / "stale")).find_spec(name, pkg.__path__) is None
+    # So is one made by another version of the rewrite.
+    _fake_build(tmp_path / "other-rewrite", name, compiled.source_digest(Path(source).read_bytes(), "9.9", "x"))
+    assert compiled.CompiledFinder(str(tmp_path / "other-rewrite")).find_spec(name, pkg.__path__) is None
+    # And one whose rewrite read a module (its records) that has changed since.
+    (so.parent / compiled.DEPENDS).write_text("modelcheck.specs.kafka_replication " + "0" * 64 + "\n")
+    assert compiled.CompiledFinder(str(tmp_path / "current")).find_spec(name, pkg.__path__) is None
+    kr = Path(source).with_name("kafka_replication.py")
+    (so.parent / compiled.DEPENDS).write_text(
+        f"modelcheck.specs.kafka_replication {compiled.hashlib.sha256(kr.read_bytes()).hexdigest()}\n")
+    assert compiled.CompiledFinder(str(tmp_path / "current")).find_spec(name, pkg.__path__).origin == str(so)
     # Nothing built at all, and modules outside the compiled set: no opinion either.
     assert compiled.CompiledFinder(str(tmp_path / "empty")).find_spec(name, pkg.__path__) is None
     assert compiled.CompiledFinder(str(tmp_path / "current")).find_spec("modelcheck.engine", None) is None
