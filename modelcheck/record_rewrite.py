@@ -354,6 +354,9 @@ class _FunctionTypes:
         replaced = self.replacer_called(expr)
         if replaced is not None:
             return ("record", replaced.cls)
+        kw = self.kwreplace_called(expr)
+        if kw is not None:
+            return ("record", kw)
         return ("tuple", None) if self.library_called(expr) == "replace_at" else None
 
     def library_called(self, expr: ast.expr) -> str | None:
@@ -368,6 +371,20 @@ class _FunctionTypes:
                 and f.value.id in self.scope.modules):
             return self.registry.scope(self.scope.modules[f.value.id]).library.get(f.attr)
         return None
+
+    def kwreplace_called(self, expr: ast.expr) -> RecordClass | None:
+        """The record class when ``expr`` is ``x._replace(field=value, ...)`` on a suggested record ``x``."""
+        if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "_replace"
+                and not expr.args and expr.keywords and len(expr.keywords) <= 10):
+            return None
+        owner = self.type_of(expr.func.value)
+        if owner is None or owner[0] != "record":
+            return None
+        cls: RecordClass = owner[1]
+        names = [k.arg for k in expr.keywords]
+        if any(n is None or n not in cls.fields for n in names) or len(cls.fields) > 64:
+            return None
+        return cls
 
     def replacer_called(self, expr: ast.expr) -> Replacer | None:
         """The replacer ``expr`` calls with a record and one value per field (``kr.with_x(s, v)``)."""
@@ -431,7 +448,8 @@ class _Splicer:
         self.aliases: dict[RecordClass, str] = {}  # each class the helpers test for, by its C-level name
         self.replacers: dict[Replacer, str] = {}  # each replacer the helpers test for, likewise
         self.library: set[str] = set()  # the LIBRARY_HELPERS called
-        self.arities: set[tuple[str, int]] = set()  # ("new" or "replace", number of values): C helpers to emit
+        self.arities: set[tuple[str, int]] = set()  # (helper, number of values): the C wrappers to emit
+        self.kwreplaced: set[RecordClass] = set()  # classes whose ``_replace`` calls were rewritten
 
     def alias(self, cls: RecordClass) -> str:
         """The module-level C variable the class is captured in when the module has loaded."""
@@ -503,6 +521,17 @@ class _Splicer:
             assert isinstance(node, ast.Subscript)
             return f"{PREFIX}item(({self.render(node.value)}), ({self.render(node.slice)}))"
         assert isinstance(node, ast.Call)
+        if kind == "kwreplace":
+            assert isinstance(node.func, ast.Attribute)
+            cls = types.kwreplace_called(node)
+            assert cls is not None
+            self.kwreplaced.add(cls)
+            names = tuple(k.arg for k in node.keywords)
+            positions = sum(cls.fields.index(n) << (6 * k) for k, n in enumerate(names))  # type: ignore[arg-type]
+            values = "".join(f", ({self.render(k.value)})" for k in node.keywords)
+            self.arities.add(("kwreplace", len(names)))
+            return (f"{PREFIX}kwreplace_{len(names)}(({self.render(node.func.value)}), {self.alias(cls)}, "
+                    f"{len(cls.fields)}, {positions}, {names!r}{values})")
         args = "".join(f", ({self.render(a)})" for a in node.args)
         if kind == "library":
             name = types.library_called(node)
@@ -554,7 +583,7 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
             n.startswith(PREFIX) for n in module_names):
         return unchanged
     splicer = _Splicer(source)
-    counts = {"get": 0, "item": 0, "new": 0, "replace": 0, "library": 0}
+    counts = {"get": 0, "item": 0, "new": 0, "replace": 0, "library": 0, "kwreplace": 0}
     for fn, own in _functions(tree):
         types = _FunctionTypes(fn, registry, module)
         for node in own:
@@ -574,6 +603,8 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
                 kind = "replace"
             elif isinstance(node, ast.Call) and types.library_called(node) is not None:
                 kind = "library"
+            elif isinstance(node, ast.Call) and types.kwreplace_called(node) is not None:
+                kind = "kwreplace"
             if kind is not None and _splicable(node):
                 splicer.targets[id(node)] = kind
                 splicer.types[id(node)] = types
@@ -585,14 +616,14 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
     text = splicer.splice([n for n in targets if id(n) not in inside])
     if not text.endswith("\n"):
         text += "\n"
-    text += _trailer(scope, splicer.aliases, splicer.replacers, splicer.library)
+    text += _trailer(scope, splicer.aliases, splicer.replacers, splicer.library, splicer.kwreplaced)
     return Rewritten(text, _pxd([*splicer.aliases.values(), *splicer.replacers.values()], splicer.library,
                                 splicer.arities), tuple(sorted(registry.read.items())),
-                     counts["get"], counts["item"], counts["new"], counts["replace"] + counts["library"])
+                     counts["get"], counts["item"], counts["new"], counts["replace"] + counts["library"] + counts["kwreplace"])
 
 
 def _trailer(scope: ModuleScope, classes: Mapping[RecordClass, str], replacers: Mapping[Replacer, str],
-             library: set[str]) -> str:
+             library: set[str], kwreplaced: set[RecordClass]) -> str:
     """The captured classes and replacers, and their check, appended after the spec's last line.
 
     Each alias is a C variable (declared in the ``.pxd``) that stays None, so
@@ -610,6 +641,10 @@ def _trailer(scope: ModuleScope, classes: Mapping[RecordClass, str], replacers: 
             lines.append(f"from {thing.module} import {thing.name} as {local[thing]}")
     checks = [f"getattr({local[cls]}, '_fields', None) == {cls.fields!r}" for cls in classes]
     checks += [f"getattr({local[r]}, 'replaces', None) == ({local[r.cls]}, {r.fields!r})" for r in replacers]
+    if kwreplaced:  # every namedtuple's _replace shares one code object: the one the C helper reproduces
+        lines.append(f"{PREFIX}replace_code = __import__('collections').namedtuple('_', 'a')._replace.__code__")
+        checks += [f"getattr(getattr({local[cls]}, '_replace', None), '__code__', None) is {PREFIX}replace_code"
+                   for cls in sorted(kwreplaced, key=lambda c: (c.module, c.name))]
     lines.append(f"{PREFIX}ok = {' and '.join(checks) or 'True'}")
     lines += [f"{alias} = {local[thing]} if {PREFIX}ok else None"
               for thing, alias in [*classes.items(), *replacers.items()]]
@@ -684,29 +719,61 @@ MC_INLINE PyObject *mc_new(PyObject *cls, PyObject *expected, Py_ssize_t n, PyOb
     return mc_call(cls, n, items);
 }
 
-/* fn(s, *values) for a replacer of cls: s's items, those at `positions` (six bits each) replaced. */
+/* A new cls record: s's items, those at `positions` (six bits each) replaced by values. */
+MC_INLINE PyObject *mc_replaced(PyObject *cls, Py_ssize_t size, PyObject *s, unsigned long long positions,
+                                Py_ssize_t m, PyObject *const *values) {
+    Py_ssize_t i, k;
+    PyObject *r = ((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, size);
+    if (r == NULL) return NULL;
+    for (i = 0; i < size; i++) {
+        PyObject *item = PyTuple_GET_ITEM(s, i);
+        Py_INCREF(item);
+        PyTuple_SET_ITEM(r, i, item);
+    }
+    for (k = 0; k < m; k++) {
+        Py_ssize_t p = (Py_ssize_t)((positions >> (6 * k)) & 63);
+        PyObject *old = PyTuple_GET_ITEM(r, p);
+        Py_INCREF(values[k]);
+        PyTuple_SET_ITEM(r, p, values[k]);
+        Py_DECREF(old);
+    }
+    return r;
+}
+
+/* fn(s, *values) for a replacer of cls. */
 MC_INLINE PyObject *mc_replace(PyObject *fn, PyObject *expected, PyObject *cls, Py_ssize_t size,
                                unsigned long long positions, Py_ssize_t m, PyObject *const *args) {
     PyObject *s = args[0];
-    if (fn == expected && (PyObject *)Py_TYPE(s) == cls && PyTuple_GET_SIZE(s) == size) {
-        Py_ssize_t i, k;
-        PyObject *r = ((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, size);
-        if (r == NULL) return NULL;
-        for (i = 0; i < size; i++) {
-            PyObject *item = PyTuple_GET_ITEM(s, i);
-            Py_INCREF(item);
-            PyTuple_SET_ITEM(r, i, item);
-        }
-        for (k = 0; k < m; k++) {
-            Py_ssize_t p = (Py_ssize_t)((positions >> (6 * k)) & 63);
-            PyObject *old = PyTuple_GET_ITEM(r, p);
-            Py_INCREF(args[k + 1]);
-            PyTuple_SET_ITEM(r, p, args[k + 1]);
-            Py_DECREF(old);
-        }
-        return r;
-    }
+    if (fn == expected && (PyObject *)Py_TYPE(s) == cls && PyTuple_GET_SIZE(s) == size)
+        return mc_replaced(cls, size, s, positions, m, args + 1);
     return mc_call(fn, m + 1, args);
+}
+
+/* s._replace(**dict(zip(names, values))) the way Python does it, for a value of another type. */
+static PyObject *mc_kwcall(PyObject *s, PyObject *names, Py_ssize_t m, PyObject *const *values) {
+    PyObject *method = PyObject_GetAttrString(s, "_replace"), *kw, *empty, *r = NULL;
+    Py_ssize_t k;
+    if (method == NULL) return NULL;
+    kw = PyDict_New();
+    if (kw != NULL) {
+        for (k = 0; k < m; k++)
+            if (PyDict_SetItem(kw, PyTuple_GET_ITEM(names, k), values[k]) < 0) break;
+        if (k == m && (empty = PyTuple_New(0)) != NULL) {
+            r = PyObject_Call(method, empty, kw);
+            Py_DECREF(empty);
+        }
+        Py_DECREF(kw);
+    }
+    Py_DECREF(method);
+    return r;
+}
+
+/* s._replace(name=value, ...) for a record of cls (its namedtuple _replace, checked when the module loaded). */
+MC_INLINE PyObject *mc_kwreplace(PyObject *s, PyObject *cls, Py_ssize_t size, unsigned long long positions,
+                                 PyObject *names, Py_ssize_t m, PyObject *const *values) {
+    if ((PyObject *)Py_TYPE(s) == cls && PyTuple_GET_SIZE(s) == size)
+        return mc_replaced(cls, size, s, positions, m, values);
+    return mc_kwcall(s, names, m, values);
 }
 
 /* replace_at(values, index, value) of modelcheck.replace: the tuple with one item replaced. */
@@ -753,6 +820,13 @@ def _fixed_arity(kind: str, n: int) -> tuple[str, str]:
              f"    PyObject *items[{n}] = {{{array}}};\n"
              f"    return mc_new(cls, expected, {n}, items);\n}}")
         return c, f'    object {PREFIX}new_{n} "mc_new_{n}"(object, object, {objs})'
+    if kind == "kwreplace":
+        c = (f"MC_INLINE PyObject *mc_kwreplace_{n}(PyObject *s, PyObject *cls, Py_ssize_t size,\n"
+             f"                                    unsigned long long positions, PyObject *names, {values}) {{\n"
+             f"    PyObject *values[{n}] = {{{array}}};\n"
+             f"    return mc_kwreplace(s, cls, size, positions, names, {n}, values);\n}}")
+        return c, (f'    object {PREFIX}kwreplace_{n} "mc_kwreplace_{n}"(object, object, Py_ssize_t, '
+                   f'unsigned long long, tuple, {objs})')
     c = (f"MC_INLINE PyObject *mc_replace_{n}(PyObject *fn, PyObject *expected, PyObject *cls, Py_ssize_t size,\n"
          f"                                  unsigned long long positions, PyObject *s, {values}) {{\n"
          f"    PyObject *args[{n + 1}] = {{s, {array}}};\n"

@@ -98,6 +98,10 @@ def label(w: World) -> str:
     return f"{{w.clock}}:{{len(w.nodes)}}"
 
 
+def moved(w: World, c) -> World:
+    return w._replace(clock=c, logs=w.logs)
+
+
 def twice(w: World):
     x = w.nodes[0]
     x = w.nodes[1]
@@ -126,8 +130,9 @@ def test_rewrite_turns_typed_reads_constructions_and_replacer_calls_into_helpers
     # w.nodes / .leader / w.logs / .epoch / n.hw, n.leader, n.isr / w.clock, w.logs / w.nodes in item and twice
     assert calls.count("_mc_get") == out.reads and out.reads >= 12
     assert calls.count("_mc_new_3") == out.constructions == 1  # Node(...), over two lines
+    assert calls.count("_mc_kwreplace_2") == 1  # w._replace(clock=..., logs=...)
     # with_nodes(...) and r.with_clock_and_logs(...), by the number of fields they set
-    assert (calls.count("_mc_replace_1"), calls.count("_mc_replace_2")) == (1, 1) and out.replacements == 2
+    assert (calls.count("_mc_replace_1"), calls.count("_mc_replace_2")) == (1, 1) and out.replacements == 3
     assert out.items >= 3  # w.nodes[i], log[-1], w.logs[i]
     assert "cdef object _mc_T_World" in out.pxd and "cdef object _mc_R_with_nodes" in out.pxd
 
@@ -228,6 +233,7 @@ def test_compiled_rewrite_computes_what_the_source_does(package) -> None:
                 assert _outcome(getattr(fast, f), w, i) == _outcome(getattr(slow, f), w, i), (f, w, i)
         for f in ("tick", "label", "twice"):
             assert _outcome(getattr(fast, f), w) == _outcome(getattr(slow, f), w), (f, w)
+        assert _outcome(fast.moved, w, 5) == _outcome(slow.moved, w, 5) and type(fast.moved(w, 5)) is recs.World
         assert type(fast.bump(w, 0)) is recs.World and type(fast.bump(w, 0).nodes[0]) is recs.Node
 
 
@@ -252,6 +258,10 @@ def test_compiled_rewrite_falls_back_for_look_alikes_and_subclasses(package) -> 
     assert _outcome(fast.leader_of, Duck(), 0) == _outcome(slow.leader_of, Duck(), 0) == ("value", int, 99)
     assert _outcome(fast.item, Duck(), 0) == _outcome(slow.item, Duck(), 0)
     assert _outcome(fast.tick, Duck()) == _outcome(slow.tick, Duck())  # the replacer's own error, if any
+    assert _outcome(fast.moved, Duck(), 1) == _outcome(slow.moved, Duck(), 1)  # no _replace: AttributeError
+    Later = type("Later", (recs.World,), {})  # a subclass: its own _replace, called the Python way
+    w2 = Later(((), ()), (), 0)
+    assert _outcome(fast.moved, w2, 4) == _outcome(slow.moved, w2, 4) and type(fast.moved(w2, 4)) is Later
 
 
 def test_compiled_rewrite_turns_itself_off_when_a_record_changed_field_order(tmp_path: Path) -> None:
