@@ -7,7 +7,8 @@ Cython as written, each read is a generic attribute lookup through the
 NamedTuple's descriptor, each construction runs the NamedTuple's generated
 ``__new__`` and each replacer its generated body, both Python functions,
 interpreted.  A profile of Kip320 with three replicas put about a fifth of a
-check in the reads and a tenth in the constructions (docs/benchmarks.md).
+check in the reads and an eighth in the constructions and replacers
+(docs/benchmarks.md).
 
 ``modelcheck compile`` hands Cython a rewritten copy of each spec module and
 an augmenting ``.pxd`` (the ``.py`` on disk is untouched):
