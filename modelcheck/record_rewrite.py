@@ -20,10 +20,13 @@ an augmenting ``.pxd`` (the ``.py`` on disk is untouched):
   tuple;
 * ``x[k]`` on an expression suggested to be a tuple becomes ``_mc_item(x, k)``;
 * ``Record(a, b)``, a module-level NamedTuple class called with all its fields
-  positionally, becomes ``_mc_new(Record, <class>, (a, b))``;
+  positionally, becomes ``_mc_new_2(Record, <class>, a, b)``;
 * ``with_x(s, v)``, a module-level ``replacer(Cls, "x")`` (here or in a
   sibling module, by name or as ``module.with_x``), becomes
-  ``_mc_replace(with_x, <replacer>, <class>, size, positions, (s, v))``.
+  ``_mc_replace_1(with_x, <replacer>, <class>, size, positions, s, v)``, and
+  ``x._replace(f=v)`` on a suggested record ``_mc_kwreplace_1(x, ...)``;
+* ``replace_at(t, i, v)`` of :mod:`modelcheck.replace` becomes
+  ``_mc_replace_at(replace_at, <replace_at>, t, i, v)``.
 
 A suggestion is never trusted.  Each helper is a C function, inlined, that
 takes its fast path only when the value's type *is* the class (or
@@ -35,9 +38,12 @@ checking every class's ``_fields`` and every replacer's ``replaces``
 against what the rewrite assumed, and captures None instead if anything
 differs (say a spec module edited after its importer was built), which
 turns every fast path off.  So the compiled spec computes exactly what the
-readable one does, faster or not.  (NamedTuple forbids redefining
-``__new__`` and ``_replace``; a program that assigns them afterwards is out of
-scope.)
+readable one does, faster or not, with two fine points: NamedTuple forbids
+redefining ``__new__`` in the class, and a program that assigns it
+afterwards is out of scope; and for a value that is not the suggested
+record, ``x._replace(f=v)`` looks ``_replace`` up after computing ``v``
+rather than before, which differs only if both the lookup and ``v`` fail or
+``v`` has side effects.
 
 The helpers are written in C rather than as Cython functions because GCC
 would not inline Cython's own (error bookkeeping makes them large), and a
