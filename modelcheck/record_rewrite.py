@@ -140,7 +140,7 @@ class Replacer:
     @property
     def positions(self) -> int:
         """The fields' indices, six bits each in argument order: what the C helper takes."""
-        return sum(self.cls.fields.index(f) << (6 * k) for k, f in enumerate(self.fields))
+        return _positions(self.cls, self.fields)
 
 
 @attrs.define
@@ -442,13 +442,28 @@ def _functions(tree: ast.AST) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunct
             yield fn, own
 
 
+def _captured_name(table: dict, thing: object, name: str) -> str:
+    """``thing``'s C variable in ``table``: ``name``, made unique among the table's names on first use."""
+    if thing not in table:
+        taken = set(table.values())
+        while name in taken:
+            name += "_"
+        table[thing] = name
+    return table[thing]
+
+
+def _positions(cls: RecordClass, names: tuple) -> int:
+    """The fields' indices in ``cls``, six bits each in the order given: what the C replace helpers take."""
+    return sum(cls.fields.index(f) << (6 * k) for k, f in enumerate(names))
+
+
 class _Splicer:
     """Turns the chosen expression nodes into helper calls, in the source text, line by line."""
 
     def __init__(self, source: str) -> None:
         self.data = source.encode("utf-8")
         self.starts = [0]
-        for line in source.encode("utf-8").splitlines(keepends=True):
+        for line in self.data.splitlines(keepends=True):
             self.starts.append(self.starts[-1] + len(line))
         self.targets: dict[int, str] = {}  # id(node) -> what kind of rewrite
         self.types: dict[int, _FunctionTypes] = {}
@@ -460,23 +475,11 @@ class _Splicer:
 
     def alias(self, cls: RecordClass) -> str:
         """The module-level C variable the class is captured in when the module has loaded."""
-        if cls not in self.aliases:
-            taken = set(self.aliases.values())
-            name = f"{PREFIX}T_{cls.name}"
-            while name in taken:
-                name += "_"
-            self.aliases[cls] = name
-        return self.aliases[cls]
+        return _captured_name(self.aliases, cls, f"{PREFIX}T_{cls.name}")
 
     def replacer_alias(self, r: Replacer) -> str:
         """The C variable the replacer is captured in."""
-        if r not in self.replacers:
-            taken = set(self.replacers.values())
-            name = f"{PREFIX}R_{r.name}"
-            while name in taken:
-                name += "_"
-            self.replacers[r] = name
-        return self.replacers[r]
+        return _captured_name(self.replacers, r, f"{PREFIX}R_{r.name}")
 
     def span(self, node: ast.AST) -> tuple[int, int]:
         """``node``'s start and end as byte offsets into the source."""
@@ -534,7 +537,7 @@ class _Splicer:
             assert cls is not None
             self.kwreplaced.add(cls)
             names = tuple(k.arg for k in node.keywords)
-            positions = sum(cls.fields.index(n) << (6 * k) for k, n in enumerate(names))  # type: ignore[arg-type]
+            positions = _positions(cls, names)
             values = "".join(f", ({self.render(k.value)})" for k in node.keywords)
             self.arities.add(("kwreplace", len(names)))
             return (f"{PREFIX}kwreplace_{len(names)}(({self.render(node.func.value)}), {self.alias(cls)}, "
