@@ -31,6 +31,11 @@ from .search_counters import SearchCounters, checkpoint_identity
 from .spec import Spec, State
 from .visited import VisitedSet
 
+try:
+    import cython  # read by Cython when ``modelcheck compile`` builds this module (see ``_search``)
+except ImportError:  # Cython is the optional ``compile`` extra; interpreted, local annotations are never evaluated
+    pass
+
 
 def check(
     spec: Spec,
@@ -74,16 +79,23 @@ class LocalBFS(SearchCounters):
 
     def _note_new_state(self, t: State, level: int, fp: int) -> bool:
         """Check invariants and sometimes-properties on a new state; True to stop the run."""
+        self._note_sometimes(t)
+        failed = self.model.failed_invariants(t) if self.model.invariants else []
+        return bool(failed) and self._note_failed(failed, level, fp)
+
+    def _note_sometimes(self, t: State) -> None:
+        """Mark the sometimes-properties that ``t`` reaches."""
         model = self.model
-        if self.sometimes_reached:
-            for p in model.sometimes:
-                if not self.sometimes_reached[p.name] and model._call(f"property {p.name}", p.fn, model.c, t):
-                    self.sometimes_reached[p.name] = True
-        failed = model.failed_invariants(t) if model.invariants else []
+        for p in model.sometimes:
+            if not self.sometimes_reached[p.name] and model._call(f"property {p.name}", p.fn, model.c, t):
+                self.sometimes_reached[p.name] = True
+
+    def _note_failed(self, failed: list, level: int, fp: int) -> bool:
+        """Keep the invariants a new state violates for their traces; True to stop the run."""
         for inv in failed:
             if inv.name not in self.violated_names:
                 self._pending.append((inv, level, fp))
-        return bool(failed) and not model.options.continue_after_violation
+        return not self.model.options.continue_after_violation
 
     # -- the search -----------------------------------------------------------
 
@@ -180,7 +192,31 @@ class LocalBFS(SearchCounters):
         fingerprint = model.fingerprint
         expand = model.expand
         expand_into = model.expand_into
-        canonical_budget = [20000]  # deep canonical checks on the first new states (see docs)
+        # Compiled (``modelcheck compile``), these locals are C integers and typed lists: the
+        # per-candidate loop below indexes lists and counts with them, and as Python ints every
+        # ``c_t[kk]`` was a generic item lookup through an int object (perf: 5 % of a check).
+        # Interpreted, the annotations are inert.
+        i: cython.Py_ssize_t
+        j: cython.Py_ssize_t
+        f: cython.Py_ssize_t
+        k: cython.Py_ssize_t
+        kk: cython.Py_ssize_t
+        end: cython.Py_ssize_t
+        n_fresh: cython.Py_ssize_t
+        any_successor: cython.bint
+        c_ai: list
+        c_t: list
+        c_fp: list
+        ends: list
+        fresh: list
+        new_t: list
+        new_fp: list
+        new_par: list
+        ai: cython.Py_ssize_t
+        level_set: set
+        act_generated: list
+        act_distinct: list
+        budget: cython.Py_ssize_t = 20000  # deep canonical checks on the first new states (see docs)
         memory_limit = opts.max_memory_mb * 1024 * 1024 if opts.max_memory_mb else None
         last_checkpoint = ticker.elapsed()
         in_model = model.in_model if model.spec.state_constraint else None
@@ -190,6 +226,9 @@ class LocalBFS(SearchCounters):
         act_distinct = self.act_distinct
         batch = 1024
         filtering = in_model is not None or action_ok is not None
+        max_states = opts.max_states
+        sometimes = bool(self.sometimes_reached)
+        failed_invariants = model.failed_invariants if model.invariants else None
 
         while frontier and not stop:
             if opts.max_depth is not None and level + 1 >= opts.max_depth:
@@ -215,10 +254,10 @@ class LocalBFS(SearchCounters):
                     for lo in range(0, len(part), batch):
                         parents = part[lo:lo + batch]
                         # Phase 1: every successor of the batch, with its fingerprint.
-                        c_ai: list[int] = []
-                        c_t: list = []
-                        c_fp: list[int] = []
-                        ends: list[int] = []
+                        c_ai = []
+                        c_t = []
+                        c_fp = []
+                        ends = []
                         error: BaseException | None = None
                         if filtering:
                             for s in parents:
@@ -263,6 +302,11 @@ class LocalBFS(SearchCounters):
                         # the batch), taken in discovery order; the rest only count as generated.
                         fresh = seen.unseen_in_old(np.array(c_fp, dtype=np.int64)) if c_fp else []
                         n_fresh = len(fresh)
+                        # The batch's new states, fingerprints and parent indices, added to the level at its end
+                        # (one call each instead of one per state).
+                        new_t = []
+                        new_fp = []
+                        new_par = []
                         f = 0  # index into fresh
                         k = 0  # candidates [0, k) are accounted for
                         try:
@@ -279,16 +323,20 @@ class LocalBFS(SearchCounters):
                                     if t is None or fp in level_set:
                                         continue
                                     ai = c_ai[kk]
-                                    if canonical_budget[0] > 0:
-                                        canonical_budget[0] -= 1
+                                    if budget > 0:
+                                        budget -= 1
                                         model.check_state(t, f"action {model.actions[ai].name}")
                                     level_set.add(fp)
                                     act_distinct[ai] += 1
-                                    next_frontier.append(t)
-                                    next_fps.append(fp)
-                                    next_par.append(i)
-                                    if self._note_new_state(t, level + 1, fp):
-                                        stop = True
+                                    new_t.append(t)
+                                    new_fp.append(fp)
+                                    new_par.append(i)
+                                    if sometimes:
+                                        self._note_sometimes(t)
+                                    if failed_invariants is not None:
+                                        failed = failed_invariants(t)
+                                        if failed and self._note_failed(failed, level + 1, fp):
+                                            stop = True
                                 k = end
                                 if stop:
                                     break
@@ -298,7 +346,7 @@ class LocalBFS(SearchCounters):
                                     if not opts.continue_after_violation:
                                         stop = True
                                         break
-                                if opts.max_states is not None and len(seen) >= opts.max_states:
+                                if max_states is not None and len(seen) >= max_states:
                                     self.stopped_by = "max-states"
                                     stop = True
                                     break
@@ -308,13 +356,17 @@ class LocalBFS(SearchCounters):
                                         raise MemoryBudgetExceeded
                                     if self.progress is not None and ticker.due():
                                         self.progress(Progress(level + 1, self.generated + k, len(seen),
-                                                               frontier_len - i + len(next_frontier), ticker.elapsed()))
+                                                               frontier_len - i + len(next_frontier) + len(new_t),
+                                                               ticker.elapsed()))
                         except SpecRuntimeError as err:
                             # An invariant, or a canonical-state check, failed in spec code.
                             err.trace = self.trace_to(level, int(cur_fps[i]))
                             raise
                         finally:
-                            # Candidates of the parents taken so far count as generated.
+                            # The batch's new states join the level; its candidates taken so far count as generated.
+                            next_frontier.extend(new_t)
+                            next_fps.extend(new_fp)
+                            next_par.extend(new_par)
                             self.generated += k
                             for ai, count in Counter(c_ai[:k] if k < len(c_ai) else c_ai).items():
                                 act_generated[ai] += count

@@ -45,6 +45,13 @@ class Frontier:
         if len(tail) >= self.chunk and self._spilled + len(tail) > self.memory_states:
             self._spill()
 
+    def extend(self, states: list[Any]) -> None:
+        """Append several states at once (the engine adds a batch's new states in one call)."""
+        tail = self._tail
+        tail.extend(states)
+        if len(tail) >= self.chunk and self._spilled + len(tail) > self.memory_states:
+            self._spill()
+
     def _spill(self) -> None:
         if self._dir is None:
             self._dir = tempfile.mkdtemp(prefix="modelcheck-frontier-", dir=self.spill_dir)

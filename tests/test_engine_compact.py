@@ -49,6 +49,19 @@ def test_frontier_spills_and_keeps_order(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
+def test_frontier_extend_spills_and_keeps_order(tmp_path):
+    """The engine adds a batch of states at once: the queue spills and reads back as with single appends."""
+    f = Frontier(chunk=3, memory_states=4, spill_dir=str(tmp_path))
+    items = [(i, frozenset({i})) for i in range(20)]
+    for lo in range(0, 20, 5):
+        f.extend(items[lo:lo + 5])
+    f.append(items[0])
+    assert len(f) == 21 and f.spilled_chunks > 0 and len(list(tmp_path.iterdir())) == 1
+    assert list(f) == items + [items[0]]
+    f.close()
+    assert not list(tmp_path.iterdir())
+
+
 def test_engine_with_a_tiny_in_memory_frontier_gives_the_same_result():
     """Forcing every level through disk changes nothing a user sees."""
     spec = load_spec(str(MODELS / "counter_grid.py"))
