@@ -344,7 +344,11 @@ class Worker:
         self.new_states = new_states
         violations: list = []
         sometimes: set[str] = set()
-        invariants = model.invariants
+        properties = model.sometimes
+        # As in the local engine: the invariants' own functions on every new state, and
+        # ``failed_invariants`` only for a state that fails one (it names them, or the error).
+        inv_fns = tuple(inv.fn for inv in model.invariants)
+        c = model.c
         error = None
         new_fps = self.new_fps.tolist()
         for k, t in enumerate(new_states):
@@ -352,10 +356,18 @@ class Worker:
                 if self.canonical_budget > 0:
                     self.canonical_budget -= 1
                     model.check_state(t, f"action {model.actions[int(self.new_ai[k])].name}")
-                for p in model.sometimes:
-                    if p.name not in sometimes and model._call(f"property {p.name}", p.fn, model.c, t):
+                for p in properties:
+                    if p.name not in sometimes and model._call(f"property {p.name}", p.fn, c, t):
                         sometimes.add(p.name)
-                if invariants:
+                holds = True
+                try:
+                    for inv_fn in inv_fns:
+                        if not inv_fn(c, t):
+                            holds = False
+                            break
+                except Exception:  # noqa: BLE001 - raised again, named, just below
+                    holds = False
+                if not holds:
                     failed = model.failed_invariants(t)
                     if failed:
                         violations.append((int(win[k]), new_fps[k], [inv.name for inv in failed]))
