@@ -139,6 +139,10 @@ def _artefact_for(fullname: str, source: str, version: str, root: str) -> str:
     """Where the build of ``source`` as it is now on disk lives (it may not exist)."""
     with open(source, "rb") as f:
         data = f.read()
+    pxd = os.path.splitext(source)[0] + ".pxd"  # an augmenting .pxd beside the module (modelcheck/expander.pxd)
+    if os.path.exists(pxd):
+        with open(pxd, "rb") as f:
+            data += b"\0augmenting pxd\0" + f.read()
     return artefact_path(fullname, source_digest(data, version, "" if fullname in MODULES else _rewrite_version()),
                          root)
 

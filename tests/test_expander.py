@@ -128,3 +128,43 @@ def test_loops_once_the_unroll_budget_is_spent(monkeypatch):
         ais, ts = [], []
         expand_into(s, ais, ts)
         assert (ais, ts) == flatten(model.expand(s))
+
+
+BIT = Domain("bit", lambda c: [0, 1])
+
+
+@action("Three", a=BIT, b=BIT, d=BIT)
+def three(c, s, a, b, d):
+    return (s[0] + a + 2 * b + 4 * d,) if (a + b + d) % 2 == s[0] % 2 else None
+
+
+@action("Nine", a=BIT, b=BIT, d=BIT, e=BIT, f=BIT, g=BIT, h=BIT, i=BIT, j=BIT)
+def nine(c, s, a, b, d, e, f, g, h, i, j):
+    """More parameters than the compiled C loop passes directly (it falls back to ``fn(c, s, *b)``)."""
+    bits = (a, b, d, e, f, g, h, i, j)
+    return [(s[0] + sum(bits),)] * (1 + a) if sum(bits) == s[0] % 3 else None
+
+
+@action("None")
+def no_parameters(c, s):
+    return (s[0] + 1,) if s[0] < 4 else None
+
+
+MANY_SPEC = Spec(name="many", title="many parameters", constants=WideConsts, init=lambda c: [(0,)],
+                 actions=[three, nine, no_parameters], deadlock_expected=True)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_zero_three_and_nine_parameters(form):
+    """Every arity, including one past the direct C calls, gives the loop form's successors in its order."""
+    model = BoundModel(MANY_SPEC, WideConsts(), CheckOptions())
+    expand_into = form_of(model, form)
+    for v in range(6):
+        ais, ts = [], []
+        expand_into((v,), ais, ts)
+        assert (ais, ts) == flatten(model.expand((v,)))
+    ais, ts = [], []
+    expand_into((0,), ais, ts)
+    # Three: the 4 bindings (a, b, d) with an even number of ones, the last parameter varying fastest:
+    # 000, 011, 101, 110 -> 0, 6, 5, 3; Nine: only all zeros (once, as a = 0); None: (1,).
+    assert ts == [(0,), (6,), (5,), (3,), (0,), (1,)] and ais == [0, 0, 0, 0, 1, 2]
