@@ -95,6 +95,22 @@ def test_the_finder_takes_a_build_only_for_the_current_source(tmp_path: Path) ->
     assert compiled.CompiledFinder(str(tmp_path / "current")).find_spec("modelcheck.engine", None) is None
 
 
+def test_a_module_build_is_keyed_by_its_augmenting_pxd(tmp_path: Path) -> None:
+    """modelcheck/expander.pxd holds C the compiled expander runs: a build of other .pxd text is not taken."""
+    import modelcheck
+
+    name = "modelcheck.expander"
+    source = Path(modelcheck.__file__).with_name("expander.py")
+    pxd = source.with_suffix(".pxd")
+    assert pxd.exists()
+    with_pxd = source.read_bytes() + b"\0augmenting pxd\0" + pxd.read_bytes()
+    so = _fake_build(tmp_path / "current", name, compiled.source_digest(with_pxd, "9.9"))
+    spec = compiled.CompiledFinder(str(tmp_path / "current")).find_spec(name, modelcheck.__path__)
+    assert spec is not None and spec.origin == str(so)
+    _fake_build(tmp_path / "py-only", name, compiled.source_digest(source.read_bytes(), "9.9"))
+    assert compiled.CompiledFinder(str(tmp_path / "py-only")).find_spec(name, modelcheck.__path__) is None
+
+
 def test_compile_without_cython_is_a_one_line_error(tmp_path: Path) -> None:
     fake = tmp_path / "hide" / "Cython"
     fake.mkdir(parents=True)
