@@ -29,6 +29,7 @@ from .replay import replay
 from .result import CheckOptions, CheckResult, Violation
 from .search_counters import SearchCounters, checkpoint_identity
 from .spec import Spec, State
+from .successor_hash import successor_fingerprints
 from .visited import VisitedSet
 
 try:
@@ -228,6 +229,7 @@ class LocalBFS(SearchCounters):
         batch = 1024
         filtering = in_model is not None or action_ok is not None
         max_states = opts.max_states
+        recombine = fingerprint is hash
         sometimes = bool(self.sometimes_reached)
         failed_invariants = model.failed_invariants
         # The invariants' own functions, called here on every new state; only a state that fails one
@@ -297,7 +299,10 @@ class LocalBFS(SearchCounters):
                                     break
                                 ends.append(len(c_t))
                             try:
-                                c_fp = list(map(fingerprint, c_t[:ends[-1] if ends else 0]))
+                                if recombine:  # hash(t), from the parts each successor shares with its parent
+                                    c_fp = successor_fingerprints(parents, ends, c_t)
+                                else:
+                                    c_fp = list(map(fingerprint, c_t[:ends[-1] if ends else 0]))
                             except TypeError:
                                 # An unhashable successor: stop at its parent with an error naming it.
                                 bad, error = model.first_bad_state(c_t, c_ai)

@@ -24,6 +24,7 @@ import numpy as np
 from .errors import SpecRuntimeError
 from .frontier import StoredStates
 from .model import BoundModel
+from .successor_hash import successor_fingerprints
 from .visited import in_sorted
 
 try:
@@ -183,13 +184,19 @@ class Worker:
             seg_n = array("q")  # ... of which parent seg_lo + k generated seg_n[k]
             buf_ai: list[int] = []
             buf_t: list = []
+            buf_parents: list = []  # the buffered successors' parents, and where each one's successors end
+            buf_ends: list = []
+            recombine = fingerprint is hash
 
             def flush() -> tuple | None:
                 """Move the buffered successors into the columns; an error for an unhashable one."""
                 nonlocal filtered_upto, seg_lo
                 err = None
                 try:
-                    chunk_fps = np.fromiter(map(fingerprint, buf_t), dtype=np.int64, count=len(buf_t))
+                    if recombine:  # hash(t), from the parts each successor shares with its parent
+                        chunk_fps = np.array(successor_fingerprints(buf_parents, buf_ends, buf_t), dtype=np.int64)
+                    else:
+                        chunk_fps = np.fromiter(map(fingerprint, buf_t), dtype=np.int64, count=len(buf_t))
                 except TypeError:
                     err = self._cut_at_unhashable(seg_lo, seg_n, buf_ai, buf_t)
                     chunk_fps = np.fromiter(map(fingerprint, buf_t), dtype=np.int64, count=len(buf_t))
@@ -210,6 +217,8 @@ class Worker:
                 del seg_n[:]
                 buf_ai.clear()
                 buf_t.clear()
+                buf_parents.clear()
+                buf_ends.clear()
                 filtered_upto = self._drop_losers(filtered_upto, keys, fps, states, pfps, kept_ai)
                 return err
 
@@ -226,6 +235,8 @@ class Worker:
                 if m == 0 and deadlock is None:
                     deadlock = (int(f_ranks[p]), int(f_fps[p]))
                 seg_n.append(m)
+                buf_parents.append(s)
+                buf_ends.append(len(buf_t))
                 if len(buf_t) >= 131072:
                     unhashable = flush()
                     if unhashable is not None:

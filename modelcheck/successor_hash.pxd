@@ -1,0 +1,134 @@
+# Read by Cython when ``modelcheck compile`` builds modelcheck/successor_hash.py (an augmenting .pxd;
+# the build is keyed by this file too).  See that module for why this is ``hash(t)``, exactly.
+
+cdef extern from *:
+    """
+    /* CPython's tuplehash (Objects/tupleobject.c, 3.8 and later), in two halves. */
+    #define MC_XXPRIME_1 ((Py_uhash_t)11400714785074694791ULL)
+    #define MC_XXPRIME_2 ((Py_uhash_t)14029467366897019727ULL)
+    #define MC_XXPRIME_5 ((Py_uhash_t)2870177450012600261ULL)
+    #define MC_MAX_ITEMS 16
+
+    static inline Py_uhash_t mc_step(Py_uhash_t acc, Py_uhash_t lane) {
+        acc += lane * MC_XXPRIME_2;
+        acc = (acc << 31) | (acc >> 33);
+        return acc * MC_XXPRIME_1;
+    }
+
+    static inline Py_hash_t mc_finish(Py_uhash_t acc, Py_ssize_t len) {
+        acc += (Py_uhash_t)len ^ (MC_XXPRIME_5 ^ 3527539UL);
+        if (acc == (Py_uhash_t)-1)
+            return 1546275796;
+        return (Py_hash_t)acc;
+    }
+
+    /* A tuple whose hash is tuple's own (a plain tuple, or a NamedTuple that does not define __hash__). */
+    static inline int mc_tuple_hashed(PyObject *o) {
+        return PyTuple_Check(o) && Py_TYPE(o)->tp_hash == PyTuple_Type.tp_hash
+               && PyTuple_GET_SIZE(o) <= MC_MAX_ITEMS;
+    }
+
+    /* hash(t) for t = ts[0 .. ends[-1]), where ts[ends[j-1] .. ends[j]) are successors of parents[j].
+       The parent's item hashes (and, for an item a successor replaced by one of the same tuple type and
+       length, that item's own item hashes) are computed once per parent; an item that *is* the parent's
+       takes its hash.  A new list of ints, or NULL with the exception hash() raised. */
+    static PyObject *mc_successor_fps(PyObject *parents, PyObject *ends, PyObject *ts) {
+        Py_ssize_t np = PyList_GET_SIZE(ends), n, j, k = 0;
+        Py_uhash_t fh[MC_MAX_ITEMS], eh[MC_MAX_ITEMS][MC_MAX_ITEMS];
+        char have_fh[MC_MAX_ITEMS], have_eh[MC_MAX_ITEMS];
+        PyObject *out;
+        n = np ? PyLong_AsSsize_t(PyList_GET_ITEM(ends, np - 1)) : 0;
+        if (n < 0 || n > PyList_GET_SIZE(ts) || np > PyList_GET_SIZE(parents)) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "successor_fingerprints: ends do not fit the lists");
+            return NULL;
+        }
+        out = PyList_New(n);
+        if (out == NULL)
+            return NULL;
+        for (j = 0; j < np; j++) {
+            PyObject *p = PyList_GET_ITEM(parents, j);
+            Py_ssize_t end = PyLong_AsSsize_t(PyList_GET_ITEM(ends, j)), kk, nf = 0;
+            int recombine = mc_tuple_hashed(p);
+            if (end < k || end > n) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_ValueError, "successor_fingerprints: ends must not decrease");
+                goto error;
+            }
+            if (recombine) {
+                nf = PyTuple_GET_SIZE(p);
+                memset(have_fh, 0, sizeof(have_fh));
+                memset(have_eh, 0, sizeof(have_eh));
+            }
+            for (kk = k; kk < end; kk++) {
+                PyObject *t = PyList_GET_ITEM(ts, kk), *v;
+                Py_hash_t h;
+                if (!recombine || Py_TYPE(t) != Py_TYPE(p) || PyTuple_GET_SIZE(t) != nf) {
+                    h = PyObject_Hash(t);
+                    if (h == -1)
+                        goto error;
+                } else {
+                    Py_uhash_t acc = MC_XXPRIME_5;
+                    Py_ssize_t i;
+                    for (i = 0; i < nf; i++) {
+                        PyObject *x = PyTuple_GET_ITEM(t, i), *y = PyTuple_GET_ITEM(p, i);
+                        Py_hash_t lane;
+                        if (x == y) {
+                            if (!have_fh[i]) {
+                                lane = PyObject_Hash(y);
+                                if (lane == -1)
+                                    goto error;
+                                fh[i] = (Py_uhash_t)lane;
+                                have_fh[i] = 1;
+                            }
+                            acc = mc_step(acc, fh[i]);
+                            continue;
+                        }
+                        if (Py_TYPE(x) == Py_TYPE(y) && mc_tuple_hashed(y)
+                                && PyTuple_GET_SIZE(x) == PyTuple_GET_SIZE(y)) {
+                            Py_ssize_t e, ne = PyTuple_GET_SIZE(y);
+                            Py_uhash_t acc2 = MC_XXPRIME_5;
+                            if (!have_eh[i]) {
+                                for (e = 0; e < ne; e++) {
+                                    lane = PyObject_Hash(PyTuple_GET_ITEM(y, e));
+                                    if (lane == -1)
+                                        goto error;
+                                    eh[i][e] = (Py_uhash_t)lane;
+                                }
+                                have_eh[i] = 1;
+                            }
+                            for (e = 0; e < ne; e++) {
+                                PyObject *xe = PyTuple_GET_ITEM(x, e);
+                                if (xe == PyTuple_GET_ITEM(y, e)) {
+                                    acc2 = mc_step(acc2, eh[i][e]);
+                                } else {
+                                    lane = PyObject_Hash(xe);
+                                    if (lane == -1)
+                                        goto error;
+                                    acc2 = mc_step(acc2, (Py_uhash_t)lane);
+                                }
+                            }
+                            lane = mc_finish(acc2, ne);
+                        } else {
+                            lane = PyObject_Hash(x);
+                            if (lane == -1)
+                                goto error;
+                        }
+                        acc = mc_step(acc, (Py_uhash_t)lane);
+                    }
+                    h = mc_finish(acc, nf);
+                }
+                v = PyLong_FromSsize_t(h);
+                if (v == NULL)
+                    goto error;
+                PyList_SET_ITEM(out, kk, v);
+            }
+            k = end;
+        }
+        return out;
+    error:
+        Py_DECREF(out);
+        return NULL;
+    }
+    """
+    list mc_successor_fps(list parents, list ends, list ts)
