@@ -28,6 +28,31 @@ cdef extern from *:
                && PyTuple_GET_SIZE(o) <= MC_MAX_ITEMS;
     }
 
+    /* The memo of the parent's item y = p[i]: its hash, and, when it is itself a recombinable tuple, its
+       items' hashes (from which its hash is combined, so each item is hashed once).  0, or -1 on error. */
+    static int mc_memo(PyObject *y, Py_uhash_t *fh, Py_uhash_t *eh, char *have_eh) {
+        if (mc_tuple_hashed(y)) {
+            Py_ssize_t e, ne = PyTuple_GET_SIZE(y);
+            Py_uhash_t acc = MC_XXPRIME_5;
+            for (e = 0; e < ne; e++) {
+                Py_hash_t lane = PyObject_Hash(PyTuple_GET_ITEM(y, e));
+                if (lane == -1)
+                    return -1;
+                eh[e] = (Py_uhash_t)lane;
+                acc = mc_step(acc, eh[e]);
+            }
+            *fh = (Py_uhash_t)mc_finish(acc, ne);
+            *have_eh = 1;
+        } else {
+            Py_hash_t h = PyObject_Hash(y);
+            if (h == -1)
+                return -1;
+            *fh = (Py_uhash_t)h;
+            *have_eh = 0;
+        }
+        return 0;
+    }
+
     /* hash(t) for t = ts[0 .. ends[-1]), where ts[ends[j-1] .. ends[j]) are successors of parents[j].
        The parent's item hashes (and, for an item a successor replaced by one of the same tuple type and
        length, that item's own item hashes) are computed once per parent; an item that *is* the parent's
@@ -35,8 +60,8 @@ cdef extern from *:
     static PyObject *mc_successor_fps(PyObject *parents, PyObject *ends, PyObject *ts) {
         Py_ssize_t np = PyList_GET_SIZE(ends), n, j, k = 0;
         Py_uhash_t fh[MC_MAX_ITEMS], eh[MC_MAX_ITEMS][MC_MAX_ITEMS];
-        char have_fh[MC_MAX_ITEMS], have_eh[MC_MAX_ITEMS];
-        PyObject *out;
+        char have_memo[MC_MAX_ITEMS], have_eh[MC_MAX_ITEMS];
+        PyObject *out, *p = NULL, *t = NULL;
         n = np ? PyLong_AsSsize_t(PyList_GET_ITEM(ends, np - 1)) : 0;
         if (n < 0 || n > PyList_GET_SIZE(ts) || np > PyList_GET_SIZE(parents)) {
             if (!PyErr_Occurred())
@@ -47,22 +72,35 @@ cdef extern from *:
         if (out == NULL)
             return NULL;
         for (j = 0; j < np; j++) {
-            PyObject *p = PyList_GET_ITEM(parents, j);
-            Py_ssize_t end = PyLong_AsSsize_t(PyList_GET_ITEM(ends, j)), kk, nf = 0;
-            int recombine = mc_tuple_hashed(p);
+            Py_ssize_t end, kk, nf = 0;
+            int recombine;
+            /* A __hash__ written in Python could change the lists: check them each time, hold what is in use. */
+            if (j >= PyList_GET_SIZE(ends) || j >= PyList_GET_SIZE(parents) || n > PyList_GET_SIZE(ts)) {
+                PyErr_SetString(PyExc_RuntimeError, "successor_fingerprints: the lists changed");
+                goto error;
+            }
+            end = PyLong_AsSsize_t(PyList_GET_ITEM(ends, j));
             if (end < k || end > n) {
                 if (!PyErr_Occurred())
                     PyErr_SetString(PyExc_ValueError, "successor_fingerprints: ends must not decrease");
                 goto error;
             }
+            p = PyList_GET_ITEM(parents, j);
+            Py_INCREF(p);
+            recombine = mc_tuple_hashed(p);
             if (recombine) {
                 nf = PyTuple_GET_SIZE(p);
-                memset(have_fh, 0, sizeof(have_fh));
-                memset(have_eh, 0, sizeof(have_eh));
+                memset(have_memo, 0, sizeof(have_memo));
             }
             for (kk = k; kk < end; kk++) {
-                PyObject *t = PyList_GET_ITEM(ts, kk), *v;
+                PyObject *v;
                 Py_hash_t h;
+                if (n > PyList_GET_SIZE(ts)) {
+                    PyErr_SetString(PyExc_RuntimeError, "successor_fingerprints: the lists changed");
+                    goto error;
+                }
+                t = PyList_GET_ITEM(ts, kk);
+                Py_INCREF(t);
                 if (!recombine || Py_TYPE(t) != Py_TYPE(p) || PyTuple_GET_SIZE(t) != nf) {
                     h = PyObject_Hash(t);
                     if (h == -1)
@@ -73,30 +111,18 @@ cdef extern from *:
                     for (i = 0; i < nf; i++) {
                         PyObject *x = PyTuple_GET_ITEM(t, i), *y = PyTuple_GET_ITEM(p, i);
                         Py_hash_t lane;
+                        if (!have_memo[i]) {
+                            if (mc_memo(y, &fh[i], eh[i], &have_eh[i]) < 0)
+                                goto error;
+                            have_memo[i] = 1;
+                        }
                         if (x == y) {
-                            if (!have_fh[i]) {
-                                lane = PyObject_Hash(y);
-                                if (lane == -1)
-                                    goto error;
-                                fh[i] = (Py_uhash_t)lane;
-                                have_fh[i] = 1;
-                            }
                             acc = mc_step(acc, fh[i]);
                             continue;
                         }
-                        if (Py_TYPE(x) == Py_TYPE(y) && mc_tuple_hashed(y)
-                                && PyTuple_GET_SIZE(x) == PyTuple_GET_SIZE(y)) {
+                        if (have_eh[i] && Py_TYPE(x) == Py_TYPE(y) && PyTuple_GET_SIZE(x) == PyTuple_GET_SIZE(y)) {
                             Py_ssize_t e, ne = PyTuple_GET_SIZE(y);
                             Py_uhash_t acc2 = MC_XXPRIME_5;
-                            if (!have_eh[i]) {
-                                for (e = 0; e < ne; e++) {
-                                    lane = PyObject_Hash(PyTuple_GET_ITEM(y, e));
-                                    if (lane == -1)
-                                        goto error;
-                                    eh[i][e] = (Py_uhash_t)lane;
-                                }
-                                have_eh[i] = 1;
-                            }
                             for (e = 0; e < ne; e++) {
                                 PyObject *xe = PyTuple_GET_ITEM(x, e);
                                 if (xe == PyTuple_GET_ITEM(y, e)) {
@@ -118,15 +144,19 @@ cdef extern from *:
                     }
                     h = mc_finish(acc, nf);
                 }
+                Py_CLEAR(t);
                 v = PyLong_FromSsize_t(h);
                 if (v == NULL)
                     goto error;
                 PyList_SET_ITEM(out, kk, v);
             }
+            Py_CLEAR(p);
             k = end;
         }
         return out;
     error:
+        Py_XDECREF(t);
+        Py_XDECREF(p);
         Py_DECREF(out);
         return NULL;
     }

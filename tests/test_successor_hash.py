@@ -97,3 +97,22 @@ def test_an_unhashable_successor_raises_what_hash_raises():
         successor_fingerprints([p], [2], [(1, (2, 4)), (1, [2, 3])])
     with pytest.raises(TypeError, match="unhashable type: 'list'"):
         successor_fingerprints([p], [1], [(1, ([2], 3))])  # one level down
+
+
+def test_a_hash_that_empties_the_lists_is_an_error_not_a_crash():
+    """Objects of a non-canonical state may run Python in __hash__; the C must not read freed items."""
+    ts: list = []
+
+    class Evil:
+        def __hash__(self) -> int:
+            ts.clear()
+            return 1
+
+    p = (1, (2, 3))
+    items = [(1, (2, Evil())), (1, (2, 4)), (1, (2, 5))]
+    ts.extend(items)
+    if successor_hash._RECOMBINES:
+        with pytest.raises(RuntimeError, match="the lists changed"):
+            successor_fingerprints([p], [3], ts)
+    else:  # map(hash) over a copy of the list: unaffected
+        assert successor_fingerprints([p], [3], ts) == [hash(t) for t in items]
