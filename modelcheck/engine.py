@@ -205,7 +205,6 @@ class LocalBFS(SearchCounters):
         end: cython.Py_ssize_t
         n_fresh: cython.Py_ssize_t
         any_successor: cython.bint
-        holds: cython.bint
         c_ai: list
         c_t: list
         c_fp: list
@@ -231,11 +230,9 @@ class LocalBFS(SearchCounters):
         max_states = opts.max_states
         recombine = fingerprint is hash
         sometimes = bool(self.sometimes_reached)
+        check_invariants = bool(model.invariants)
+        invariants_hold = model.invariants_hold
         failed_invariants = model.failed_invariants
-        # The invariants' own functions, called here on every new state; only a state that fails one
-        # (or makes one raise) goes through ``failed_invariants``, which names them (or the error).
-        inv_fns: tuple = tuple(inv.fn for inv in model.invariants)
-        c = model.c
 
         while frontier and not stop:
             if opts.max_depth is not None and level + 1 >= opts.max_depth:
@@ -343,19 +340,10 @@ class LocalBFS(SearchCounters):
                                     new_par.append(i)
                                     if sometimes:
                                         self._note_sometimes(t)
-                                    if inv_fns:
-                                        holds = True
-                                        try:
-                                            for inv_fn in inv_fns:
-                                                if not inv_fn(c, t):
-                                                    holds = False
-                                                    break
-                                        except Exception:  # noqa: BLE001 - raised again, named, just below
-                                            holds = False
-                                        if not holds:
-                                            failed = failed_invariants(t)
-                                            if failed and self._note_failed(failed, level + 1, fp):
-                                                stop = True
+                                    if check_invariants and not invariants_hold(t):
+                                        failed = failed_invariants(t)  # which ones (or the error naming one)
+                                        if failed and self._note_failed(failed, level + 1, fp):
+                                            stop = True
                                 k = end
                                 if stop:
                                     break

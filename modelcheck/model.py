@@ -58,6 +58,7 @@ class BoundModel:
         self.options = options
         names = options.invariants if options.invariants is not None else spec.default_invariants
         self.invariants: tuple[Predicate, ...] = tuple(spec.invariant(n) for n in names)
+        self._invariant_fns = tuple(inv.fn for inv in self.invariants)
         self.sometimes: tuple[Predicate, ...] = spec.sometimes
         self.actions: tuple[Action, ...] = spec.actions
         # Parameter combinations are computed once per run: the hot loop then
@@ -154,6 +155,23 @@ class BoundModel:
             if not self._call(f"invariant {inv.name}", inv.fn, self.c, s):
                 return inv
         return None
+
+    def invariants_hold(self, s: State) -> bool:
+        """Whether every checked invariant holds on ``s``: the engines' per-state test.
+
+        False as well when one raises; :meth:`failed_invariants` then names the
+        invariants that fail, or raises the error naming the one that raised
+        (invariants are pure, so it raises the same way).  This one builds
+        nothing, so the common case (all hold) costs only the invariants.
+        """
+        c = self.c
+        try:
+            for fn in self._invariant_fns:
+                if not fn(c, s):
+                    return False
+        except Exception:  # noqa: BLE001 - named by failed_invariants
+            return False
+        return True
 
     def failed_invariants(self, s: State) -> list[Predicate]:
         """Every checked invariant that ``s`` violates.

@@ -371,9 +371,7 @@ class Worker:
         violations: list = []
         sometimes: set[str] = set()
         properties = model.sometimes
-        # As in the local engine: the invariants' own functions on every new state, and
-        # ``failed_invariants`` only for a state that fails one (it names them, or the error).
-        inv_fns = tuple(inv.fn for inv in model.invariants)
+        check_invariants = bool(model.invariants)
         c = model.c
         error = None
         new_fps = self.new_fps.tolist()
@@ -385,16 +383,8 @@ class Worker:
                 for p in properties:
                     if p.name not in sometimes and model._call(f"property {p.name}", p.fn, c, t):
                         sometimes.add(p.name)
-                holds = True
-                try:
-                    for inv_fn in inv_fns:
-                        if not inv_fn(c, t):
-                            holds = False
-                            break
-                except Exception:  # noqa: BLE001 - raised again, named, just below
-                    holds = False
-                if not holds:
-                    failed = model.failed_invariants(t)
+                if check_invariants and not model.invariants_hold(t):
+                    failed = model.failed_invariants(t)  # which ones (or the error naming one)
                     if failed:
                         violations.append((int(win[k]), new_fps[k], [inv.name for inv in failed]))
             except SpecRuntimeError as exc:
