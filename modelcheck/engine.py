@@ -231,7 +231,7 @@ class LocalBFS(SearchCounters):
         recombine = fingerprint is hash
         sometimes = bool(self.sometimes_reached)
         check_invariants = bool(model.invariants)
-        invariants_hold = model.invariants_hold
+        invariants_hold = model.invariants_test()
         failed_invariants = model.failed_invariants
 
         while frontier and not stop:

@@ -372,6 +372,7 @@ class Worker:
         sometimes: set[str] = set()
         properties = model.sometimes
         check_invariants = bool(model.invariants)
+        invariants_hold = model.invariants_test()
         c = model.c
         error = None
         new_fps = self.new_fps.tolist()
@@ -383,7 +384,7 @@ class Worker:
                 for p in properties:
                     if p.name not in sometimes and model._call(f"property {p.name}", p.fn, c, t):
                         sometimes.add(p.name)
-                if check_invariants and not model.invariants_hold(t):
+                if check_invariants and not invariants_hold(t):
                     failed = model.failed_invariants(t)  # which ones (or the error naming one)
                     if failed:
                         violations.append((int(win[k]), new_fps[k], [inv.name for inv in failed]))
