@@ -29,6 +29,7 @@ import sys
 from typing import Any, Callable, Sequence
 
 from .errors import SpecRuntimeError
+from .spec import Action, State
 
 try:
     import cython  # read by Cython when ``modelcheck compile`` builds this module (see ``_loop_into``)
@@ -36,7 +37,6 @@ try:
     _COMPILED = cython.compiled
 except ImportError:  # Cython is the optional ``compile`` extra; interpreted, local annotations are never evaluated
     _COMPILED = False
-from .spec import Action, State
 
 UNROLL_LIMIT = 64
 """Actions with more bindings than this get a generated loop instead of one call per binding (code size)."""
@@ -212,8 +212,9 @@ def _loop_into(plan: tuple, c: Any, locate: Callable[[State, Exception], None]) 
     Compiled, each action's bindings go through ``mc_call_each`` (C, in
     ``expander.pxd``), which makes every call ``fn(c, s, *binding)`` as a
     direct vectorcall; Cython's generic call of a Python object cost about
-    130 instructions a call more (callgrind, Kip320).  Interpreted (a test
-    asking for this form), the same loop in Python.
+    60 instructions a call more (callgrind, Kip320).  Interpreted (a test
+    asking for this form), or for an action of more than ``MC_MAX_ARITY``
+    parameters, the same loop in Python.
     """
 
     def expand_into(s: State, ais: list, ts: list) -> None:
