@@ -40,15 +40,16 @@ class Frontier:
         return f
 
     def append(self, s: Any) -> None:
-        tail = self._tail
-        tail.append(s)
-        if len(tail) >= self.chunk and self._spilled + len(tail) > self.memory_states:
-            self._spill()
+        self._tail.append(s)
+        self._spill_if_full()
 
     def extend(self, states: list[Any]) -> None:
         """Append several states at once (the engine adds a batch's new states in one call)."""
+        self._tail.extend(states)
+        self._spill_if_full()
+
+    def _spill_if_full(self) -> None:
         tail = self._tail
-        tail.extend(states)
         if len(tail) >= self.chunk and self._spilled + len(tail) > self.memory_states:
             self._spill()
 

@@ -184,8 +184,7 @@ class Worker:
             seg_n = array("q")  # ... of which parent seg_lo + k generated seg_n[k]
             buf_ai: list[int] = []
             buf_t: list = []
-            buf_parents: list = []  # the buffered successors' parents, and where each one's successors end
-            buf_ends: list = []
+            buf_parents: list = []  # the parents seg_lo, seg_lo + 1, ... themselves
             recombine = fingerprint is hash
 
             def flush() -> tuple | None:
@@ -194,7 +193,8 @@ class Worker:
                 err = None
                 try:
                     if recombine:  # hash(t), from the parts each successor shares with its parent
-                        chunk_fps = np.array(successor_fingerprints(buf_parents, buf_ends, buf_t), dtype=np.int64)
+                        ends = np.cumsum(np.array(seg_n, dtype=np.int64)).tolist()
+                        chunk_fps = np.array(successor_fingerprints(buf_parents, ends, buf_t), dtype=np.int64)
                     else:
                         chunk_fps = np.fromiter(map(fingerprint, buf_t), dtype=np.int64, count=len(buf_t))
                 except TypeError:
@@ -218,7 +218,6 @@ class Worker:
                 buf_ai.clear()
                 buf_t.clear()
                 buf_parents.clear()
-                buf_ends.clear()
                 filtered_upto = self._drop_losers(filtered_upto, keys, fps, states, pfps, kept_ai)
                 return err
 
@@ -236,7 +235,6 @@ class Worker:
                     deadlock = (int(f_ranks[p]), int(f_fps[p]))
                 seg_n.append(m)
                 buf_parents.append(s)
-                buf_ends.append(len(buf_t))
                 if len(buf_t) >= 131072:
                     unhashable = flush()
                     if unhashable is not None:
