@@ -274,8 +274,11 @@ def compile_module(fullname: str, source: str, so: str, workdir: str,
         with open(os.path.join(cwd, "include", *parts[:-1], parts[-1] + ".pxd"), "w", encoding="utf-8") as f:
             f.write(rewritten.pxd)
         include = ["-I", "include"]
+    # Spec modules (everything but the engine's own) take the rewrite's directives: annotations untyped.
+    directives = [] if fullname in MODULES else ["-X", ",".join(record_rewrite.CYTHON_DIRECTIVES)]
     steps = [
-        [sys.executable, "-m", "cython", "-3", *include, "--module-name", fullname, source, "-o", c_file],
+        [sys.executable, "-m", "cython", "-3", *directives, *include, "--module-name", fullname, source,
+         "-o", c_file],
         (sysconfig.get_config_var("CC") or "cc").split()
         + ["-shared", "-fPIC", "-O2", "-I", sysconfig.get_paths()["include"], c_file, "-o", so + ".tmp"],
     ]

@@ -17,7 +17,7 @@ an augmenting ``.pxd`` (the ``.py`` on disk is untouched):
   suggested to be a record of a NamedTuple class: by an annotation (``s:
   KafkaState``), by a field annotation (``replica_state: tuple[ReplicaState,
   ...]``), by the one assignment of a local name, or by a loop over such a
-  tuple;
+  tuple (or over ``enumerate`` of one);
 * ``x[k]`` on an expression suggested to be a tuple becomes ``_mc_item(x, k)``;
 * ``Record(a, b)``, a module-level NamedTuple class called with all its fields
   positionally, becomes ``_mc_new_2(Record, <class>, a, b)``;
@@ -26,7 +26,17 @@ an augmenting ``.pxd`` (the ``.py`` on disk is untouched):
   ``_mc_replace_1(with_x, <replacer>, <class>, size, positions, s, v)``, and
   ``x._replace(f=v)`` on a suggested record ``_mc_kwreplace_1(x, ...)``;
 * ``replace_at(t, i, v)`` of :mod:`modelcheck.replace` becomes
-  ``_mc_replace_at(replace_at, <replace_at>, t, i, v)``.
+  ``_mc_replace_at(replace_at, <replace_at>, t, i, v)``;
+* ``helper(a, b)``, a call on one line of a plain module-level function of
+  the same module (see :func:`_direct_helpers`), becomes ``(helper(a, b) if
+  helper is _mc_H_helper else _mc_pyfn(helper)(a, b))``, with ``helper``
+  declared ``cpdef`` in the ``.pxd``: Cython then calls it as a C function,
+  with none of the Python call protocol (argument parsing, a vectorcall and
+  a CyFunction dispatch: about 200 instructions a call, and Kip320's
+  ``is_following_leader_epoch`` alone is called 11 million times in a
+  check with three replicas).  ``_mc_H_helper`` is the function captured
+  when the module has loaded, so a module attribute assigned afterwards
+  (a monkeypatch) is called the Python way, as the readable spec would.
 
 A suggestion is never trusted.  Each helper is a C function, inlined, that
 takes its fast path only when the value's type *is* the class (or
@@ -70,6 +80,14 @@ LIBRARY_HELPERS = ("replace_at",)
 PREFIX = "_mc_"
 """Names the rewrite introduces; a module already using any name with this prefix is left alone."""
 
+CYTHON_DIRECTIVES = ("annotation_typing=False",)
+"""Cython directives for every spec module (``modelcheck compile`` passes them).
+
+Annotations in a spec are documentation, as in Python.  Typed by Cython,
+``leader: int`` made every call of every action check and convert the
+argument (and reject what the interpreted spec accepts), and a typed
+signature would not match the ``cpdef`` declarations of direct helpers."""
+
 
 @attrs.frozen
 class RecordClass:
@@ -93,10 +111,11 @@ class Rewritten:
     items: int
     constructions: int
     replacements: int
+    direct_calls: int = 0
 
     @property
     def changed(self) -> bool:
-        return bool(self.reads or self.items or self.constructions or self.replacements)
+        return bool(self.reads or self.items or self.constructions or self.replacements or self.direct_calls)
 
 
 # A suggested type: ("record", RecordClass) or ("tuple", element type or None).
@@ -126,6 +145,53 @@ def _module_bindings(tree: ast.Module) -> dict[str, int]:
         else:
             stack.extend(ast.iter_child_nodes(node))
     return counts
+
+
+_NOT_DIRECT = (ast.Yield, ast.YieldFrom, ast.Await, ast.Lambda, ast.GeneratorExp, ast.FunctionDef,
+               ast.AsyncFunctionDef, ast.ClassDef, ast.Global, ast.Nonlocal)
+"""What a direct helper's body must not contain: Cython compiles it differently as ``cpdef`` (or not at all)."""
+
+_INTROSPECTION = frozenset({"locals", "vars", "globals", "eval", "exec", "super"})
+
+
+def _direct_helpers(tree: ast.Module, once: set[str]) -> dict[str, list[str]]:
+    """The module's functions that its own calls may reach as C functions: name -> parameter names.
+
+    A plain ``def`` bound once at module level, without decorators, with
+    positional parameters only and no defaults, whose body Cython compiles
+    the same as ``cpdef``: no generator, closure, nested function or class,
+    ``global``/``nonlocal`` or frame introspection.  A function that can
+    reach itself through such calls is left out: C calls do not count
+    towards the recursion limit, so an endless recursion would crash the
+    process instead of raising RecursionError.
+    """
+    found: dict[str, list[str]] = {}
+    calls: dict[str, set[str]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef) or node.name not in once or node.decorator_list:
+            continue
+        a = node.args
+        if a.posonlyargs or a.kwonlyargs or a.vararg or a.kwarg or a.defaults or node.name.startswith(PREFIX):
+            continue
+        inner = [n for stmt in node.body for n in ast.walk(stmt)]
+        if any(isinstance(n, _NOT_DIRECT) or (isinstance(n, ast.Name) and n.id in _INTROSPECTION) for n in inner):
+            continue
+        found[node.name] = [x.arg for x in a.args]
+        calls[node.name] = {n.func.id for n in inner if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+
+    def on_cycle(start: str) -> bool:
+        seen: set[str] = set()
+        stack = [f for f in calls[start] if f in found]
+        while stack:
+            f = stack.pop()
+            if f == start:
+                return True
+            if f not in seen:
+                seen.add(f)
+                stack.extend(g for g in calls[f] if g in found)
+        return False
+
+    return {name: params for name, params in found.items() if not on_cycle(name)}
 
 
 @attrs.frozen
@@ -332,6 +398,13 @@ class _FunctionTypes:
             elif isinstance(node, ast.For) and isinstance(node.target, ast.Name):
                 seq = self.type_of(node.iter)
                 name, hint = node.target.id, (seq[1] if seq is not None and seq[0] == "tuple" else None)
+            elif (isinstance(node, ast.For) and isinstance(node.target, ast.Tuple) and len(node.target.elts) == 2
+                  and isinstance(node.target.elts[1], ast.Name) and isinstance(node.iter, ast.Call)
+                  and isinstance(node.iter.func, ast.Name) and node.iter.func.id == "enumerate"
+                  and len(node.iter.args) == 1 and not node.iter.keywords):
+                # ``for i, x in enumerate(seq)``: x is an item of seq (a suggestion, like every hint)
+                seq = self.type_of(node.iter.args[0])
+                name, hint = node.target.elts[1].id, (seq[1] if seq is not None and seq[0] == "tuple" else None)
             else:
                 continue
             if hint is not None and assigned.get(name) == 1 and name not in self.hints:
@@ -472,6 +545,7 @@ class _Splicer:
         self.library: set[str] = set()  # the LIBRARY_HELPERS called
         self.arities: set[tuple[str, int]] = set()  # (helper, number of values): the C wrappers to emit
         self.kwreplaced: set[RecordClass] = set()  # classes whose ``_replace`` calls were rewritten
+        self.direct: set[str] = set()  # the module's helpers called directly (declared cpdef)
 
     def alias(self, cls: RecordClass) -> str:
         """The module-level C variable the class is captured in when the module has loaded."""
@@ -531,6 +605,12 @@ class _Splicer:
             assert isinstance(node, ast.Subscript)
             return f"{PREFIX}item(({self.render(node.value)}), ({self.render(node.slice)}))"
         assert isinstance(node, ast.Call)
+        if kind == "direct":  # the arguments are written twice, but only one branch runs
+            assert isinstance(node.func, ast.Name)
+            name = node.func.id
+            self.direct.add(name)
+            values = ", ".join(f"({self.render(a)})" for a in node.args)
+            return f"({name}({values}) if {name} is {PREFIX}H_{name} else {PREFIX}pyfn({name})({values}))"
         if kind == "kwreplace":
             assert isinstance(node.func, ast.Attribute)
             cls = types.kwreplace_called(node)
@@ -588,12 +668,14 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
         return unchanged  # Cython will report it
     registry = Registry(package_dirs)
     scope = registry.scope(module, tree)
-    module_names = set(_module_bindings(tree)) | {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    if not (scope.records or scope.replacers or scope.modules or scope.library) or any(
+    bound = _module_bindings(tree)
+    helpers = _direct_helpers(tree, {name for name, k in bound.items() if k == 1})
+    module_names = set(bound) | {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    if not (scope.records or scope.replacers or scope.modules or scope.library or helpers) or any(
             n.startswith(PREFIX) for n in module_names):
         return unchanged
     splicer = _Splicer(source)
-    counts = {"get": 0, "item": 0, "new": 0, "replace": 0, "library": 0, "kwreplace": 0}
+    counts = {"get": 0, "item": 0, "new": 0, "replace": 0, "library": 0, "kwreplace": 0, "direct": 0}
     for fn, own in _functions(tree):
         types = _FunctionTypes(fn, registry, module)
         for node in own:
@@ -615,6 +697,10 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
                 kind = "library"
             elif isinstance(node, ast.Call) and types.kwreplace_called(node) is not None:
                 kind = "kwreplace"
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in helpers
+                  and node.func.id not in types.local_names and not node.keywords
+                  and len(node.args) == len(helpers[node.func.id]) and node.lineno == node.end_lineno):
+                kind = "direct"  # one line only: its arguments are written twice (see _Splicer._call)
             if kind is not None and _splicable(node):
                 splicer.targets[id(node)] = kind
                 splicer.types[id(node)] = types
@@ -626,15 +712,17 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
     text = splicer.splice([n for n in targets if id(n) not in inside])
     if not text.endswith("\n"):
         text += "\n"
-    text += _trailer(scope, splicer.aliases, splicer.replacers, splicer.library, splicer.kwreplaced)
+    text += _trailer(scope, splicer.aliases, splicer.replacers, splicer.library, splicer.kwreplaced, splicer.direct)
+    direct = {name: helpers[name] for name in sorted(splicer.direct)}
     return Rewritten(text, _pxd([*splicer.aliases.values(), *splicer.replacers.values()], splicer.library,
-                                splicer.arities), tuple(sorted(registry.read.items())),
-                     counts["get"], counts["item"], counts["new"], counts["replace"] + counts["library"] + counts["kwreplace"])
+                                splicer.arities, direct), tuple(sorted(registry.read.items())),
+                     counts["get"], counts["item"], counts["new"],
+                     counts["replace"] + counts["library"] + counts["kwreplace"], counts["direct"])
 
 
 def _trailer(scope: ModuleScope, classes: Mapping[RecordClass, str], replacers: Mapping[Replacer, str],
-             library: set[str], kwreplaced: set[RecordClass]) -> str:
-    """The captured classes and replacers, and their check, appended after the spec's last line.
+             library: set[str], kwreplaced: set[RecordClass], direct: set[str] | None = None) -> str:
+    """The captured classes, replacers and direct helpers, and their check, appended after the spec's last line.
 
     Each alias is a C variable (declared in the ``.pxd``) that stays None, so
     every helper takes its slow path, until this runs, and stays None if any
@@ -661,6 +749,8 @@ def _trailer(scope: ModuleScope, classes: Mapping[RecordClass, str], replacers: 
     for name in sorted(library):  # what the helper reproduces is this function: captured by identity
         lines.append(f"from {LIBRARY} import {name} as {PREFIX}import_{name}")
         lines.append(f"{PREFIX}F_{name} = {PREFIX}import_{name}")
+    for name in sorted(direct or ()):  # until this runs, calls of the helper go the Python way
+        lines.append(f"{PREFIX}H_{name} = {name}")
     return "\n".join(lines) + "\n"
 
 
@@ -698,6 +788,12 @@ MC_INLINE PyObject *mc_item(PyObject *x, PyObject *k) {
         }
     }
     return PyObject_GetItem(x, k);
+}
+
+/* x itself, as a new reference: ``_mc_pyfn(helper)(...)`` makes Cython call a direct helper the Python way. */
+MC_INLINE PyObject *mc_identity(PyObject *x) {
+    Py_INCREF(x);
+    return x;
 }
 
 /* Anything else, the way Python calls it: fn(*items). */
@@ -845,15 +941,22 @@ def _fixed_arity(kind: str, n: int) -> tuple[str, str]:
                f'unsigned long long, object, {objs})')
 
 
-def _pxd(aliases: list[str], library: set[str], arities: set[tuple[str, int]]) -> str:
-    """The augmenting ``.pxd``: the C helpers, and the captured classes and functions as C variables."""
+def _pxd(aliases: list[str], library: set[str], arities: set[tuple[str, int]],
+         direct: Mapping[str, list[str]] | None = None) -> str:
+    """The augmenting ``.pxd``: the C helpers, the captured classes and functions as C variables, and the
+    direct helpers declared ``cpdef`` (each taking and returning Python objects, as the ``def`` does)."""
+    direct = direct or {}
     wrappers = [_fixed_arity(kind, n) for kind, n in sorted(arities)]
     c_code = HELPERS_C.strip("\n") + "\n\n" + "\n\n".join(c for c, _ in wrappers)
     body = "\n".join("    " + ln if ln else "" for ln in c_code.split("\n"))
     decls = [f'    object {PREFIX}get "mc_get"(object, Py_ssize_t, object, object)',
              f'    object {PREFIX}item "mc_item"(object, object)',
              f'    object {PREFIX}replace_at "mc_replace_at"(object, object, object, object, object)',
+             f'    object {PREFIX}pyfn "mc_identity"(object)',
              *(d for _, d in wrappers)]
-    captured = [*aliases, *(f"{PREFIX}F_{name}" for name in sorted(library))]
+    captured = [*aliases, *(f"{PREFIX}F_{name}" for name in sorted(library)),
+                *(f"{PREFIX}H_{name}" for name in direct)]
+    cpdefs = "".join(f"cpdef object {name}({', '.join('object ' + p for p in params)})\n"
+                     for name, params in direct.items())
     return (f'cdef extern from *:\n    """\n{body}\n    """\n' + "\n".join(decls) + "\n\n"
-            + "".join(f"cdef object {a}\n" for a in captured))
+            + "".join(f"cdef object {a}\n" for a in captured) + cpdefs)

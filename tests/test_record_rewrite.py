@@ -106,6 +106,13 @@ def twice(w: World):
     x = w.nodes[0]
     x = w.nodes[1]
     return x.hw
+
+
+def total_hw(w: World) -> int:
+    t = 0
+    for i, n in enumerate(w.nodes):
+        t += n.hw * (i + 1)
+    return t
 '''
 
 
@@ -135,6 +142,8 @@ def test_rewrite_turns_typed_reads_constructions_and_replacer_calls_into_helpers
     assert (calls.count("_mc_replace_1"), calls.count("_mc_replace_2")) == (1, 1) and out.replacements == 3
     assert out.items >= 3  # w.nodes[i], log[-1], w.logs[i]
     assert "cdef object _mc_T_World" in out.pxd and "cdef object _mc_R_with_nodes" in out.pxd
+    total = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "total_hw")
+    assert "_mc_get((n), 0, _mc_T_Node, 'hw')" in ast.get_source_segment(out.source, total)  # via enumerate
 
 
 def test_rewrite_keeps_every_line_where_it_was(tmp_path: Path) -> None:
@@ -231,7 +240,7 @@ def test_compiled_rewrite_computes_what_the_source_does(package) -> None:
         for i in (0, 1, -1, 2, 10**30):
             for f in ("leader_of", "last_epoch", "bump", "item"):
                 assert _outcome(getattr(fast, f), w, i) == _outcome(getattr(slow, f), w, i), (f, w, i)
-        for f in ("tick", "label", "twice"):
+        for f in ("tick", "label", "twice", "total_hw"):
             assert _outcome(getattr(fast, f), w) == _outcome(getattr(slow, f), w), (f, w)
         assert _outcome(fast.moved, w, 5) == _outcome(slow.moved, w, 5) and type(fast.moved(w, 5)) is recs.World
         assert type(fast.bump(w, 0)) is recs.World and type(fast.bump(w, 0).nodes[0]) is recs.Node
@@ -322,3 +331,101 @@ def test_rewrite_of_an_unparsable_or_plain_module_is_the_module_itself() -> None
             return x.a
     ''')
     assert record_rewrite.rewrite(plain, "x.y", {}).source == plain
+
+
+DIRECT = '''\
+from __future__ import annotations
+
+
+def double(x: int) -> int:
+    """A plain helper: called as a C function when compiled."""
+    return 2 * x
+
+
+def scaled(x, k):
+    return double(x) * k
+
+
+def with_default(x, k=2):
+    return x * k
+
+
+def ping(n):
+    return 0 if n <= 0 else pong(n - 1)
+
+
+def pong(n):
+    return ping(n)
+
+
+def gen(n):
+    yield from range(n)
+
+
+def uses(x):
+    a = scaled(x, 3) + with_default(x) + ping(3) + sum(gen(2))
+    b = scaled(
+        x, 1)
+    return a + b
+
+
+def shadowed(double):
+    return double(5)
+
+
+def kwcall(x):
+    return scaled(x, k=4)
+'''
+
+
+def _direct_package(root: Path, name: str) -> Path:
+    pkg = root / name
+    pkg.mkdir(parents=True, exist_ok=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helpers.py").write_text(DIRECT)
+    return pkg
+
+
+def test_rewrite_calls_plain_module_helpers_directly_and_only_those(tmp_path: Path) -> None:
+    pkg = _direct_package(tmp_path, "dirpkg")
+    out = record_rewrite.rewrite(DIRECT, "dirpkg.helpers", {"dirpkg": str(pkg)})
+    # double(x) in scaled, scaled(x, 3) in uses.  Not: a helper with a default (with_default), mutual
+    # recursion (ping/pong), a generator (gen), a call over two lines, a parameter named like a helper
+    # (shadowed), a keyword argument (kwcall).
+    assert out.direct_calls == 2 and out.changed
+    assert "cpdef object double(object x)\n" in out.pxd and "cpdef object scaled(object x, object k)\n" in out.pxd
+    assert [ln for ln in out.pxd.splitlines() if ln.startswith("cpdef")] == [
+        "cpdef object double(object x)", "cpdef object scaled(object x, object k)"]
+    original, rewritten = DIRECT.splitlines(), out.source.splitlines()
+    assert "_mc_" not in "\n".join(rewritten[original.index("def shadowed(double):"):len(original)])
+    assert rewritten[len(original):] and all(a == b or "_mc_H_" in b for a, b in zip(original, rewritten))
+    assert "_mc_H_double = double" in out.source and "_mc_H_scaled = scaled" in out.source
+
+
+def test_compiled_direct_helpers_compute_the_same_and_honour_a_monkeypatch(tmp_path: Path) -> None:
+    name = "rw_direct"
+    pkg = _direct_package(tmp_path / "src", name)
+    sys.path.insert(0, str(tmp_path / "src"))
+    try:
+        slow = importlib.import_module(f"{name}.helpers")
+        del sys.modules[f"{name}.helpers"]
+        fast = _compile(tmp_path, pkg, name, "helpers")
+        assert compiled.is_compiled(fast)
+        for x in (0, 1, 7, -3, 2.5, "ab"):
+            for f in ("uses", "kwcall"):
+                assert _outcome(getattr(fast, f), x) == _outcome(getattr(slow, f), x), (f, x)
+        assert fast.shadowed(lambda v: v + 1) == slow.shadowed(lambda v: v + 1) == 6
+        assert _outcome(fast.scaled, None, 1) == _outcome(slow.scaled, None, 1)  # the helper's own TypeError
+        assert fast.double.__doc__ == slow.double.__doc__ and fast.scaled(x=2, k=3) == 12  # still a Python function
+        # A module attribute assigned after the load is what the spec calls, as in Python.
+        original = fast.double
+        fast.double = lambda x: 100
+        try:
+            assert fast.scaled(1, 1) == 100
+        finally:
+            fast.double = original
+        assert fast.scaled(1, 1) == 2
+    finally:
+        sys.path.remove(str(tmp_path / "src"))
+        for m in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            del sys.modules[m]
