@@ -27,7 +27,7 @@ from .replay import replay
 from .result import CheckOptions, CheckResult, Violation
 from .search_counters import SearchCounters, checkpoint_identity
 from .spec import Spec, State
-from .successor_hash import successor_fingerprints
+from .successor_hash import successor_fingerprint_array
 from .visited import VisitedSet
 
 try:
@@ -54,6 +54,12 @@ def check(
 
         return check_parallel(model, workers, progress)
     return LocalBFS(model, progress).run()
+
+
+def _fingerprint_array(fingerprint: Any, ts: list, ends: list) -> np.ndarray:
+    """``fingerprint(t)`` for each ``t in ts[:ends[-1]]``, as int64."""
+    n = ends[-1] if ends else 0
+    return np.fromiter(map(fingerprint, ts[:n]), dtype=np.int64, count=n)
 
 
 class LocalBFS(SearchCounters):
@@ -208,6 +214,7 @@ class LocalBFS(SearchCounters):
         c_fp: list
         ends: list
         fresh: list
+        fresh_fp: list
         new_t: list
         new_fp: list
         new_par: list
@@ -297,17 +304,22 @@ class LocalBFS(SearchCounters):
                                 ends.append(len(c_t))
                             try:
                                 if recombine:  # hash(t), from the parts each successor shares with its parent
-                                    c_fp = successor_fingerprints(parents, ends, c_t)
+                                    c_fps = successor_fingerprint_array(parents, ends, c_t)
                                 else:
-                                    c_fp = list(map(fingerprint, c_t[:ends[-1] if ends else 0]))
+                                    c_fps = _fingerprint_array(fingerprint, c_t, ends)
                             except TypeError:
                                 # An unhashable successor: stop at its parent with an error naming it.
                                 bad, error = model.first_bad_state(c_t, c_ai)
                                 del ends[bisect.bisect_right(ends, bad):]  # from the parent that generated it
-                                c_fp = list(map(fingerprint, c_t[:ends[-1] if ends else 0]))
+                                c_fps = _fingerprint_array(fingerprint, c_t, ends)
+                        if filtering:
+                            c_fps = np.array(c_fp, dtype=np.int64)
                         # Phase 2: the candidates not seen in earlier levels (one numpy probe for
                         # the batch), taken in discovery order; the rest only count as generated.
-                        fresh = seen.unseen_in_old(np.array(c_fp, dtype=np.int64)) if c_fp else []
+                        # Only these become int objects (for the level's set).
+                        fresh_at = seen.unseen_in_old(c_fps)
+                        fresh = fresh_at.tolist()
+                        fresh_fp = c_fps[fresh_at].tolist()
                         n_fresh = len(fresh)
                         # The batch's new states, fingerprints and parent indices, added to the level at its end
                         # (one call each instead of one per state).
@@ -324,8 +336,8 @@ class LocalBFS(SearchCounters):
                                     kk = fresh[f]
                                     if kk >= end:
                                         break
+                                    fp = fresh_fp[f]
                                     f += 1
-                                    fp = c_fp[kk]
                                     t = c_t[kk]
                                     if t is None or fp in level_set:
                                         continue

@@ -24,7 +24,7 @@ import numpy as np
 from .errors import SpecRuntimeError
 from .frontier import StoredStates
 from .model import BoundModel
-from .successor_hash import successor_fingerprints
+from .successor_hash import successor_fingerprint_array
 from .visited import in_sorted
 
 try:
@@ -194,7 +194,7 @@ class Worker:
                 try:
                     if recombine:  # hash(t), from the parts each successor shares with its parent
                         ends = np.cumsum(np.array(seg_n, dtype=np.int64)).tolist()
-                        chunk_fps = np.array(successor_fingerprints(buf_parents, ends, buf_t), dtype=np.int64)
+                        chunk_fps = successor_fingerprint_array(buf_parents, ends, buf_t)
                     else:
                         chunk_fps = np.fromiter(map(fingerprint, buf_t), dtype=np.int64, count=len(buf_t))
                 except TypeError:

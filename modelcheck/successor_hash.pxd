@@ -53,24 +53,32 @@ cdef extern from *:
         return 0;
     }
 
-    /* hash(t) for t = ts[0 .. ends[-1]), where ts[ends[j-1] .. ends[j]) are successors of parents[j].
-       The parent's item hashes (and, for an item a successor replaced by one of the same tuple type and
-       length, that item's own item hashes) are computed once per parent; an item that *is* the parent's
-       takes its hash.  A new list of ints, or NULL with the exception hash() raised. */
-    static PyObject *mc_successor_fps(PyObject *parents, PyObject *ends, PyObject *ts) {
+    /* hash(t) for t = ts[0 .. ends[-1]), where ts[ends[j-1] .. ends[j]) are successors of parents[j],
+       written as int64 into the writable buffer `dest` (at least ends[-1] items of 8 bytes: no int
+       object per successor).  The parent's item hashes (and, for an item a successor replaced by one of
+       the same tuple type and length, that item's own item hashes) are computed once per parent; an item
+       that *is* the parent's takes its hash.  The count written, or -1 with the exception hash() raised. */
+    static Py_ssize_t mc_successor_fps(PyObject *parents, PyObject *ends, PyObject *ts, PyObject *dest) {
         Py_ssize_t np = PyList_GET_SIZE(ends), n, j, k = 0;
         Py_uhash_t fh[MC_MAX_ITEMS], eh[MC_MAX_ITEMS][MC_MAX_ITEMS];
         char have_memo[MC_MAX_ITEMS], have_eh[MC_MAX_ITEMS];
-        PyObject *out, *p = NULL, *t = NULL;
+        PyObject *p = NULL, *t = NULL;
+        Py_buffer view;
+        int64_t *out;
         n = np ? PyLong_AsSsize_t(PyList_GET_ITEM(ends, np - 1)) : 0;
         if (n < 0 || n > PyList_GET_SIZE(ts) || np > PyList_GET_SIZE(parents)) {
             if (!PyErr_Occurred())
                 PyErr_SetString(PyExc_ValueError, "successor_fingerprints: ends do not fit the lists");
-            return NULL;
+            return -1;
         }
-        out = PyList_New(n);
-        if (out == NULL)
-            return NULL;
+        if (PyObject_GetBuffer(dest, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+            return -1;
+        if (view.itemsize != 8 || view.len < n * 8) {
+            PyBuffer_Release(&view);
+            PyErr_SetString(PyExc_ValueError, "successor_fingerprints: the output needs ends[-1] int64 items");
+            return -1;
+        }
+        out = (int64_t *)view.buf;
         for (j = 0; j < np; j++) {
             Py_ssize_t end, kk, nf = 0;
             int recombine;
@@ -93,7 +101,6 @@ cdef extern from *:
                 memset(have_memo, 0, sizeof(have_memo));
             }
             for (kk = k; kk < end; kk++) {
-                PyObject *v;
                 Py_hash_t h;
                 if (n > PyList_GET_SIZE(ts)) {
                     PyErr_SetString(PyExc_RuntimeError, "successor_fingerprints: the lists changed");
@@ -145,20 +152,18 @@ cdef extern from *:
                     h = mc_finish(acc, nf);
                 }
                 Py_CLEAR(t);
-                v = PyLong_FromSsize_t(h);
-                if (v == NULL)
-                    goto error;
-                PyList_SET_ITEM(out, kk, v);
+                out[kk] = (int64_t)h;
             }
             Py_CLEAR(p);
             k = end;
         }
-        return out;
+        PyBuffer_Release(&view);
+        return n;
     error:
         Py_XDECREF(t);
         Py_XDECREF(p);
-        Py_DECREF(out);
-        return NULL;
+        PyBuffer_Release(&view);
+        return -1;
     }
     """
-    list mc_successor_fps(list parents, list ends, list ts)
+    Py_ssize_t mc_successor_fps(list parents, list ends, list ts, object dest) except -1

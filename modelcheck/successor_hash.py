@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
+
 try:
     import cython  # read by Cython when ``modelcheck compile`` builds this module
 
@@ -35,14 +37,26 @@ except ImportError:  # Cython is the optional ``compile`` extra
     _COMPILED = False
 
 
-def successor_fingerprints(parents: list, ends: list, ts: list) -> list:
-    """``[hash(t) for t in ts[:ends[-1]]]``, where ``ts[ends[j - 1]:ends[j]]`` are the successors of ``parents[j]``.
+def successor_fingerprint_array(parents: list, ends: list, ts: list) -> np.ndarray:
+    """``hash(t)`` for each ``t in ts[:ends[-1]]``, as int64, where ``ts[ends[j - 1]:ends[j]]`` are the
+    successors of ``parents[j]``.
 
-    Raises what ``hash`` raises for the first unhashable successor.
+    An array rather than a list: the engine probes the batch's fingerprints
+    with numpy, and the workers only ever use them as arrays, so an int
+    object per successor (and its conversion back) was pure cost.  Raises
+    what ``hash`` raises for the first unhashable successor.
     """
+    n = ends[-1] if ends else 0
     if _RECOMBINES:
-        return mc_successor_fps(parents, ends, ts)
-    return list(map(hash, ts[:ends[-1] if ends else 0]))
+        out = np.empty(n, dtype=np.int64)
+        mc_successor_fps(parents, ends, ts, out)
+        return out
+    return np.fromiter(map(hash, ts[:n]), dtype=np.int64, count=n)
+
+
+def successor_fingerprints(parents: list, ends: list, ts: list) -> list:
+    """The same as a list of ints: ``[hash(t) for t in ts[:ends[-1]]]``."""
+    return successor_fingerprint_array(parents, ends, ts).tolist()
 
 
 class _Sample(NamedTuple):
@@ -75,7 +89,8 @@ def _agrees() -> bool:
     parents = [p, plain]
     ends = [len(successors), len(ts)]
     try:
-        return mc_successor_fps(parents, ends, ts) == [hash(t) for t in ts]
+        out = np.empty(len(ts), dtype=np.int64)
+        return mc_successor_fps(parents, ends, ts, out) == len(ts) and out.tolist() == [hash(t) for t in ts]
     except Exception:  # noqa: BLE001 - anything unexpected: use hash
         return False
 

@@ -59,11 +59,11 @@ class VisitedSet:
         """For each fingerprint: was it seen in an earlier level?  One vectorised probe."""
         return in_sorted(self.old, fps).tolist()
 
-    def unseen_in_old(self, fps: np.ndarray) -> list[int]:
+    def unseen_in_old(self, fps: np.ndarray) -> np.ndarray:
         """The positions of the fingerprints not seen in an earlier level, in order.  One vectorised probe."""
         if len(self.old) == 0:
-            return list(range(len(fps)))
-        return np.flatnonzero(~in_sorted(self.old, fps)).tolist()
+            return np.arange(len(fps))
+        return np.flatnonzero(~in_sorted(self.old, fps))
 
     def end_level(self) -> None:
         """Merge this level's fingerprints into the sorted array (timsort merges two runs linearly)."""

@@ -24,6 +24,7 @@ from modelcheck.loader import load_spec
 from modelcheck.result import CheckOptions
 
 HOLDS = ["check", "kip320", "--const", "MaxLeaderEpoch=1"]  # 39,619 states, 22 levels
+LONGER = ["check", "kip320"]  # 737,794 states: seconds, so a signal after the first progress line lands mid-run
 VIOLATED = ["check", "truncate-to-hw"]  # StrongIsr violated at level 9 (9-state trace)
 
 
@@ -119,9 +120,9 @@ def test_a_local_checkpoint_resumes_with_workers(tmp_path, tmpdir_env):
 def test_signal_stops_with_a_checkpoint_that_resumes(tmp_path, tmpdir_env, sig, group):
     """Ctrl-C in a terminal signals the whole process group; ``kill PID`` only the coordinator."""
     tmpdir, env = tmpdir_env
-    expected = result_of(run_cli(*HOLDS, "-q", "--json"))
+    expected = result_of(run_cli(*LONGER, "-q", "--json"))
     directory = tmp_path / "ck"
-    p = start(HOLDS, env, "--workers", "2", "--checkpoint", str(directory), "--checkpoint-every", "3600",
+    p = start(LONGER, env, "--workers", "2", "--checkpoint", str(directory), "--checkpoint-every", "3600",
               "--progress", "0.1", stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
               start_new_session=True)
     try:
@@ -143,7 +144,7 @@ def test_signal_stops_with_a_checkpoint_that_resumes(tmp_path, tmpdir_env, sig, 
     assert "Traceback" not in err
     assert_no_orphans(workers, tmpdir)
     assert checkpoint_level(directory) >= 1
-    resumed = run_cli(*HOLDS, "-q", "--json", "--workers", "2", "--resume", str(directory))
+    resumed = run_cli(*LONGER, "-q", "--json", "--workers", "2", "--resume", str(directory))
     assert result_of(resumed) == expected
 
 

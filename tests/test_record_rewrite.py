@@ -246,6 +246,29 @@ def test_compiled_rewrite_computes_what_the_source_does(package) -> None:
         assert type(fast.bump(w, 0)) is recs.World and type(fast.bump(w, 0).nodes[0]) is recs.Node
 
 
+def test_compiled_module_attribute_reads_see_a_changed_module(package) -> None:
+    """``r.with_clock_and_logs`` is cached per read site, but only while ``recs``'s namespace is unchanged."""
+    name, pkg, slow, fast = package
+    assert "_mc_modattr((r), 'with_clock_and_logs', 0)" in _rewrite(pkg, name).source
+    recs = sys.modules[f"{name}.recs"]
+    w = _worlds(recs)[1]
+    assert fast.tick(w) == slow.tick(w) == w._replace(clock=8)
+    original = recs.with_clock_and_logs
+    recs.with_clock_and_logs = lambda s, clock, logs: ("patched", clock)
+    try:
+        assert fast.tick(w) == slow.tick(w) == ("patched", 8)
+        recs.other = 1  # any change of the namespace invalidates the cached read
+        assert fast.tick(w) == ("patched", 8)
+    finally:
+        recs.with_clock_and_logs = original
+    assert fast.tick(w) == w._replace(clock=8)
+    del recs.with_clock_and_logs
+    try:
+        assert _outcome(fast.tick, w) == _outcome(slow.tick, w) and _outcome(fast.tick, w)[1] == "AttributeError"
+    finally:
+        recs.with_clock_and_logs = original
+
+
 def test_compiled_rewrite_falls_back_for_look_alikes_and_subclasses(package) -> None:
     """A value of another type than the suggested one takes the attribute read, as the source does."""
     name, _, slow, fast = package
