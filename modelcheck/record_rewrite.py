@@ -13,7 +13,7 @@ check in the reads and an eighth in the constructions and replacers
 ``modelcheck compile`` hands Cython a rewritten copy of each spec module and
 an augmenting ``.pxd`` (the ``.py`` on disk is untouched):
 
-* ``x.field`` becomes ``_mc_get(x, i, <class>, "field")`` where ``x`` is
+* ``x.field`` becomes ``_mc_get(x, i, <class slot>, "field")`` where ``x`` is
   suggested to be a record of a NamedTuple class: by an annotation (``s:
   KafkaState``), by a field annotation (``replica_state: tuple[ReplicaState,
   ...]``), by the one assignment of a local name, or by a loop over such a
@@ -608,7 +608,9 @@ class _Splicer:
             assert isinstance(node, ast.Attribute)
             cls: RecordClass = types.type_of(node.value)[1]  # type: ignore[index]
             index = cls.fields.index(node.attr)
-            return f"{PREFIX}get(({self.render(node.value)}), {index}, {self.alias(cls)}, {node.attr!r})"
+            self.alias(cls)
+            slot = list(self.aliases).index(cls)  # the classes' slots in mc_classes: the aliases' order
+            return f"{PREFIX}get(({self.render(node.value)}), {index}, {slot}, {node.attr!r})"
         if kind == "modattr":
             assert isinstance(node, ast.Attribute)
             site = self.modattr_sites
@@ -763,6 +765,7 @@ def _trailer(scope: ModuleScope, classes: Mapping[RecordClass, str], replacers: 
     lines.append(f"{PREFIX}ok = {' and '.join(checks) or 'True'}")
     lines += [f"{alias} = {local[thing]} if {PREFIX}ok else None"
               for thing, alias in [*classes.items(), *replacers.items()]]
+    lines += [f"{PREFIX}set_class({slot}, {alias})" for slot, alias in enumerate(classes.values())]
     for name in sorted(library):  # what the helper reproduces is this function: captured by identity
         lines.append(f"from {LIBRARY} import {name} as {PREFIX}import_{name}")
         lines.append(f"{PREFIX}F_{name} = {PREFIX}import_{name}")
@@ -778,9 +781,11 @@ HELPERS_C = r"""
 #define MC_INLINE static CYTHON_INLINE
 #endif
 
-/* x.<field i>: the tuple item when x's type is exactly cls (None until the module has loaded). */
-MC_INLINE PyObject *mc_get(PyObject *x, Py_ssize_t i, PyObject *cls, PyObject *name) {
-    if ((PyObject *)Py_TYPE(x) == cls && i < PyTuple_GET_SIZE(x)) {
+/* x.<field i>: the tuple item when x's type is exactly the class in slot `slot` of mc_classes (NULL or None
+   until the module has loaded).  The class is read from a C array rather than passed as an object: Cython
+   takes and drops a reference to a module variable it passes, two writes per read of a field. */
+MC_INLINE PyObject *mc_get(PyObject *x, Py_ssize_t i, Py_ssize_t slot, PyObject *name) {
+    if ((PyObject *)Py_TYPE(x) == mc_classes[slot] && i < PyTuple_GET_SIZE(x)) {
         PyObject *item = PyTuple_GET_ITEM(x, i);
         Py_INCREF(item);
         return item;
@@ -788,11 +793,26 @@ MC_INLINE PyObject *mc_get(PyObject *x, Py_ssize_t i, PyObject *cls, PyObject *n
     return PyObject_GetAttr(x, name);
 }
 
+/* PyLong_AsSsize_t(k) for an exact int: before 3.12 an int of at most one digit (every index) is read in
+   place (Include/cpython/longintrepr.h), which spares a call per tuple index. */
+MC_INLINE Py_ssize_t mc_index(PyObject *k) {
+#if PY_VERSION_HEX < 0x030C0000 && !defined(Py_LIMITED_API)
+    Py_ssize_t size = Py_SIZE(k);
+    if (size == 0)
+        return 0;
+    if (size == 1)
+        return (Py_ssize_t)((PyLongObject *)k)->ob_digit[0];
+    if (size == -1)
+        return -(Py_ssize_t)((PyLongObject *)k)->ob_digit[0];
+#endif
+    return PyLong_AsSsize_t(k);
+}
+
 /* x[k]: the item directly for an exact tuple and int in range; anything else the generic way. */
 MC_INLINE PyObject *mc_item(PyObject *x, PyObject *k) {
     if (PyTuple_CheckExact(x) && PyLong_CheckExact(k)) {
         Py_ssize_t n = PyTuple_GET_SIZE(x);
-        Py_ssize_t j = PyLong_AsSsize_t(k);
+        Py_ssize_t j = mc_index(k);
         if (j == -1 && PyErr_Occurred()) {
             PyErr_Clear();  /* too large: the generic path raises the usual error */
         } else {
@@ -805,6 +825,13 @@ MC_INLINE PyObject *mc_item(PyObject *x, PyObject *k) {
         }
     }
     return PyObject_GetItem(x, k);
+}
+
+/* Set by the appended code when the module has loaded: the record classes by slot, each held. */
+static int mc_set_class(Py_ssize_t slot, PyObject *cls) {
+    Py_INCREF(cls);
+    Py_XSETREF(mc_classes[slot], cls);
+    return 0;
 }
 
 /* What one ``module.name`` read site saw last: valid while that module dict keeps its version tag. */
@@ -910,7 +937,7 @@ MC_INLINE PyObject *mc_kwreplace(PyObject *s, PyObject *cls, Py_ssize_t size, un
 MC_INLINE PyObject *mc_replace_at(PyObject *fn, PyObject *expected, PyObject *values, PyObject *index,
                                   PyObject *value) {
     if (fn == expected && PyTuple_CheckExact(values) && PyLong_CheckExact(index)) {
-        Py_ssize_t n = PyTuple_GET_SIZE(values), j = PyLong_AsSsize_t(index), i;
+        Py_ssize_t n = PyTuple_GET_SIZE(values), j = mc_index(index), i;
         if (j == -1 && PyErr_Occurred()) {
             PyErr_Clear();  /* too large: the function itself raises the usual error */
         } else {
@@ -1005,10 +1032,12 @@ def _pxd(aliases: list[str], library: set[str], arities: set[tuple[str, int]],
     direct helpers declared ``cpdef`` (each taking and returning Python objects, as the ``def`` does)."""
     direct = direct or {}
     wrappers = [_fixed_arity(kind, n) for kind, n in sorted(arities)]
-    c_code = (HELPERS_C.strip("\n") + f"\n\nstatic mc_attr_cache mc_attr_caches[{max(modattr_sites, 1)}];\n"
+    c_code = (f"static PyObject *mc_classes[{max(len(aliases), 1)}];\n\n" + HELPERS_C.strip("\n")
+              + f"\n\nstatic mc_attr_cache mc_attr_caches[{max(modattr_sites, 1)}];\n"
               + MODATTR_C + "\n\n" + "\n\n".join(c for c, _ in wrappers))
     body = "\n".join("    " + ln if ln else "" for ln in c_code.split("\n"))
-    decls = [f'    object {PREFIX}get "mc_get"(object, Py_ssize_t, object, object)',
+    decls = [f'    object {PREFIX}get "mc_get"(object, Py_ssize_t, Py_ssize_t, object)',
+             f'    int {PREFIX}set_class "mc_set_class"(Py_ssize_t, object)',
              f'    object {PREFIX}item "mc_item"(object, object)',
              f'    object {PREFIX}replace_at "mc_replace_at"(object, object, object, object, object)',
              f'    object {PREFIX}pyfn "mc_identity"(object)',
