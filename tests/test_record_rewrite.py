@@ -13,6 +13,7 @@ the build (every fast path off).
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib
 import re
 import os
@@ -199,22 +200,29 @@ def _toolchain_missing() -> str | None:
     return None if shutil.which(cc) else f"no C compiler ({cc})"
 
 
+@contextlib.contextmanager
+def _both_builds(tmp_path: Path, name: str, pkg: Path, module: str):
+    """``name.module`` from the package under ``tmp_path/src``: interpreted, then compiled with the rewrite."""
+    sys.path.insert(0, str(tmp_path / "src"))
+    try:
+        interpreted = importlib.import_module(f"{name}.{module}")
+        del sys.modules[f"{name}.{module}"]
+        fast = _compile(tmp_path, pkg, name, module)
+        assert compiled.is_compiled(fast)
+        yield interpreted, fast
+    finally:
+        sys.path.remove(str(tmp_path / "src"))
+        for m in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            del sys.modules[m]
+
+
 @pytest.fixture
 def package(tmp_path: Path, request: pytest.FixtureRequest):
     """A fresh package on sys.path, its interpreted ``acts`` and its compiled one."""
     name = f"rw_{request.node.name.replace('[', '_').replace(']', '').replace('-', '_')}"
     pkg = _write_package(tmp_path / "src", name)
-    sys.path.insert(0, str(tmp_path / "src"))
-    try:
-        interpreted = importlib.import_module(f"{name}.acts")
-        del sys.modules[f"{name}.acts"]
-        fast = _compile(tmp_path, pkg, name, "acts")
-        assert compiled.is_compiled(fast)
+    with _both_builds(tmp_path, name, pkg, "acts") as (interpreted, fast):
         yield name, pkg, interpreted, fast
-    finally:
-        sys.path.remove(str(tmp_path / "src"))
-        for m in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
-            del sys.modules[m]
 
 
 def _worlds(recs: Any) -> list:
@@ -429,12 +437,7 @@ def test_rewrite_calls_plain_module_helpers_directly_and_only_those(tmp_path: Pa
 def test_compiled_direct_helpers_compute_the_same_and_honour_a_monkeypatch(tmp_path: Path) -> None:
     name = "rw_direct"
     pkg = _direct_package(tmp_path / "src", name)
-    sys.path.insert(0, str(tmp_path / "src"))
-    try:
-        slow = importlib.import_module(f"{name}.helpers")
-        del sys.modules[f"{name}.helpers"]
-        fast = _compile(tmp_path, pkg, name, "helpers")
-        assert compiled.is_compiled(fast)
+    with _both_builds(tmp_path, name, pkg, "helpers") as (slow, fast):
         for x in (0, 1, 7, -3, 2.5, "ab"):
             for f in ("uses", "kwcall"):
                 assert _outcome(getattr(fast, f), x) == _outcome(getattr(slow, f), x), (f, x)
@@ -449,7 +452,3 @@ def test_compiled_direct_helpers_compute_the_same_and_honour_a_monkeypatch(tmp_p
         finally:
             fast.double = original
         assert fast.scaled(1, 1) == 2
-    finally:
-        sys.path.remove(str(tmp_path / "src"))
-        for m in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
-            del sys.modules[m]
