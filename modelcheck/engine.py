@@ -56,12 +56,6 @@ def check(
     return LocalBFS(model, progress).run()
 
 
-def _fingerprint_array(fingerprint: Any, ts: list, ends: list) -> np.ndarray:
-    """``fingerprint(t)`` for each ``t in ts[:ends[-1]]``, as int64."""
-    n = ends[-1] if ends else 0
-    return np.fromiter(map(fingerprint, ts[:n]), dtype=np.int64, count=n)
-
-
 class LocalBFS(SearchCounters):
     """One run of the single-process BFS. All run state lives on the instance."""
 
@@ -233,7 +227,6 @@ class LocalBFS(SearchCounters):
         batch = 1024
         filtering = in_model is not None or action_ok is not None
         max_states = opts.max_states
-        recombine = fingerprint is hash
         sometimes = bool(self.sometimes_reached)
         check_invariants = bool(model.invariants)
         invariants_hold = model.invariants_test()
@@ -302,16 +295,13 @@ class LocalBFS(SearchCounters):
                                     error = err
                                     break
                                 ends.append(len(c_t))
-                            try:
-                                if recombine:  # hash(t), from the parts each successor shares with its parent
-                                    c_fps = successor_fingerprint_array(parents, ends, c_t)
-                                else:
-                                    c_fps = _fingerprint_array(fingerprint, c_t, ends)
+                            try:  # hash(t) is recombined from the parts each successor shares with its parent
+                                c_fps = successor_fingerprint_array(parents, ends, c_t, fingerprint)
                             except TypeError:
                                 # An unhashable successor: stop at its parent with an error naming it.
                                 bad, error = model.first_bad_state(c_t, c_ai)
                                 del ends[bisect.bisect_right(ends, bad):]  # from the parent that generated it
-                                c_fps = _fingerprint_array(fingerprint, c_t, ends)
+                                c_fps = successor_fingerprint_array(parents, ends, c_t, fingerprint)
                         if filtering:
                             c_fps = np.array(c_fp, dtype=np.int64)
                         # Phase 2: the candidates not seen in earlier levels (one numpy probe for

@@ -185,21 +185,21 @@ class Worker:
             buf_ai: list[int] = []
             buf_t: list = []
             buf_parents: list = []  # the parents seg_lo, seg_lo + 1, ... themselves
-            recombine = fingerprint is hash
+
+            def buffered_fps() -> np.ndarray:
+                """The buffered successors' fingerprints (hash(t) recombined from their parents' parts)."""
+                ends = np.cumsum(np.array(seg_n, dtype=np.int64)).tolist()
+                return successor_fingerprint_array(buf_parents, ends, buf_t, fingerprint)
 
             def flush() -> tuple | None:
                 """Move the buffered successors into the columns; an error for an unhashable one."""
                 nonlocal filtered_upto, seg_lo
                 err = None
                 try:
-                    if recombine:  # hash(t), from the parts each successor shares with its parent
-                        ends = np.cumsum(np.array(seg_n, dtype=np.int64)).tolist()
-                        chunk_fps = successor_fingerprint_array(buf_parents, ends, buf_t)
-                    else:
-                        chunk_fps = np.fromiter(map(fingerprint, buf_t), dtype=np.int64, count=len(buf_t))
+                    chunk_fps = buffered_fps()
                 except TypeError:
                     err = self._cut_at_unhashable(seg_lo, seg_n, buf_ai, buf_t)
-                    chunk_fps = np.fromiter(map(fingerprint, buf_t), dtype=np.int64, count=len(buf_t))
+                    chunk_fps = buffered_fps()
                 counts = np.array(seg_n, dtype=np.int64)  # a copy: seg_n is emptied below
                 seg_hi = seg_lo + len(counts)
                 ranks = np.repeat(f_ranks[seg_lo:seg_hi], counts)

@@ -740,7 +740,7 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
 
 
 def _trailer(scope: ModuleScope, classes: Mapping[RecordClass, str], replacers: Mapping[Replacer, str],
-             library: set[str], kwreplaced: set[RecordClass], direct: set[str] | None = None) -> str:
+             library: set[str], kwreplaced: set[RecordClass], direct: set[str]) -> str:
     """The captured classes, replacers and direct helpers, and their check, appended after the spec's last line.
 
     Each alias is a C variable (declared in the ``.pxd``) that stays None, so
@@ -769,7 +769,7 @@ def _trailer(scope: ModuleScope, classes: Mapping[RecordClass, str], replacers: 
     for name in sorted(library):  # what the helper reproduces is this function: captured by identity
         lines.append(f"from {LIBRARY} import {name} as {PREFIX}import_{name}")
         lines.append(f"{PREFIX}F_{name} = {PREFIX}import_{name}")
-    for name in sorted(direct or ()):  # until this runs, calls of the helper go the Python way
+    for name in sorted(direct):  # until this runs, calls of the helper go the Python way
         lines.append(f"{PREFIX}H_{name} = {name}")
     return "\n".join(lines) + "\n"
 

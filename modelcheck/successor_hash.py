@@ -25,7 +25,7 @@ and checkpoints use ``hash``).  Interpreted, it is ``map(hash, ...)``.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -37,21 +37,21 @@ except ImportError:  # Cython is the optional ``compile`` extra
     _COMPILED = False
 
 
-def successor_fingerprint_array(parents: list, ends: list, ts: list) -> np.ndarray:
-    """``hash(t)`` for each ``t in ts[:ends[-1]]``, as int64, where ``ts[ends[j - 1]:ends[j]]`` are the
-    successors of ``parents[j]``.
+def successor_fingerprint_array(parents: list, ends: list, ts: list, fingerprint: Any = hash) -> np.ndarray:
+    """``fingerprint(t)`` for each ``t in ts[:ends[-1]]``, as int64, where ``ts[ends[j - 1]:ends[j]]`` are
+    the successors of ``parents[j]``; recombined from the parents' parts when ``fingerprint`` is ``hash``.
 
     An array rather than a list: the engine probes the batch's fingerprints
     with numpy, and the workers only ever use them as arrays, so an int
     object per successor (and its conversion back) was pure cost.  Raises
-    what ``hash`` raises for the first unhashable successor.
+    what ``fingerprint`` raises for the first unhashable successor.
     """
     n = ends[-1] if ends else 0
-    if _RECOMBINES:
+    if fingerprint is hash and _RECOMBINES:
         out = np.empty(n, dtype=np.int64)
         mc_successor_fps(parents, ends, ts, out)
         return out
-    return np.fromiter(map(hash, ts[:n]), dtype=np.int64, count=n)
+    return np.fromiter(map(fingerprint, ts[:n]), dtype=np.int64, count=n)
 
 
 def successor_fingerprints(parents: list, ends: list, ts: list) -> list:

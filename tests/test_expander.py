@@ -23,6 +23,13 @@ def flatten(expansion):
     return ais, ts
 
 
+def successors(expand_into, s) -> tuple[list, list]:
+    """(action indices, successors) of ``s`` as ``expand_into`` lists them."""
+    ais, ts = [], []
+    expand_into(s, ais, ts)
+    return ais, ts
+
+
 def reachable(model, limit=20000):
     seen, frontier = set(), list(model.init_states())
     while frontier and len(seen) < limit:
@@ -52,9 +59,7 @@ def test_same_successors_in_the_same_order_as_the_loop(name, form):
     states = reachable(model)
     assert len(states) > 100
     for s in states:
-        ais, ts = [], []
-        expand_into(s, ais, ts)
-        assert (ais, ts) == flatten(model.expand(s))
+        assert successors(expand_into, s) == flatten(model.expand(s))
 
 
 @attrs.frozen
@@ -94,11 +99,8 @@ def test_wide_and_non_int_domains(form):
     model = BoundModel(WIDE_SPEC, WideConsts(), CheckOptions())
     expand_into = form_of(model, form)
     for v in range(7):
-        ais, ts = [], []
-        expand_into((v,), ais, ts)
-        assert (ais, ts) == flatten(model.expand((v,)))
-    ais, ts = [], []
-    expand_into((1,), ais, ts)
+        assert successors(expand_into, (v,)) == flatten(model.expand((v,)))
+    ais, ts = successors(expand_into, (1,))
     assert ts == [(2,), (3,), (1,), (2,), (2,), (1,)]
     assert ais == [0, 0, 1, 1, 1, 1]
 
@@ -125,9 +127,7 @@ def test_loops_once_the_unroll_budget_is_spent(monkeypatch):
     model = BoundModel(spec, spec.constants_class(Replicas=2), CheckOptions())
     expand_into = form_of(model, "unrolled")
     for s in list(reachable(model, 3000))[:1000]:
-        ais, ts = [], []
-        expand_into(s, ais, ts)
-        assert (ais, ts) == flatten(model.expand(s))
+        assert successors(expand_into, s) == flatten(model.expand(s))
 
 
 BIT = Domain("bit", lambda c: [0, 1])
@@ -160,11 +160,8 @@ def test_zero_three_and_nine_parameters(form):
     model = BoundModel(MANY_SPEC, WideConsts(), CheckOptions())
     expand_into = form_of(model, form)
     for v in range(6):
-        ais, ts = [], []
-        expand_into((v,), ais, ts)
-        assert (ais, ts) == flatten(model.expand((v,)))
-    ais, ts = [], []
-    expand_into((0,), ais, ts)
+        assert successors(expand_into, (v,)) == flatten(model.expand((v,)))
+    ais, ts = successors(expand_into, (0,))
     # Three: the 4 bindings (a, b, d) with an even number of ones, the last parameter varying fastest:
     # 000, 011, 101, 110 -> 0, 6, 5, 3; Nine: only all zeros (once, as a = 0); None: (1,).
     assert ts == [(0,), (6,), (5,), (3,), (0,), (1,)] and ais == [0, 0, 0, 0, 1, 2]
