@@ -528,10 +528,12 @@ def worker_main(conn: Connection, model: BoundModel, index: int, count: int, tmp
         try:
             cmd, *args = conn.recv()
         except EOFError:
-            # The coordinator's end closed: if it died, this worker may see that before its
-            # SIGTERM handler runs (or instead of it), so it cleans up here too.
-            if os.getppid() != coordinator:
-                shutil.rmtree(tmp, ignore_errors=True)
+            # The coordinator's end closed without a "stop": it is dying.  The kernel closes
+            # a dying process's files before it reparents its children and sends them
+            # PR_SET_PDEATHSIG, so getppid() may still name it here, and a worker that exits
+            # now never runs its SIGTERM handler.  Clean up unconditionally: a live
+            # coordinator closes our end only after "stop", and removes the directory itself.
+            shutil.rmtree(tmp, ignore_errors=True)
             return
         if cmd == "stop":
             conn.close()

@@ -326,3 +326,42 @@ def test_max_memory_counts_the_workers_and_stops_mid_level(tmp_path, hooked):
     resumed = check(spec, c, CheckOptions(checkpoint_dir=directory, resume=directory, max_memory_mb=budget_mb),
                     workers=2)
     _same(resumed, expected)
+
+
+# -- a worker whose coordinator's end closes -----------------------------------------------
+
+
+def test_a_worker_cleans_up_when_its_coordinators_end_closes_without_stop(tmp_path):
+    """A dying coordinator's pipe closes before Linux reparents its workers (and sends them
+    PR_SET_PDEATHSIG): a worker that sees the end of file first must not wait for getppid()
+    to change.  Here the "coordinator" (this process) stays alive and just closes its end."""
+    import multiprocessing
+
+    import numpy as np
+
+    from modelcheck.model import BoundModel
+    from modelcheck.parallel_worker import worker_main
+
+    spec = load_spec("kip320")
+    model = BoundModel(spec, make_constants(spec.constants_class, {"Replicas": 2}), CheckOptions())
+    init = [(rank, model.fingerprint(s), s) for rank, s in enumerate(model.init_states())]
+    init_fps = np.array([fp for _, fp, _ in init], dtype=np.int64)
+    tmp = tmp_path / "workers"
+    tmp.mkdir()
+    (tmp / "L1-give-0-0.npy").write_bytes(b"candidates")  # as if the worker had written its level
+    ctx = multiprocessing.get_context("fork")
+    ours, theirs = ctx.Pipe()
+
+    def worker() -> None:
+        ours.close()  # the fork copied it: closed here, our close() below is the last one
+        worker_main(theirs, model, 0, 1, str(tmp), init, init_fps, os.getppid(), 1000)
+
+    p = ctx.Process(target=worker)
+    p.start()
+    theirs.close()
+    ours.send(("rollback",))  # one command answered: the worker is in its loop
+    assert ours.recv()[0] == "ok"
+    ours.close()
+    p.join(timeout=30)
+    assert p.exitcode == 0
+    assert not tmp.exists(), f"the worker left {os.listdir(tmp)}"
