@@ -29,6 +29,7 @@ import sys
 from typing import Any, Callable, Sequence
 
 from .errors import SpecRuntimeError
+from .record_rewrite import ENTRY_GUARD
 from .spec import Action, State
 
 try:
@@ -206,25 +207,62 @@ def compile_expander(
     return scope["expand_into"]
 
 
+ENTRY_ARITY = 3
+"""Actions of at most this many parameters are called by their C entry (``mc_expand`` in ``expander.pxd``)."""
+
+
+def c_entry(fn: Callable, arity: int) -> Any:
+    """``fn`` as a C function, exported by its compiled spec module; None: call it the Python way.
+
+    ``modelcheck compile`` declares a spec's actions ``cpdef``
+    (:func:`modelcheck.record_rewrite._entries`), so Cython exports each as
+    a C function in the module's ``__pyx_capi__``, beside ``_mc_A_<name>``,
+    the function object the module bound.  Called through that pointer, an
+    action costs no vectorcall, CyFunction dispatch or argument parsing.
+    The entry is used only when that object *is* ``fn`` (not a wrapper a
+    decorator returned, nor a function patched in since) and the C
+    signature takes Python objects only, as the ``def`` does.
+    """
+    if not _COMPILED or arity > ENTRY_ARITY:
+        return None
+    module = sys.modules.get(getattr(fn, "__module__", None) or "")
+    capi = getattr(module, "__pyx_capi__", None)
+    name = getattr(fn, "__name__", None)
+    if not isinstance(capi, dict) or not isinstance(name, str):
+        return None
+    entry, guard = capi.get(name), capi.get(ENTRY_GUARD + name)
+    if entry is None or guard is None:
+        return None
+    return mc_entry_of(fn, entry, guard, "PyObject *(" + "PyObject *, " * (arity + 2) + "int __pyx_skip_dispatch)")
+
+
 def _loop_into(plan: tuple, c: Any, locate: Callable[[State, Exception], None]) -> Callable[[State, list, list], None]:
     """The loop form of ``expand_into``, for when this module is compiled (see :func:`compile_expander`).
 
-    Compiled, each action's bindings go through ``mc_call_each`` (C, in
-    ``expander.pxd``), which makes every call ``fn(c, s, *binding)`` as a
-    direct vectorcall; Cython's generic call of a Python object cost about
-    60 instructions a call more (callgrind, Kip320).  Interpreted (a test
-    asking for this form), or for an action of more than ``MC_MAX_ARITY``
-    parameters, the same loop in Python.
+    Compiled, the whole expansion is one C loop over a plan built here once
+    (``mc_expand`` in ``expander.pxd``): every call ``fn(c, s, *binding)``
+    is a call of the action's C entry (:func:`c_entry`), or else a direct
+    vectorcall.  A Cython loop over the plan's Python tuples cost
+    about a hundred instructions a call more (callgrind, Kip320: unpacking
+    each step, a module global read, the arity's conversion).  Interpreted
+    (a test asking for this form), or with an action of more than
+    ``MC_MAX_ARITY`` parameters, the same loop in Python.
     """
+    if _COMPILED and all(arity <= MC_MAX_ARITY for _ai, _fn, _bs, arity in plan):
+        cplan = mc_plan_new(plan, tuple(c_entry(fn, arity) for _ai, fn, _bs, arity in plan))
 
-    def expand_into(s: State, ais: list, ts: list) -> None:
-        bs: tuple
-        arity: cython.Py_ssize_t
+        def expand_into(s: State, ais: list, ts: list) -> None:
+            try:
+                mc_expand(cplan, c, s, ais, ts)
+            except Exception as exc:  # noqa: BLE001 - named by the loop form
+                locate(s, exc)
+                raise
+
+        return expand_into
+
+    def expand_into_py(s: State, ais: list, ts: list) -> None:
         try:
-            for ai, fn, bs, arity in plan:
-                if _COMPILED and arity <= MC_MAX_ARITY:
-                    mc_call_each(fn, arity, c, s, bs, ai, ais, ts)
-                    continue
+            for ai, fn, bs, _arity in plan:
                 for b in bs:
                     r = fn(c, s, *b)
                     if r is not None:
@@ -239,4 +277,4 @@ def _loop_into(plan: tuple, c: Any, locate: Callable[[State, Exception], None]) 
             locate(s, exc)
             raise
 
-    return expand_into
+    return expand_into_py

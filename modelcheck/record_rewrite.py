@@ -37,6 +37,12 @@ an augmenting ``.pxd`` (the ``.py`` on disk is untouched):
   check with three replicas).  ``_mc_H_helper`` is the function captured
   when the module has loaded, so a module attribute assigned afterwards
   (a monkeypatch) is called the Python way, as the readable spec would.
+* ``@action(...) def f(c, s, a)``, a plain function under one decorator
+  that the module never calls by name (see :func:`_entries`), is declared
+  ``cpdef`` too, its decorator applied on the blank line after its body: an
+  engine then calls it through the C pointer Cython exports
+  (:func:`modelcheck.expander.c_entry`), with none of the Python call
+  protocol (about 90 instructions of about 25 calls per state).
 * ``kr.name``, a read through the alias of another module of the compiled
   packages, becomes ``_mc_modattr(kr, "name", site)``: a module's getattr
   (about 230 instructions, 3.6 million of them in a Kip320 check) is
@@ -85,6 +91,9 @@ LIBRARY_HELPERS = ("replace_at",)
 PREFIX = "_mc_"
 """Names the rewrite introduces; a module already using any name with this prefix is left alone."""
 
+ENTRY_GUARD = PREFIX + "A_"
+"""``_mc_A_<name>``: an entry's function as its module bound it, exported with the C function (see :func:`_entries`)."""
+
 CYTHON_DIRECTIVES = ("annotation_typing=False",)
 """Cython directives for every spec module (``modelcheck compile`` passes them).
 
@@ -118,11 +127,13 @@ class Rewritten:
     replacements: int
     direct_calls: int = 0
     module_reads: int = 0
+    entries: int = 0
+    """Decorated functions declared ``cpdef`` for callers in C (see :func:`_entries`)."""
 
     @property
     def changed(self) -> bool:
         return bool(self.reads or self.items or self.constructions or self.replacements or self.direct_calls
-                    or self.module_reads)
+                    or self.module_reads or self.entries)
 
 
 # A suggested type: ("record", RecordClass) or ("tuple", element type or None).
@@ -161,6 +172,72 @@ _NOT_DIRECT = (ast.Yield, ast.YieldFrom, ast.Await, ast.Lambda, ast.GeneratorExp
 _INTROSPECTION = frozenset({"locals", "vars", "globals", "eval", "exec", "super"})
 
 
+def _plain_params(node: ast.FunctionDef, once: set[str]) -> list[str] | None:
+    """The parameter names of a module-level ``def`` Cython compiles the same as ``cpdef``, or None.
+
+    Bound once, positional parameters only and no defaults, and a body with
+    no generator, closure, nested function or class, ``global``/``nonlocal``
+    or frame introspection.
+    """
+    a = node.args
+    if (node.name not in once or a.posonlyargs or a.kwonlyargs or a.vararg or a.kwarg or a.defaults
+            or node.name.startswith(PREFIX)):
+        return None
+    for stmt in node.body:
+        for n in ast.walk(stmt):
+            if isinstance(n, _NOT_DIRECT) or (isinstance(n, ast.Name) and n.id in _INTROSPECTION):
+                return None
+    return [x.arg for x in a.args]
+
+
+def _entries(tree: ast.Module, once: set[str], lines: list[str]) -> dict[str, tuple[list[str], ast.FunctionDef]]:
+    """The module's decorated functions that an engine may call as C functions: name -> (parameters, def).
+
+    The spec's actions (``@action(...)``): an engine calls each of them once
+    per binding per state, and through the Python protocol that is a
+    vectorcall, a CyFunction dispatch and argument parsing every time.
+    Declared ``cpdef``, each is also exported as a C function in the
+    module's ``__pyx_capi__``, which the expander calls directly
+    (:func:`modelcheck.expander.c_entry`).
+
+    Cython does not compile a decorated ``cpdef``, so the decorator is
+    applied on the blank line after the body (the decorator lines become
+    comments: no line moves), and ``_mc_A_<name>`` keeps the function only
+    if the decorator returned it itself.  Qualifies: exactly one decorator,
+    a plain function (:func:`_plain_params`), a blank line (or the end of
+    the file) after it, and no call of it by name anywhere in the module,
+    since Cython would make such a call a C call past the decorator.
+    """
+    called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    found: dict[str, tuple[list[str], ast.FunctionDef]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef) or len(node.decorator_list) != 1 or node.name in called:
+            continue
+        params = _plain_params(node, once)
+        after = node.end_lineno  # type: ignore[attr-defined]  # the next line's index
+        if params is not None and (after >= len(lines) or not lines[after].strip()):
+            found[node.name] = (params, node)
+    return found
+
+
+def _apply_entry_decorators(text: str, entries: Mapping[str, tuple[list[str], ast.FunctionDef]]) -> str:
+    """The decorator lines of each entry commented out, and the decorator applied on the line after it."""
+    lines = text.split("\n")
+    for name, (_params, node) in entries.items():
+        deco = node.decorator_list[0]
+        for i in range(deco.lineno - 1, deco.end_lineno):  # type: ignore[attr-defined]
+            lines[i] = "# " + lines[i]
+        guard = f"{ENTRY_GUARD}{name}"
+        applied = (f"{guard} = {name}; {name} = ({ast.unparse(deco)})({name}); "
+                   f"{guard} = {name} if {name} is {guard} else None")
+        after = node.end_lineno  # type: ignore[attr-defined]
+        if after < len(lines):
+            lines[after] = applied
+        else:
+            lines.append(applied)
+    return "\n".join(lines)
+
+
 def _direct_helpers(tree: ast.Module, once: set[str]) -> dict[str, list[str]]:
     """The module's functions that its own calls may reach as C functions: name -> parameter names.
 
@@ -175,16 +252,14 @@ def _direct_helpers(tree: ast.Module, once: set[str]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     calls: dict[str, set[str]] = {}
     for node in tree.body:
-        if not isinstance(node, ast.FunctionDef) or node.name not in once or node.decorator_list:
+        if not isinstance(node, ast.FunctionDef) or node.decorator_list:
             continue
-        a = node.args
-        if a.posonlyargs or a.kwonlyargs or a.vararg or a.kwarg or a.defaults or node.name.startswith(PREFIX):
+        params = _plain_params(node, once)
+        if params is None:
             continue
-        inner = [n for stmt in node.body for n in ast.walk(stmt)]
-        if any(isinstance(n, _NOT_DIRECT) or (isinstance(n, ast.Name) and n.id in _INTROSPECTION) for n in inner):
-            continue
-        found[node.name] = [x.arg for x in a.args]
-        calls[node.name] = {n.func.id for n in inner if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        found[node.name] = params
+        calls[node.name] = {n.func.id for stmt in node.body for n in ast.walk(stmt)
+                            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
 
     def on_cycle(start: str) -> bool:
         seen: set[str] = set()
@@ -684,9 +759,11 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
     registry = Registry(package_dirs)
     scope = registry.scope(module, tree)
     bound = _module_bindings(tree)
-    helpers = _direct_helpers(tree, {name for name, k in bound.items() if k == 1})
+    once = {name for name, k in bound.items() if k == 1}
+    helpers = _direct_helpers(tree, once)
+    entries = _entries(tree, once, source.split("\n"))
     module_names = set(bound) | {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    if not (scope.records or scope.replacers or scope.modules or scope.library or helpers) or any(
+    if not (scope.records or scope.replacers or scope.modules or scope.library or helpers or entries) or any(
             n.startswith(PREFIX) for n in module_names):
         return unchanged
     splicer = _Splicer(source)
@@ -723,20 +800,22 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
                 splicer.targets[id(node)] = kind
                 splicer.types[id(node)] = types
                 counts[kind] += 1
-    if not splicer.targets:
+    if not splicer.targets and not entries:
         return unchanged
     targets = [n for n in ast.walk(tree) if id(n) in splicer.targets]
     inside = {id(d) for t in targets for d in ast.walk(t) if d is not t}
-    text = splicer.splice([n for n in targets if id(n) not in inside])
+    text = _apply_entry_decorators(splicer.splice([n for n in targets if id(n) not in inside]), entries)
     if not text.endswith("\n"):
         text += "\n"
     text += _trailer(scope, splicer.aliases, splicer.replacers, splicer.library, splicer.kwreplaced, splicer.direct)
     direct = {name: helpers[name] for name in sorted(splicer.direct)}
+    cpdefs = {**direct, **{name: params for name, (params, _node) in entries.items()}}
     return Rewritten(text, _pxd([*splicer.aliases.values(), *splicer.replacers.values()], splicer.library,
-                                splicer.arities, direct, splicer.modattr_sites), tuple(sorted(registry.read.items())),
+                                splicer.arities, cpdefs, splicer.modattr_sites, sorted(entries)),
+                     tuple(sorted(registry.read.items())),
                      counts["get"], counts["item"], counts["new"],
                      counts["replace"] + counts["library"] + counts["kwreplace"], counts["direct"],
-                     splicer.modattr_sites)
+                     splicer.modattr_sites, len(entries))
 
 
 def _trailer(scope: ModuleScope, classes: Mapping[RecordClass, str], replacers: Mapping[Replacer, str],
@@ -1027,10 +1106,12 @@ def _fixed_arity(kind: str, n: int) -> tuple[str, str]:
 
 
 def _pxd(aliases: list[str], library: set[str], arities: set[tuple[str, int]],
-         direct: Mapping[str, list[str]] | None = None, modattr_sites: int = 0) -> str:
+         cpdefs: Mapping[str, list[str]] | None = None, modattr_sites: int = 0, entries: list[str] = ()) -> str:
     """The augmenting ``.pxd``: the C helpers, the captured classes and functions as C variables, and the
-    direct helpers declared ``cpdef`` (each taking and returning Python objects, as the ``def`` does)."""
-    direct = direct or {}
+    direct helpers and entries declared ``cpdef`` (each taking and returning Python objects, as the ``def``
+    does)."""
+    cpdefs = cpdefs or {}
+    direct = [name for name in cpdefs if name not in entries]
     wrappers = [_fixed_arity(kind, n) for kind, n in sorted(arities)]
     c_code = (f"static PyObject *mc_classes[{max(len(aliases), 1)}];\n\n" + HELPERS_C.strip("\n")
               + f"\n\nstatic mc_attr_cache mc_attr_caches[{max(modattr_sites, 1)}];\n"
@@ -1044,8 +1125,8 @@ def _pxd(aliases: list[str], library: set[str], arities: set[tuple[str, int]],
              f'    object {PREFIX}modattr "mc_modattr"(object, object, Py_ssize_t)',
              *(d for _, d in wrappers)]
     captured = [*aliases, *(f"{PREFIX}F_{name}" for name in sorted(library)),
-                *(f"{PREFIX}H_{name}" for name in direct)]
-    cpdefs = "".join(f"cpdef object {name}({', '.join('object ' + p for p in params)})\n"
-                     for name, params in direct.items())
+                *(f"{PREFIX}H_{name}" for name in direct), *(f"{ENTRY_GUARD}{name}" for name in entries)]
+    declared = "".join(f"cpdef object {name}({', '.join('object ' + p for p in params)})\n"
+                       for name, params in cpdefs.items())
     return (f'cdef extern from *:\n    """\n{body}\n    """\n' + "\n".join(decls) + "\n\n"
-            + "".join(f"cdef object {a}\n" for a in captured) + cpdefs)
+            + "".join(f"cdef object {a}\n" for a in captured) + declared)

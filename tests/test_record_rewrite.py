@@ -452,3 +452,144 @@ def test_compiled_direct_helpers_compute_the_same_and_honour_a_monkeypatch(tmp_p
         finally:
             fast.double = original
         assert fast.scaled(1, 1) == 2
+
+
+ENTRIES = '''\
+from __future__ import annotations
+
+import functools
+
+import attrs
+
+from modelcheck import Domain, Spec, action
+
+BIT = Domain("bit", lambda c: [0, 1])
+
+
+@attrs.frozen
+class Consts:
+    pass
+
+
+@action("Step", b=BIT)
+def step(c, s, b):
+    """An action: declared cpdef, called by the expander as a C function."""
+    return s + b + 1 if s < 5 else None
+
+
+@action(
+    "Jump",  # a decorator over three lines
+    b=BIT)
+def jump(c, s, b):
+    return [s + 2, s + 2] if b and s < 4 else None
+
+
+def _logged(fn):
+    @functools.wraps(fn)
+    def wrapper(c, s, *args):
+        return fn(c, s, *args)
+    wrapper.calls = 0
+    return action("Logged", b=BIT)(wrapper)
+
+
+@_logged
+def logged(c, s, b):
+    """A decorator that returns a wrapper: the C entry would skip it, so there is none."""
+    return s + 10 if s == 0 and b else None
+
+
+@action("Called", b=BIT)
+def called(c, s, b):
+    """Called by name below: Cython would make that call a C call past the decorator, so not an entry."""
+    return None
+
+
+@action("Caller", b=BIT)
+def caller(c, s, b):
+    return called(c, s, b)
+
+
+@action("Default", b=BIT)
+def default(c, s, b=0):
+    return None
+@action("Cramped", b=BIT)
+def cramped(c, s, b):
+    """No blank line after it to apply the decorator on: not an entry."""
+    return None
+x = 1
+
+SPEC = Spec(name="entries", title="entries", constants=Consts, init=lambda c: [0], deadlock_expected=True,
+            actions=[step, jump, logged, called, caller, default, cramped])
+'''
+
+
+def _entries_package(root: Path, name: str) -> Path:
+    pkg = root / name
+    pkg.mkdir(parents=True, exist_ok=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "acts.py").write_text(ENTRIES)
+    return pkg
+
+
+def test_rewrite_declares_plainly_decorated_actions_cpdef_without_moving_a_line(tmp_path: Path) -> None:
+    pkg = _entries_package(tmp_path, "entpkg")
+    out = record_rewrite.rewrite(ENTRIES, "entpkg.acts", {"entpkg": str(pkg)})
+    # step, jump, logged and caller.  Not: called (called by name), default (a default value), cramped
+    # (no blank line after it).
+    cpdefs = [ln for ln in out.pxd.splitlines() if ln.startswith("cpdef")]
+    assert cpdefs == ["cpdef object step(object c, object s, object b)",
+                      "cpdef object jump(object c, object s, object b)",
+                      "cpdef object logged(object c, object s, object b)",
+                      "cpdef object caller(object c, object s, object b)"]
+    assert out.entries == 4 and out.changed
+    assert "cdef object _mc_A_step" in out.pxd
+    original, rewritten = ENTRIES.splitlines(), out.source.splitlines()
+    for i, line in enumerate(original):  # decorator lines commented, the blank line after a body used
+        if rewritten[i] != line:
+            assert rewritten[i] == "# " + line or (not line and rewritten[i].startswith("_mc_A_")), (i, line)
+    applied = rewritten[original.index("@action(\"Step\", b=BIT)") + 4]
+    assert applied == ("_mc_A_step = step; step = (action('Step', b=BIT))(step); "
+                       "_mc_A_step = step if step is _mc_A_step else None")
+    assert "# @_logged" in rewritten and "# @action(\"Cramped\", b=BIT)" not in rewritten
+
+
+def test_compiled_actions_run_as_c_entries_only_where_that_is_the_same_call(tmp_path: Path) -> None:
+    from modelcheck.expander import c_entry, compile_expander
+    from modelcheck.model import BoundModel
+    from modelcheck.result import CheckOptions
+    from modelcheck.spec import Action
+
+    name = "rw_entries"
+    pkg = _entries_package(tmp_path / "src", name)
+    with _both_builds(tmp_path, name, pkg, "acts") as (slow, fast):
+        assert [a.name for a in fast.SPEC.actions] == [a.name for a in slow.SPEC.actions]  # decorators applied
+        assert fast.step.__doc__ == slow.step.__doc__ and fast.step(None, 1, b=1) == 3
+        entries = {a.name: c_entry(a.fn, len(a.params)) for a in fast.SPEC.actions}
+        if not compiled.is_compiled(sys.modules["modelcheck.expander"]):
+            assert set(entries.values()) == {None}  # the interpreted expander calls the Python way
+            return
+        assert {n for n, e in entries.items() if e is not None} == {"Step", "Jump", "Caller"}
+        # logged's C function is exported, but the module bound the decorator's wrapper: no entry.
+        assert "logged" in fast.__pyx_capi__ and fast.logged.__wrapped__ is not fast.logged
+        # A function standing in for the module's own (patched into the module, or any other) has none.
+        assert c_entry(slow.step, 1) is None and c_entry(Action.__init__, 1) is None
+        fast_model = BoundModel(fast.SPEC, fast.Consts(), CheckOptions())
+        slow_model = BoundModel(slow.SPEC, slow.Consts(), CheckOptions())
+        expand = compile_expander("entries", fast_model.actions, fast_model.bindings, fast_model.c, form="loop")
+        for s in range(-1, 7):
+            ais, ts = [], []
+            expand(s, ais, ts)
+            assert (ais, ts) == _flat(slow_model.expand(s)), s
+        ais, ts = [], []
+        with pytest.raises(Exception) as raised:
+            expand("text", ais, ts)  # the C entry's TypeError, named by the loop form
+        assert "action Step(0) raised TypeError" in str(raised.value)
+
+
+def _flat(expansion) -> tuple[list, list]:
+    ais, ts = [], []
+    for ai, _b, r in expansion:
+        for t in (r if type(r) is list else [r]):
+            ais.append(ai)
+            ts.append(t)
+    return ais, ts
