@@ -238,6 +238,23 @@ def _apply_entry_decorators(text: str, entries: Mapping[str, tuple[list[str], as
     return "\n".join(lines)
 
 
+def _covered_helpers(tree: ast.Module, helpers: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The helpers whose every call by name is in a function body, where the rewrite can reach it.
+
+    A helper is declared ``cpdef``, and Cython compiles *any* call of its
+    name as a C call: a call the rewrite leaves as it is would skip a
+    function assigned to the name later.  So each call in a function's body
+    becomes either the guarded direct call or ``_mc_pyfn(helper)(...)`` (the
+    Python way), and a helper also called elsewhere (at module level, in a
+    class body, a default value, a decorator, an f-string) is left a plain
+    ``def``.
+    """
+    reached = {id(node) for _fn, own in _functions(tree) for node in own}
+    elsewhere = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                 and n.func.id in helpers and id(n) not in reached}
+    return {name: params for name, params in helpers.items() if name not in elsewhere}
+
+
 def _direct_helpers(tree: ast.Module, once: set[str]) -> dict[str, list[str]]:
     """The module's functions that its own calls may reach as C functions: name -> parameter names.
 
@@ -686,6 +703,9 @@ class _Splicer:
             self.alias(cls)
             slot = list(self.aliases).index(cls)  # the classes' slots in mc_classes: the aliases' order
             return f"{PREFIX}get(({self.render(node.value)}), {index}, {slot}, {node.attr!r})"
+        if kind == "pyfn":
+            assert isinstance(node, ast.Name)
+            return f"{PREFIX}pyfn({node.id})"
         if kind == "modattr":
             assert isinstance(node, ast.Attribute)
             site = self.modattr_sites
@@ -760,14 +780,15 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
     scope = registry.scope(module, tree)
     bound = _module_bindings(tree)
     once = {name for name, k in bound.items() if k == 1}
-    helpers = _direct_helpers(tree, once)
+    helpers = _covered_helpers(tree, _direct_helpers(tree, once))
     entries = _entries(tree, once, source.split("\n"))
     module_names = set(bound) | {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     if not (scope.records or scope.replacers or scope.modules or scope.library or helpers or entries) or any(
             n.startswith(PREFIX) for n in module_names):
         return unchanged
     splicer = _Splicer(source)
-    counts = {"get": 0, "item": 0, "new": 0, "replace": 0, "library": 0, "kwreplace": 0, "direct": 0, "modattr": 0}
+    counts = {"get": 0, "item": 0, "new": 0, "replace": 0, "library": 0, "kwreplace": 0, "direct": 0, "modattr": 0,
+              "pyfn": 0}
     for fn, own in _functions(tree):
         types = _FunctionTypes(fn, registry, module)
         for node in own:
@@ -793,9 +814,12 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
             elif isinstance(node, ast.Call) and types.kwreplace_called(node) is not None:
                 kind = "kwreplace"
             elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in helpers
-                  and node.func.id not in types.local_names and not node.keywords
-                  and len(node.args) == len(helpers[node.func.id]) and node.lineno == node.end_lineno):
-                kind = "direct"  # one line only: its arguments are written twice (see _Splicer._call)
+                  and node.func.id not in types.local_names):
+                if (not node.keywords and len(node.args) == len(helpers[node.func.id])
+                        and node.lineno == node.end_lineno and _splicable(node)):
+                    kind = "direct"  # one line only: its arguments are written twice (see _Splicer._call)
+                else:  # called the Python way: declared cpdef, the name alone would make it a C call
+                    node, kind = node.func, "pyfn"
             if kind is not None and _splicable(node):
                 splicer.targets[id(node)] = kind
                 splicer.types[id(node)] = types

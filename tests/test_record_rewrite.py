@@ -407,6 +407,17 @@ def shadowed(double):
 
 def kwcall(x):
     return scaled(x, k=4)
+
+
+def halve(x):
+    return x / 2
+
+
+HALF = halve(1)  # called at module level too: left a plain def
+
+
+def halved(x):
+    return halve(x) + HALF
 '''
 
 
@@ -423,15 +434,19 @@ def test_rewrite_calls_plain_module_helpers_directly_and_only_those(tmp_path: Pa
     out = record_rewrite.rewrite(DIRECT, "dirpkg.helpers", {"dirpkg": str(pkg)})
     # double(x) in scaled, scaled(x, 3) in uses.  Not: a helper with a default (with_default), mutual
     # recursion (ping/pong), a generator (gen), a call over two lines, a parameter named like a helper
-    # (shadowed), a keyword argument (kwcall).
+    # (shadowed), a keyword argument (kwcall), a helper also called at module level (halve).
     assert out.direct_calls == 2 and out.changed
     assert "cpdef object double(object x)\n" in out.pxd and "cpdef object scaled(object x, object k)\n" in out.pxd
     assert [ln for ln in out.pxd.splitlines() if ln.startswith("cpdef")] == [
         "cpdef object double(object x)", "cpdef object scaled(object x, object k)"]
     original, rewritten = DIRECT.splitlines(), out.source.splitlines()
-    assert "_mc_" not in "\n".join(rewritten[original.index("def shadowed(double):"):len(original)])
-    assert rewritten[len(original):] and all(a == b or "_mc_H_" in b for a, b in zip(original, rewritten))
+    assert "_mc_" not in "\n".join(rewritten[original.index("def shadowed(double):"):original.index("def kwcall(x):")])
+    assert rewritten[len(original):] and all(a == b or "_mc_H_" in b or "_mc_pyfn(" in b
+                                             for a, b in zip(original, rewritten))
     assert "_mc_H_double = double" in out.source and "_mc_H_scaled = scaled" in out.source
+    # The calls of a cpdef helper that are not direct go the Python way: the name alone would be a C call.
+    assert "    b = _mc_pyfn(scaled)(" in rewritten and "    return _mc_pyfn(scaled)(x, k=4)" in rewritten
+    assert "    return halve(x) + HALF" in rewritten
 
 
 def test_compiled_direct_helpers_compute_the_same_and_honour_a_monkeypatch(tmp_path: Path) -> None:
@@ -444,13 +459,21 @@ def test_compiled_direct_helpers_compute_the_same_and_honour_a_monkeypatch(tmp_p
         assert fast.shadowed(lambda v: v + 1) == slow.shadowed(lambda v: v + 1) == 6
         assert _outcome(fast.scaled, None, 1) == _outcome(slow.scaled, None, 1)  # the helper's own TypeError
         assert fast.double.__doc__ == slow.double.__doc__ and fast.scaled(x=2, k=3) == 12  # still a Python function
-        # A module attribute assigned after the load is what the spec calls, as in Python.
-        original = fast.double
-        fast.double = lambda x: 100
-        try:
-            assert fast.scaled(1, 1) == 100
-        finally:
-            fast.double = original
+        assert fast.halved(3) == slow.halved(3) == 2.0
+        # A module attribute assigned after the load is what the spec calls, as in Python: from a direct
+        # call (double in scaled), a call over two lines and one with a keyword (scaled in uses, kwcall).
+        for name, patch in (("double", lambda x: 100), ("scaled", lambda x, k: 1000 + k)):
+            originals = getattr(fast, name), getattr(slow, name)
+            setattr(fast, name, patch)
+            setattr(slow, name, patch)
+            try:
+                for f in ("scaled", "uses", "kwcall"):
+                    assert getattr(fast, f)(1, 1) if f == "scaled" else getattr(fast, f)(1) == (
+                        getattr(slow, f)(1, 1) if f == "scaled" else getattr(slow, f)(1)), (name, f)
+                assert fast.kwcall(1) == slow.kwcall(1) and fast.uses(1) == slow.uses(1)
+            finally:
+                setattr(fast, name, originals[0])
+                setattr(slow, name, originals[1])
         assert fast.scaled(1, 1) == 2
 
 
