@@ -365,3 +365,33 @@ def test_a_worker_cleans_up_when_its_coordinators_end_closes_without_stop(tmp_pa
     p.join(timeout=30)
     assert p.exitcode == 0
     assert not tmp.exists(), f"the worker left {os.listdir(tmp)}"
+
+
+def test_a_workers_level_leaves_no_reference_cycle(tmp_path):
+    """Workers run with the cyclic GC off, so a level's garbage must go by reference counts alone.
+
+    Compiled, a closure calling another closure put both in one scope object that referred to
+    itself, and every level's candidate states stayed reachable from it: 5.7 GiB of workers for
+    MaxLeaderEpoch=3 instead of 1.7.  (Interpreted, cells made no such cycle.)
+    """
+    import gc
+
+    import numpy as np
+
+    from modelcheck.model import BoundModel
+    from modelcheck.parallel_worker import Worker
+
+    spec = load_spec("kip320")
+    model = BoundModel(spec, make_constants(spec.constants_class, {"Replicas": 2}), CheckOptions())
+    init = [(rank, model.fingerprint(s), s) for rank, s in enumerate(model.init_states())]
+    worker = Worker(model, 0, 1, str(tmp_path), init, np.array([fp for _, fp, _ in init], dtype=np.int64), 1000)
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(3):
+            worker.expand(1)
+            assert gc.collect() == 0
+    finally:
+        if was_enabled:
+            gc.enable()
