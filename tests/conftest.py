@@ -37,6 +37,17 @@ def cli():
     return run_cli
 
 
+def flatten(expansion: list) -> tuple[list, list]:
+    """A loop-form expansion, (action, binding, result) triples, as ``expand_into``'s two columns:
+    action indices and successors, a list result counting once per element."""
+    ais, ts = [], []
+    for ai, _b, r in expansion:
+        for t in (r if type(r) is list else [r]):
+            ais.append(ai)
+            ts.append(t)
+    return ais, ts
+
+
 def json_report(p: subprocess.CompletedProcess, *also_drop: str) -> dict:
     """The ``--json`` report of a run without its timing, which is all two identical runs may differ in.
 

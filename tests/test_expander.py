@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import attrs
 import pytest
+from conftest import flatten
 
 from modelcheck import Domain, Spec, action, constant
 from modelcheck.errors import SpecRuntimeError
@@ -11,16 +12,6 @@ from modelcheck.expander import compile_expander
 from modelcheck.model import BoundModel
 from modelcheck.result import CheckOptions
 from modelcheck.loader import load_spec
-
-
-def flatten(expansion):
-    """The loop form's (action, binding, result) list as the compiled form's two columns."""
-    ais, ts = [], []
-    for ai, _b, r in expansion:
-        for t in (r if type(r) is list else [r]):
-            ais.append(ai)
-            ts.append(t)
-    return ais, ts
 
 
 def successors(expand_into, s) -> tuple[list, list]:

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, flatten
 from modelcheck import compiled, record_rewrite
 
 RECS = '''\
@@ -421,16 +421,17 @@ def halved(x):
 '''
 
 
-def _direct_package(root: Path, name: str) -> Path:
+def _module_package(root: Path, name: str, module: str, source: str) -> Path:
+    """A package ``name`` under ``root`` holding one module."""
     pkg = root / name
     pkg.mkdir(parents=True, exist_ok=True)
     (pkg / "__init__.py").write_text("")
-    (pkg / "helpers.py").write_text(DIRECT)
+    (pkg / f"{module}.py").write_text(source)
     return pkg
 
 
 def test_rewrite_calls_plain_module_helpers_directly_and_only_those(tmp_path: Path) -> None:
-    pkg = _direct_package(tmp_path, "dirpkg")
+    pkg = _module_package(tmp_path, "dirpkg", "helpers", DIRECT)
     out = record_rewrite.rewrite(DIRECT, "dirpkg.helpers", {"dirpkg": str(pkg)})
     # double(x) in scaled, scaled(x, 3) in uses.  Not: a helper with a default (with_default), mutual
     # recursion (ping/pong), a generator (gen), a call over two lines, a parameter named like a helper
@@ -451,7 +452,7 @@ def test_rewrite_calls_plain_module_helpers_directly_and_only_those(tmp_path: Pa
 
 def test_compiled_direct_helpers_compute_the_same_and_honour_a_monkeypatch(tmp_path: Path) -> None:
     name = "rw_direct"
-    pkg = _direct_package(tmp_path / "src", name)
+    pkg = _module_package(tmp_path / "src", name, "helpers", DIRECT)
     with _both_builds(tmp_path, name, pkg, "helpers") as (slow, fast):
         for x in (0, 1, 7, -3, 2.5, "ab"):
             for f in ("uses", "kwcall"):
@@ -546,16 +547,10 @@ SPEC = Spec(name="entries", title="entries", constants=Consts, init=lambda c: [0
 '''
 
 
-def _entries_package(root: Path, name: str) -> Path:
-    pkg = root / name
-    pkg.mkdir(parents=True, exist_ok=True)
-    (pkg / "__init__.py").write_text("")
-    (pkg / "acts.py").write_text(ENTRIES)
-    return pkg
 
 
 def test_rewrite_declares_plainly_decorated_actions_cpdef_without_moving_a_line(tmp_path: Path) -> None:
-    pkg = _entries_package(tmp_path, "entpkg")
+    pkg = _module_package(tmp_path, "entpkg", "acts", ENTRIES)
     out = record_rewrite.rewrite(ENTRIES, "entpkg.acts", {"entpkg": str(pkg)})
     # step, jump, logged and caller.  Not: called (called by name), default (a default value), cramped
     # (no blank line after it).
@@ -583,7 +578,7 @@ def test_compiled_actions_run_as_c_entries_only_where_that_is_the_same_call(tmp_
     from modelcheck.spec import Action
 
     name = "rw_entries"
-    pkg = _entries_package(tmp_path / "src", name)
+    pkg = _module_package(tmp_path / "src", name, "acts", ENTRIES)
     with _both_builds(tmp_path, name, pkg, "acts") as (slow, fast):
         assert [a.name for a in fast.SPEC.actions] == [a.name for a in slow.SPEC.actions]  # decorators applied
         assert fast.step.__doc__ == slow.step.__doc__ and fast.step(None, 1, b=1) == 3
@@ -602,17 +597,8 @@ def test_compiled_actions_run_as_c_entries_only_where_that_is_the_same_call(tmp_
         for s in range(-1, 7):
             ais, ts = [], []
             expand(s, ais, ts)
-            assert (ais, ts) == _flat(slow_model.expand(s)), s
+            assert (ais, ts) == flatten(slow_model.expand(s)), s
         ais, ts = [], []
         with pytest.raises(Exception) as raised:
             expand("text", ais, ts)  # the C entry's TypeError, named by the loop form
         assert "action Step(0) raised TypeError" in str(raised.value)
-
-
-def _flat(expansion) -> tuple[list, list]:
-    ais, ts = [], []
-    for ai, _b, r in expansion:
-        for t in (r if type(r) is list else [r]):
-            ais.append(ai)
-            ts.append(t)
-    return ais, ts
