@@ -156,3 +156,16 @@ def test_zero_three_and_nine_parameters(form):
     # Three: the 4 bindings (a, b, d) with an even number of ones, the last parameter varying fastest:
     # 000, 011, 101, 110 -> 0, 6, 5, 3; Nine: only all zeros (once, as a = 0); None: (1,).
     assert ts == [(0,), (6,), (5,), (3,), (0,), (1,)] and ais == [0, 0, 0, 0, 1, 2]
+
+
+def test_the_compiled_kafka_specs_actions_are_called_as_c_functions():
+    """bin/setup's build: every Kip320 action has a C entry, so no call pays the Python protocol."""
+    from modelcheck import compiled
+    from modelcheck.expander import c_entry
+    import modelcheck.expander
+    import modelcheck.specs.kip320
+
+    if not (compiled.is_compiled(modelcheck.expander) and compiled.is_compiled(modelcheck.specs.kip320)):
+        pytest.skip("the engine or the specs run interpreted here (no build)")
+    spec = load_spec("kip320")
+    assert [a.name for a in spec.actions if c_entry(a.fn, len(a.params)) is None] == []
