@@ -94,15 +94,17 @@ cdef extern from *:
             Py_INCREF(st->bs);
             st->call = PyVectorcall_Function(st->fn);
             if (entry != Py_None) {
+                if (st->arity > 3) {
+                    PyErr_SetString(PyExc_ValueError, "a C entry for an action of more than three parameters");
+                    goto error;
+                }
                 st->entry = PyCapsule_GetPointer(entry, PyCapsule_GetName(entry));
-                if (st->entry == NULL || st->arity > 3)
+                if (st->entry == NULL)
                     goto error;
             }
         }
         return capsule;
     error:
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "a C entry for an action of more than three parameters");
         Py_DECREF(capsule);
         return NULL;
     }

@@ -834,9 +834,9 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
         text += "\n"
     text += _trailer(scope, splicer.aliases, splicer.replacers, splicer.library, splicer.kwreplaced, splicer.direct)
     direct = {name: helpers[name] for name in sorted(splicer.direct)}
-    cpdefs = {**direct, **{name: params for name, (params, _node) in entries.items()}}
+    entry_params = {name: params for name, (params, _node) in entries.items()}
     return Rewritten(text, _pxd([*splicer.aliases.values(), *splicer.replacers.values()], splicer.library,
-                                splicer.arities, cpdefs, splicer.modattr_sites, sorted(entries)),
+                                splicer.arities, direct, splicer.modattr_sites, entry_params),
                      tuple(sorted(registry.read.items())),
                      counts["get"], counts["item"], counts["new"],
                      counts["replace"] + counts["library"] + counts["kwreplace"], counts["direct"],
@@ -1131,12 +1131,12 @@ def _fixed_arity(kind: str, n: int) -> tuple[str, str]:
 
 
 def _pxd(aliases: list[str], library: set[str], arities: set[tuple[str, int]],
-         cpdefs: Mapping[str, list[str]] | None = None, modattr_sites: int = 0, entries: list[str] = ()) -> str:
+         direct: Mapping[str, list[str]] | None = None, modattr_sites: int = 0,
+         entries: Mapping[str, list[str]] | None = None) -> str:
     """The augmenting ``.pxd``: the C helpers, the captured classes and functions as C variables, and the
     direct helpers and entries declared ``cpdef`` (each taking and returning Python objects, as the ``def``
     does)."""
-    cpdefs = cpdefs or {}
-    direct = [name for name in cpdefs if name not in entries]
+    direct, entries = direct or {}, entries or {}
     wrappers = [_fixed_arity(kind, n) for kind, n in sorted(arities)]
     c_code = (f"static PyObject *mc_classes[{max(len(aliases), 1)}];\n\n" + HELPERS_C.strip("\n")
               + f"\n\nstatic mc_attr_cache mc_attr_caches[{max(modattr_sites, 1)}];\n"
@@ -1152,6 +1152,6 @@ def _pxd(aliases: list[str], library: set[str], arities: set[tuple[str, int]],
     captured = [*aliases, *(f"{PREFIX}F_{name}" for name in sorted(library)),
                 *(f"{PREFIX}H_{name}" for name in direct), *(f"{ENTRY_GUARD}{name}" for name in entries)]
     declared = "".join(f"cpdef object {name}({', '.join('object ' + p for p in params)})\n"
-                       for name, params in cpdefs.items())
+                       for name, params in [*direct.items(), *entries.items()])
     return (f'cdef extern from *:\n    """\n{body}\n    """\n' + "\n".join(decls) + "\n\n"
             + "".join(f"cdef object {a}\n" for a in captured) + declared)
