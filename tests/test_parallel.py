@@ -115,6 +115,25 @@ def test_kip320_two_replicas_reference_counts():
     _same_for_all_workers(spec, c, CheckOptions(symmetry=True), workers=(2,))
 
 
+def test_tiny_worker_chunks_give_the_same_result(monkeypatch):
+    """A level in many chunks: a repeat in a later chunk, and a fingerprint seen in an earlier level,
+    are dropped early by the generator, exactly as the owner would have rejected them.
+
+    The models in these tests generate fewer than ``CHUNK_CANDIDATES`` successors per level; with
+    chunks of 7 every level of Kip320 with two replicas is split (the workers are forked, so they
+    see the patched value).
+    """
+    from modelcheck import parallel_worker
+
+    monkeypatch.setattr(parallel_worker, "CHUNK_CANDIDATES", 7)
+    spec, c = _setup("kip320", Replicas=2)
+    r = _same_for_all_workers(spec, c)
+    assert (r["distinct"], r["generated"], r["depth"]) == (5973, 11839, 18)
+    spec, c = _setup(GRID, Counters=3, Max=9, Limit=12)
+    (v,) = _same_for_all_workers(spec, c)["violations"]
+    assert len(v[2]) == 13
+
+
 @pytest.mark.parametrize("ref,length", [("truncate-to-hw", 9), ("kip101", 11), ("kip279", 11)])
 def test_strong_isr_violations_with_three_replicas(ref, length):
     """TLC reference table: StrongIsr fails with traces of 9 (truncate-to-hw) and 11 states."""
