@@ -47,6 +47,7 @@ cache; hashing them and freeing the losers right after they were built is
 what the one-process engine does a batch at a time.  At 131,072 they had left
 the caches: Kip320 with three replicas and two workers took 3.9 s instead of
 3.4 s (MaxLeaderEpoch=3, 58.8 s instead of 53.5 s)."""
+
 SUCC_BITS = 20
 """Bits of a discovery key for the successor index (a state has < 2**20 successors)."""
 
