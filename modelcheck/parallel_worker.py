@@ -85,6 +85,13 @@ def _hits_sorted(arr: np.ndarray, keys: np.ndarray) -> np.ndarray:
     return arr[idx] == keys
 
 
+def _merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The sorted union (with repeats) of two sorted arrays: timsort merges two runs in linear time."""
+    merged = np.concatenate((a, b))
+    merged.sort(kind="stable")
+    return merged
+
+
 def _buffered_fps(parents: list, seg_n: array, ts: list, fingerprint: Any) -> np.ndarray:
     """The fingerprints of ``ts``, the successors of ``parents`` (``seg_n[k]`` of ``parents[k]``), as int64."""
     ends = np.cumsum(np.array(seg_n, dtype=np.int64)).tolist()
@@ -164,7 +171,9 @@ class Worker:
         error = None
         expand = model.expand
         filtered_upto = 0
-        self.level_seen = np.empty(0, np.int64)  # fingerprints this worker generated in this level
+        # The fingerprints this worker generated in this level, sorted, in two tiers (see _drop_losers).
+        self.level_seen = np.empty(0, np.int64)
+        self.level_recent = np.empty(0, np.int64)
         if in_model is not None or action_ok is not None:
             for rank, own_fp, s in zip(self.f_ranks.tolist(), self.f_fps.tolist(), self.f_states):
                 j = 0
@@ -270,7 +279,7 @@ class Worker:
                 if unhashable is not None and unhashable[0] < error[0]:
                     error = unhashable
         self._drop_losers(filtered_upto, keys, fps, states, pfps, kept_ai)
-        self.level_seen = np.empty(0, np.int64)
+        self.level_seen = self.level_recent = np.empty(0, np.int64)
         self.cand_parent = np.frombuffer(cand_parent, dtype=np.int64).copy()
         self.cand_ai = np.frombuffer(cand_ai, dtype=np.int16).copy()
         self.keys = np.frombuffer(keys, dtype=np.int64).copy()
@@ -309,6 +318,12 @@ class Worker:
         Dropping them a chunk at a time keeps their states out of memory and
         out of the owners' files; the per-action "generated" counts are kept
         separately and are unaffected.  Returns the new length.
+
+        The level's fingerprints so far are two sorted arrays: each chunk's
+        new ones are merged into the small ``level_recent``, which is merged
+        into ``level_seen`` once it holds about sqrt(level x chunk) of them.
+        One array merged every chunk would move L**2 / (2 x chunk) items for a
+        level of L; the two tiers move about 2 x L x sqrt(L / chunk).
         """
         if len(fps) == start:
             return start
@@ -319,8 +334,9 @@ class Worker:
         sfps = chunk[order]
         keep_sorted = np.ones(len(sfps), dtype=bool)
         keep_sorted[1:] = sfps[1:] != sfps[:-1]  # stable: the first of equal keys is the earliest candidate
-        if len(self.level_seen):
-            keep_sorted &= ~_hits_sorted(self.level_seen, sfps)
+        for seen in (self.level_seen, self.level_recent):
+            if len(seen):
+                keep_sorted &= ~_hits_sorted(seen, sfps)
         if len(self.owned):  # only the fingerprints this worker owns can be in its visited set
             mine = np.flatnonzero(sfps % self.n == self.w)
             keep_sorted[mine] &= ~_hits_sorted(self.owned, sfps[mine])
@@ -328,9 +344,11 @@ class Worker:
         keep[order] = keep_sorted
         kept_sorted = sfps[keep_sorted]  # already sorted
         del chunk  # the buffer of ``fps`` is resized below
-        merged = np.concatenate((self.level_seen, kept_sorted))
-        merged.sort(kind="stable")  # two sorted runs: timsort merges them in linear time
-        self.level_seen = merged
+        recent = _merge_sorted(self.level_recent, kept_sorted)
+        if len(recent) * len(recent) >= CHUNK_CANDIDATES * max(len(self.level_seen), CHUNK_CANDIDATES):
+            self.level_seen = _merge_sorted(self.level_seen, recent)
+            recent = np.empty(0, np.int64)
+        self.level_recent = recent
         if keep.all():
             return len(fps)
         idx_keep = np.flatnonzero(keep)
@@ -425,9 +443,7 @@ class Worker:
 
     def advance(self, ranks: np.ndarray | None) -> dict:
         """Commit the level: owned fingerprints and (unless stopping) the next frontier."""
-        merged = np.concatenate((self.owned, self.pending_owned))
-        merged.sort(kind="stable")
-        self.owned = merged
+        self.owned = _merge_sorted(self.owned, self.pending_owned)
         self.pending_owned = np.empty(0, np.int64)
         self._drop_stored()
         if ranks is not None:
