@@ -25,7 +25,7 @@ from .errors import SpecRuntimeError
 from .frontier import StoredStates
 from .model import BoundModel
 from .successor_hash import successor_fingerprint_array
-from .visited import in_sorted
+from .visited import in_sorted, merge_sorted, sorted_in_sorted
 
 try:
     import cython  # read by Cython when ``modelcheck compile`` builds this module (see ``_pick``)
@@ -76,20 +76,6 @@ def _pick(states: list, positions: list, offset: int) -> list:
     for i in positions:
         out.append(states[off + i])
     return out
-
-
-def _hits_sorted(arr: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """For each of the sorted ``keys``: is it in the sorted ``arr`` (not empty)?"""
-    idx = np.searchsorted(arr, keys)
-    np.minimum(idx, len(arr) - 1, out=idx)
-    return arr[idx] == keys
-
-
-def _merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The sorted union (with repeats) of two sorted arrays: timsort merges two runs in linear time."""
-    merged = np.concatenate((a, b))
-    merged.sort(kind="stable")
-    return merged
 
 
 def _buffered_fps(parents: list, seg_n: array, ts: list, fingerprint: Any) -> np.ndarray:
@@ -336,17 +322,17 @@ class Worker:
         keep_sorted[1:] = sfps[1:] != sfps[:-1]  # stable: the first of equal keys is the earliest candidate
         for seen in (self.level_seen, self.level_recent):
             if len(seen):
-                keep_sorted &= ~_hits_sorted(seen, sfps)
+                keep_sorted &= ~sorted_in_sorted(seen, sfps)
         if len(self.owned):  # only the fingerprints this worker owns can be in its visited set
             mine = np.flatnonzero(sfps % self.n == self.w)
-            keep_sorted[mine] &= ~_hits_sorted(self.owned, sfps[mine])
+            keep_sorted[mine] &= ~sorted_in_sorted(self.owned, sfps[mine])
         keep = np.empty(len(chunk), dtype=bool)
         keep[order] = keep_sorted
         kept_sorted = sfps[keep_sorted]  # already sorted
         del chunk  # the buffer of ``fps`` is resized below
-        recent = _merge_sorted(self.level_recent, kept_sorted)
+        recent = merge_sorted(self.level_recent, kept_sorted)
         if len(recent) * len(recent) >= CHUNK_CANDIDATES * max(len(self.level_seen), CHUNK_CANDIDATES):
-            self.level_seen = _merge_sorted(self.level_seen, recent)
+            self.level_seen = merge_sorted(self.level_seen, recent)
             recent = np.empty(0, np.int64)
         self.level_recent = recent
         if keep.all():
@@ -443,7 +429,7 @@ class Worker:
 
     def advance(self, ranks: np.ndarray | None) -> dict:
         """Commit the level: owned fingerprints and (unless stopping) the next frontier."""
-        self.owned = _merge_sorted(self.owned, self.pending_owned)
+        self.owned = merge_sorted(self.owned, self.pending_owned)
         self.pending_owned = np.empty(0, np.int64)
         self._drop_stored()
         if ranks is not None:

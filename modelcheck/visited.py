@@ -29,12 +29,23 @@ def in_sorted(sorted_fps: np.ndarray, fps: np.ndarray) -> np.ndarray:
     if len(sorted_fps) == 0 or len(fps) == 0:
         return np.zeros(len(fps), dtype=bool)
     order = np.argsort(fps)
-    keys = fps[order]
+    found = np.empty(len(fps), dtype=bool)
+    found[order] = sorted_in_sorted(sorted_fps, fps[order])
+    return found
+
+
+def sorted_in_sorted(sorted_fps: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """:func:`in_sorted` for ``keys`` already sorted (and ``sorted_fps`` not empty): no sort, no reorder."""
     idx = np.searchsorted(sorted_fps, keys)
     np.minimum(idx, len(sorted_fps) - 1, out=idx)
-    found = np.empty(len(fps), dtype=bool)
-    found[order] = sorted_fps[idx] == keys
-    return found
+    return sorted_fps[idx] == keys
+
+
+def merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The sorted union (with repeats) of two sorted arrays: timsort merges two runs in linear time."""
+    merged = np.concatenate((a, b))
+    merged.sort(kind="stable")
+    return merged
 
 
 class VisitedSet:
@@ -70,9 +81,7 @@ class VisitedSet:
         if self.level:
             new = np.fromiter(self.level, dtype=np.int64, count=len(self.level))
             new.sort()
-            merged = np.concatenate((self.old, new))
-            merged.sort(kind="stable")
-            self.old = merged
+            self.old = merge_sorted(self.old, new)
             self.level = set()
 
     def discard_level(self) -> None:

@@ -547,8 +547,6 @@ SPEC = Spec(name="entries", title="entries", constants=Consts, init=lambda c: [0
 '''
 
 
-
-
 def test_rewrite_declares_plainly_decorated_actions_cpdef_without_moving_a_line(tmp_path: Path) -> None:
     pkg = _module_package(tmp_path, "entpkg", "acts", ENTRIES)
     out = record_rewrite.rewrite(ENTRIES, "entpkg.acts", {"entpkg": str(pkg)})
