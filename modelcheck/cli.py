@@ -21,6 +21,7 @@ from . import __version__
 from .constants import make_constants, parse_value
 from .errors import ModelCheckError, SpecRuntimeError, UsageError
 from .loader import load_spec, registered_specs, spec_reference
+from .option_conflicts import option_conflict
 from .progress import stderr_sink
 from .report import coverage_lines, result_to_json, summary_lines, trace_to_json
 from .result import CheckOptions, CheckResult
@@ -172,6 +173,11 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     or a deadlock was found (the shortest trace is printed), 2 bad input or a
     spec error.
     """
+    if master is not None:
+        engine = "spark"
+    conflict = option_conflict(_explicit_params(ctx), simulate=simulate, engine=engine)
+    if conflict:
+        raise UsageError(conflict)
     spec = load_spec(spec_ref)
     c = build_constants(spec, consts)
     _check_invariant_names(spec, invariants)
@@ -190,8 +196,6 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
         resume=resume,
         max_memory_mb=max_memory_mb,
     )
-    if master is not None:
-        engine = "spark"
     sink = None if quiet else stderr_sink()
     out = sys.stderr if as_json else sys.stdout
     inv_names = options.invariants or spec.default_invariants
@@ -243,6 +247,12 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     ctx.exit(result.exit_code)
 
 
+def _explicit_params(ctx: click.Context) -> dict[str, Any]:
+    """The parameters the user set on the command line or through the environment, with their values."""
+    given = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
+    return {name: value for name, value in ctx.params.items() if ctx.get_parameter_source(name) in given}
+
+
 def _write_counterexamples(spec: Spec, c: Any, result: CheckResult, out_dir: str) -> None:
     """Trace JSON and renderings for each violation: ``DIR/trace.*``, then ``DIR/trace-2.*``..."""
     from modelcheck.counterexamples.render import write_outputs
@@ -292,6 +302,11 @@ def graph_cmd(spec_ref: str, consts: tuple, invariants: tuple, fmt: str, limit: 
                                                         state_graph_json)
     from .model import BoundModel
 
+    if master is not None:
+        engine = "spark"
+    conflict = option_conflict(_explicit_params(ctx), simulate=simulate, engine=engine)
+    if conflict:
+        raise UsageError(conflict)
     spec = load_spec(spec_ref)
     c = build_constants(spec, consts)
     _check_invariant_names(spec, invariants)

@@ -89,6 +89,15 @@ ERRORS = [
     (("check", str(MODELS / "broken" / "list_state.py")), "init produced a non-canonical state: state is a list"),
     (("check", "tests/models/missing.py"), "no spec file"),
     (("check", "kip320", "--max-depth", "0"), "Invalid value for '--max-depth'"),
+    # Options the chosen search would ignore are refused rather than silently dropped.
+    (("check", "kip320", "--seed", "7"), "--seed applies only with --simulate"),
+    (("check", "kip320", "--walk-seconds", "5"), "--walk-seconds applies only with --simulate"),
+    (("check", "kip320", "--simulate", "--workers", "2"), "--workers does not apply to --simulate"),
+    (("check", "kip320", "--simulate", "--checkpoint", "ckpt"), "--checkpoint does not apply to --simulate"),
+    (("check", "kip320", "--simulate", "--master", "local[1]"), "--master does not apply to --simulate"),
+    (("check", "kip320", "--engine", "spark", "--workers", "2"), "--workers is for the local engine"),
+    (("check", "kip320", "--master", "local[1]", "--max-memory", "500"), "--max-memory is supported by the local engine only"),
+    (("check", "kip320", "--partitions", "4"), "--partitions applies to the Spark engine only"),
 ]
 
 
