@@ -302,11 +302,6 @@ def graph_cmd(spec_ref: str, consts: tuple, invariants: tuple, fmt: str, limit: 
                                                         state_graph_json)
     from .model import BoundModel
 
-    if master is not None:
-        engine = "spark"
-    conflict = option_conflict(_explicit_params(ctx), simulate=simulate, engine=engine)
-    if conflict:
-        raise UsageError(conflict)
     spec = load_spec(spec_ref)
     c = build_constants(spec, consts)
     _check_invariant_names(spec, invariants)
