@@ -1,15 +1,20 @@
 """The Spark engine: the local engine's BFS, with the frontier and visited set distributed.
 
 Each of P partitions owns one shard of the fingerprint space (``fp % P``).
-A level is: expand the frontier (``mapPartitionsWithIndex``), shuffle the
-candidates to their owners (``partitionBy`` with the shards' partitioner),
-``union`` them with the shards (same partitioner, so partition i of both
-sides meet) and run one ``mapPartitions`` that deduplicates against the
-shard, checks invariants on new states, and emits the next frontier, the
-updated shard and the (fingerprint, parent) records.  The result is persisted
-and its lineage cut (``localCheckpoint`` on local masters; a reliable
-``checkpoint`` on clusters, so a lost executor costs a recomputation, not the
-run).
+A level's RDD holds, in partition i, shard i's visited set and the candidate
+states the shuffle brought to it (each with its discovery key, parent and
+action).  A level is one Python pass per partition (``mapPartitionsWithIndex``
+of :func:`modelcheck.spark_explore.executor.level_task`): keep the candidates
+the shard has not seen (the smallest key wins a fingerprint), check their
+invariants, report the (fingerprint, parent) records through an accumulator,
+and expand them at once; their successors, with the updated shard, go
+through ``partitionBy`` with the shards' partitioner to make the next level's
+RDD, which is persisted and its lineage cut (``localCheckpoint`` on local
+masters; a reliable ``checkpoint`` on clusters, so a lost executor costs a
+recomputation, not the run).  New states are never pickled: they exist only
+inside the task that finds and expands them.  When the driver needs a level's
+states again (a checkpoint, or the counts where a run stops mid-level), the
+level's merge is repeated on the RDD it came from, which is deterministic.
 
 Results are identical to the local engine's, counts and first violation
 included, because candidates carry discovery keys (see
@@ -164,39 +169,32 @@ class SparkBFS(SearchCounters):
         self._old = []
 
     def _level_rdd(self, frontier: list, fps: np.ndarray) -> Any:
-        """A level's RDD built on the driver: the visited set ``fps`` as P shards (``fp % P``) and
-        the frontier (``(fp, key, state)`` in key order) cut into P contiguous runs."""
+        """A first level's RDD, built on the driver: the visited set ``fps`` as P shards (``fp % P``) and
+        the states to expand (``(fp, key, state)`` in key order) cut into P contiguous runs."""
         fps = np.asarray(fps, dtype=np.int64)
         owners = fps % self.P  # numpy follows Python: never negative for a positive P
         n = len(frontier)
         parts = []
         for i in range(self.P):
-            run = [(fp, key, s, 0) for fp, key, s in frontier[i * n // self.P:(i + 1) * n // self.P]]
-            records = [(ex.NEW, ex._dumps(run[j:j + ex.CHUNK])) for j in range(0, len(run), ex.CHUNK)]
-            parts.append((i, [(ex.SHARD, np.sort(fps[owners == i]))] + records))
+            run = frontier[i * n // self.P:(i + 1) * n // self.P]
+            records = [(i, (ex.FRONTIER, ex._dumps(run[j:j + ex.CHUNK]))) for j in range(0, len(run), ex.CHUNK)]
+            parts.append((i, [(i, (ex.SHARD, np.sort(fps[owners == i])))] + records))
         rdd = (self.sc.parallelize(parts, self.P)
                .partitionBy(self.P, self.part_func)
                .mapPartitions(_unwrap, preservesPartitioning=True))
         return self._cut_lineage(rdd)
 
-    def _union(self, a: Any, b: Any) -> Any:
-        """Partition i of ``a`` followed by partition i of ``b``, without PySpark's re-serializing copy.
+    def _next_level(self, rdd: Any, level: int | None, expand: bool) -> Any:
+        """The RDD of the level after ``rdd``'s: one level task per partition, then the shuffle to owners.
 
-        ``RDD.union`` copies one side through Python (unpickle, pickle) when the
-        two sides' serializers differ, which they do here (auto-batched vs. the
-        shuffle's batches). Both are streams of pickled lists, so the merge reads
-        either with the shuffle's deserializer; and both sides have the same
-        partitioner, so the JVM unites them partition by partition.
+        ``level`` is the number the tasks report their new states under (None
+        for a first level, whose states were given, not found).
         """
-        from pyspark import RDD
-
-        if a.partitioner != b.partitioner or a.getNumPartitions() != self.P or b.getNumPartitions() != self.P:
-            raise RuntimeError("a level and its candidates are not co-partitioned")
-        rdd = RDD(a._jrdd.union(b._jrdd), self.sc, b._jrdd_deserializer)
-        if rdd.getNumPartitions() != self.P:
-            raise RuntimeError("the union lost the shard partitioner")
-        rdd.partitioner = a.partitioner
-        return rdd
+        tasks = rdd.mapPartitionsWithIndex(functools.partial(ex.level_task, self.job, self.stats, level, expand))
+        nxt = tasks.partitionBy(self.P, self.part_func)
+        if nxt.getNumPartitions() != self.P:
+            raise RuntimeError("a level lost the shard partitioner")
+        return self._cut_lineage(nxt)
 
     # -- interrupts ---------------------------------------------------------------
 
@@ -232,15 +230,16 @@ class SparkBFS(SearchCounters):
 
     # -- checkpoints ----------------------------------------------------------------
 
-    def _write_checkpoint(self, level: int, frontier_rdd: Any, elapsed: float) -> None:
+    def _write_checkpoint(self, level: int, source: Any, elapsed: float) -> None:
         """The boundary before ``level`` is expanded, in the local engine's format (2).
 
-        The frontier is collected to the driver (sorted into discovery order),
-        and the visited set is the union of the parent records' levels, which
-        the driver holds anyway.
+        The frontier (the states of ``source``, the RDD level ``level`` was
+        found in) is collected to the driver and sorted into discovery order;
+        the visited set is the union of the parent records' levels, which the
+        driver holds anyway.
         """
         t0 = time.perf_counter()
-        records = self._action(frontier_rdd.mapPartitions(ex.frontier_states).collect, abandonable=False)
+        records = self._action(source.mapPartitions(ex.frontier_records).collect, abandonable=False)
         records.sort(key=lambda r: r[1])
         fps = np.fromiter((r[0] for r in records), dtype=np.int64, count=len(records))
         self._reorder_level(level, fps)
@@ -328,9 +327,12 @@ class SparkBFS(SearchCounters):
             level = 0
             frontier, seen, stop = self._initial_level()
         self.stats = self.sc.accumulator({}, ex.StatsParam())
-        # The RDD of the current level (partitioned by owner: shard + new states); None when empty.
-        frontier_rdd = self._level_rdd(frontier, seen) if frontier else None
-        self._old = [frontier_rdd] if frontier_rdd is not None else []
+        # The RDD the current level was found in (``source``: its states are its merge's winners, or
+        # given for a first level; None when the level is empty), and the RDD of the candidates
+        # for the level after (``found``: None until a first level is expanded).
+        source = self._level_rdd(frontier, seen) if frontier else None
+        found = None
+        self._old = [source] if source is not None else []
         del frontier, seen
         ticker = Ticker(self.progress_seconds)
         last_checkpoint = time.perf_counter()
@@ -344,8 +346,8 @@ class SparkBFS(SearchCounters):
             self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="spark-action")
         elapsed = lambda: self.elapsed_before + time.perf_counter() - start  # noqa: E731
         try:
-            while frontier_rdd is not None and not stop:
-                # A level boundary: frontier_rdd holds level ``level``, the counters are this boundary's.
+            while source is not None and not stop:
+                # A level boundary: ``source`` holds level ``level``, the counters are this boundary's.
                 self.queue_left = len(self.parents.fps[level])
                 if opts.max_depth is not None and level + 1 >= opts.max_depth:
                     self.stopped_by = "max-depth"
@@ -354,12 +356,12 @@ class SparkBFS(SearchCounters):
                     raise _Stop
                 if self.ckpt.directory and self.checkpointed_level != level and \
                         time.perf_counter() - last_checkpoint >= self.ckpt.every:
-                    self._write_checkpoint(level, frontier_rdd, elapsed())
+                    self._write_checkpoint(level, source, elapsed())
                     last_checkpoint = time.perf_counter()
                 t0 = time.perf_counter()
                 boundary = self._boundary()
                 try:
-                    frontier_rdd, stop = self._level(level, frontier_rdd)
+                    source, found, stop = self._level(level, source, found)
                 except (_Stop, KeyboardInterrupt):
                     self._roll_back(boundary)
                     raise
@@ -375,7 +377,7 @@ class SparkBFS(SearchCounters):
             self.queue_left = len(self.parents.fps[level])
             if self.ckpt.directory and self.checkpointed_level != level:
                 try:
-                    self._write_checkpoint(level, frontier_rdd, elapsed())
+                    self._write_checkpoint(level, source, elapsed())
                 except KeyboardInterrupt:
                     self._cancel_quietly()  # a second Ctrl-C: the last checkpoint written stays valid
         except KeyboardInterrupt:
@@ -446,35 +448,35 @@ class SparkBFS(SearchCounters):
             raise RuntimeError(f"a parent of level {level + 2} is not in level {level + 1}")
         self.parents.add_level(fps, idx)
 
-    def _level(self, level: int, frontier_rdd: Any) -> tuple[Any, bool]:
-        """Expand level ``level`` (0-based); returns the next level's RDD (None when empty) and stop.
+    def _level(self, level: int, source: Any, found: Any) -> tuple[Any, Any, bool]:
+        """Find level ``level + 1`` (0-based) and expand it; returns its RDD and the next one's, and stop.
 
-        One Spark job of two stages, with one Python pass per partition each:
-        expansion (reading the level's new states, writing candidates per owner
-        to the shuffle) and the merge (reading the level's shard and the
-        candidates, writing the next shard and new states). The job's action
-        is a JVM-side count; each merge task reports its partition's facts
-        through an accumulator, so no Python pass re-reads the persisted level.
+        ``source`` is the RDD level ``level`` was found in, ``found`` the RDD of
+        its successors (None: expand ``source``, a first level, in the same
+        job).  One Spark job whose action is a JVM-side count of the next
+        level's RDD; the level tasks report their partitions' facts through an
+        accumulator.  Level ``level + 1``'s successors are generated in the
+        same pass unless ``--max-depth`` stops the search before them.
         """
         model = self.model
         opts = model.options
         job = self.job
-        expanded = frontier_rdd.mapPartitionsWithIndex(functools.partial(ex.expand_partition, job))
-        candidates = expanded.partitionBy(self.P, self.part_func)
-        union = self._union(frontier_rdd, candidates)
-        merged = self._cut_lineage(union.mapPartitionsWithIndex(
-            functools.partial(ex.merge_shard, job, self.stats, level), preservesPartitioning=True))
+        if found is None:
+            found = self._next_level(source, None, True)
+            self._old.append(found)
+        expand = opts.max_depth is None or level + 2 < opts.max_depth
+        nxt = self._next_level(found, level, expand)
         t_job = time.perf_counter()
         try:
-            self._action(merged._jrdd.count)
+            self._action(nxt._jrdd.count)
         except BaseException:
-            merged.unpersist(blocking=False)
+            nxt.unpersist(blocking=False)
             raise
         self.job_seconds = time.perf_counter() - t_job
-        found = self.stats.value
-        stats = [found.pop((level, i)) for i in range(self.P)]
-        for key in [k for k in found if k[0] <= level]:  # late copies from recomputed tasks
-            del found[key]
+        found_stats = self.stats.value
+        stats = [found_stats.pop((level, i)) for i in range(self.P)]
+        for key in [k for k in found_stats if k[0] is None or k[0] <= level]:  # late copies from recomputed tasks
+            del found_stats[key]
 
         # Gather the level's facts on the driver.
         level_generated = [0] * len(model.actions)
@@ -488,7 +490,7 @@ class SparkBFS(SearchCounters):
         if errors:
             # Spec code raised on an executor: the first in discovery order, with the trace to its parent.
             _key, pfp, message, where = errors[0]
-            merged.unpersist(blocking=False)
+            nxt.unpersist(blocking=False)
             raise SpecRuntimeError(message, spec=model.spec.name, where=where,
                                    trace=replay(model, self.parents.path_to(level, pfp)))
         self._add_level(level, fps, par)
@@ -515,7 +517,7 @@ class SparkBFS(SearchCounters):
             events.append((deadlocked[0][0], 1, "deadlock", deadlocked[0]))
         if opts.max_states is not None and self.distinct + new_count >= opts.max_states:
             need = opts.max_states - self.distinct
-            keys = sorted(self._action(merged.mapPartitions(ex.new_keys).collect))
+            keys = sorted(self._action(found.mapPartitions(ex.new_keys).collect))
             parent = keys[max(need, 1) - 1][:-2]
             events.append((parent, 2, "max-states", None))
         event = min(events, key=lambda e: (e[0], e[1])) if events else None
@@ -533,9 +535,9 @@ class SparkBFS(SearchCounters):
             # The local engine stopped after the parent ``bound``: count what it had seen by then.
             bound = event[0]
             gen_counts = _sum_counts(self._action(
-                frontier_rdd.mapPartitions(functools.partial(ex.count_generated, job, bound)).collect))
+                source.mapPartitions(functools.partial(ex.count_generated, job, bound)).collect))
             new_counts = _sum_counts(self._action(
-                merged.mapPartitions(functools.partial(ex.count_new, bound)).collect))
+                found.mapPartitions(functools.partial(ex.count_new, bound)).collect))
             for ai, n in gen_counts.items():
                 self.act_generated[ai] += n
             for ai, n in new_counts.items():
@@ -560,18 +562,19 @@ class SparkBFS(SearchCounters):
             dkey, dfp = deadlocked[0]
             if bound is None or dkey <= bound:
                 self._record("deadlock", "Deadlock", "a reachable state has no successor", level, dfp)
-        # The level before is no longer needed: ``merged`` holds the shards and the new frontier.
+        # Level ``level`` is no longer needed: ``found`` holds level ``level + 1``, ``nxt`` its successors.
+        self._old = [rdd for rdd in self._old if rdd is not found]
         self._release_old()
-        self._old = [merged]
+        self._old = [found, nxt]
         if event is not None:
             if event[2] == "max-states":
                 self.stopped_by = "max-states"
             self.queue_left = kept_new
-            return None, True
+            return None, None, True
         self.queue_left = new_count
         if new_count == 0:
-            return None, False
-        return merged, False
+            return None, None, False
+        return found, nxt, False
 
 
 def _ship_user_module(sc: Any, path: str) -> str:

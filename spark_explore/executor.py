@@ -19,6 +19,7 @@ import functools
 import gc
 import pickle
 import struct
+from array import array
 from functools import lru_cache
 from typing import Any, Iterable, Iterator
 
@@ -30,7 +31,7 @@ from modelcheck.errors import SpecRuntimeError
 from modelcheck.loader import load_spec
 from modelcheck.model import BoundModel
 from modelcheck.result import CheckOptions
-from modelcheck.visited import merge_sorted
+from modelcheck.visited import in_sorted, merge_sorted
 
 SEQ = struct.Struct(">H")
 MAX_SUCCESSORS = 1 << 16
@@ -39,17 +40,13 @@ MAX_SUCCESSORS = 1 << 16
 CHUNK = 8192
 """Records pickled together: a chunk is one pickle, so states share the sub-objects they share in memory."""
 
-# A level's persisted RDD (one per BFS level, partitioned like the shards) holds, per partition:
-SHARD = "shard"  # (SHARD, sorted int64 numpy array of the fingerprints this shard has seen)
-NEW = "new"  # (NEW, pickled list of (fp, key, state, action)): the level's new states, in key order
-# String tags: the merge reads these mixed with (owner, payload) candidate pairs, whose first element
-# is an int, so a tag can never be mistaken for an owner (or vice versa).
-#
-# Expansion sends (owner, payload) pairs through the shuffle; the payloads are:
-BLOB = 0  # (BLOB, pickled list of (fp, key, parent fp, action, state)): candidates for one owner
+# A level's RDD (persisted, partitioned by shard) holds (shard index, payload) pairs. The payloads:
+BLOB = 0  # (BLOB, pickled list of (fp, key, parent fp, action, state)): candidates for this shard
 GEN_STATS = 1  # (GEN_STATS, partition, generated per action, [(key, fp) of deadlocked states])
+SHARD = 2  # (SHARD, sorted int64 numpy array of the fingerprints this shard has seen)
+FRONTIER = 3  # (FRONTIER, pickled list of (fp, key, state)): states to expand as given (a first level)
 SPEC_ERROR = 5  # (SPEC_ERROR, partition, parent key, parent fp, message, where) -- spec code raised
-# The merge reports each partition's facts through an accumulator, as {(level, partition): stats}:
+# A level task reports each partition's facts through an accumulator, as {(level, partition): stats}:
 # stats = (fps, parent fps, distinct per action, violations, {property: min key},
 #          generated per action, deadlocked, spec errors) -- the last three gathered from
 #          GEN_STATS and SPEC_ERROR payloads.
@@ -80,60 +77,180 @@ def owner(fp: int, partitions: int) -> int:
     return fp % partitions
 
 
-def frontier_states(records: Iterable[tuple]) -> Iterator[tuple]:
-    """The (fp, key, state, action) records of the new states in a level's partition, in key order."""
-    for rec in records:
-        if rec[0] == NEW:
-            yield from pickle.loads(rec[1])
+class _Level:
+    """One partition of a level's RDD, read: its shard, and its candidates or the states it was given."""
+
+    __slots__ = ("visited", "best", "given", "generated", "deadlocked", "errors")
+
+    def __init__(self, records: Iterable[tuple], n_actions: int) -> None:
+        self.visited = np.empty(0, dtype=np.int64)
+        self.best: dict[int, tuple] = {}  # fingerprint -> its candidate with the smallest key
+        self.given: list | None = None  # FRONTIER records: (fp, key, state), in key order
+        self.generated = [0] * n_actions
+        self.deadlocked: list = []
+        self.errors: list = []  # (parent key, parent fp, message, where)
+        best = self.best
+        for _owner, value in records:
+            kind = value[0]
+            if kind == BLOB:
+                for cand in pickle.loads(value[1]):
+                    fp = cand[0]
+                    cur = best.get(fp)
+                    if cur is None or cand[1] < cur[1]:
+                        best[fp] = cand
+            elif kind == SHARD:
+                self.visited = value[1]
+            elif kind == FRONTIER:
+                self.given = (self.given or []) + pickle.loads(value[1])
+            elif kind == GEN_STATS:
+                self.generated = [a + b for a, b in zip(self.generated, value[2])]
+                self.deadlocked += value[3]
+            elif kind == SPEC_ERROR:
+                self.errors.append(value[2:])
+
+    def new_states(self) -> tuple[np.ndarray, list]:
+        """The candidates whose fingerprint the shard has not seen, in key order, and their fingerprints."""
+        fps = np.fromiter(self.best.keys(), dtype=np.int64, count=len(self.best))
+        fresh = fps[~in_sorted(self.visited, fps)] if len(self.visited) else fps
+        best = self.best
+        return fresh, sorted((best[fp] for fp in fresh.tolist()), key=lambda c: c[1])
 
 
-def expand_partition(job: tuple, index: int, records: Iterable[tuple]) -> Iterator[tuple]:
-    """Expand one frontier partition: (owner, payload) pairs of candidates, then this partition's counts."""
+def level_states(records: Iterable[tuple]) -> Iterator[tuple]:
+    """The states of the level a partition of a level's RDD defines, as (fp, key, state, action), in key order.
+
+    A first level's partition holds them (FRONTIER; action 0); any other
+    holds the candidates they are the winners of, and the merge is repeated
+    (it is deterministic: the same states a level task found).
+    """
+    part = _Level(records, 0)
+    if part.given is not None:
+        for fp, key, s in part.given:
+            yield fp, key, s, 0
+        return
+    for fp, key, _pfp, ai, t in part.new_states()[1]:
+        yield fp, key, t, ai
+
+
+def level_task(job: tuple, stats: Any, level: int | None, expand: bool, index: int,
+               records: Iterable[tuple]) -> Iterator[tuple]:
+    """A level of the search for one shard, in one pass: merge, check, expand.
+
+    Reads the shard and the candidates the shuffle brought (or, for a first
+    level, the states given), keeps the candidates the shard has not seen,
+    checks their invariants and reports the partition's facts as level
+    ``level`` (none for a first level, ``level`` None), and, if ``expand``,
+    generates their successors: (owner, payload) pairs for the next shuffle,
+    with the updated shard, keyed by this partition, among them.  The new
+    states are never pickled: they live only inside this task, from the
+    merge that finds them to the expansion that consumes them.
+    """
     with _no_cyclic_gc():
-        yield from _expand_partition(job, index, records)
+        yield from _level_task(job, stats, level, expand, index, records)
 
 
-def _expand_partition(job: tuple, index: int, records: Iterable[tuple]) -> Iterator[tuple]:
+def _level_task(job: tuple, stats: Any, level: int | None, expand: bool, index: int,
+                records: Iterable[tuple]) -> Iterator[tuple]:
     model = bound_model(*job[:3])
     n_actions = len(model.actions)
+    part = _Level(records, n_actions)
+    if part.given is not None:
+        shard = part.visited
+        frontier: list = [(fp, key, 0, 0, s) for fp, key, s in part.given]
+        check = None
+    else:
+        fresh, frontier = part.new_states()
+        # Both sides are duplicate-free and disjoint, so the union is a merge of two sorted runs.
+        shard = merge_sorted(part.visited, np.sort(fresh))
+        check = _Checks(model)
+    yield index, (SHARD, shard)
+    partitions = owner_count(job)
     generated = [0] * n_actions
     deadlocked = []
     check_deadlock = model.check_deadlock
     constrained = model.spec.state_constraint is not None or model.spec.action_constraint is not None
     budget = [200, 0]  # deep canonical checks (40 µs each) on the first successors of each task
     # Map-side dedup: a fingerprint already emitted by this task came with a smaller key (parents
-    # arrive in ascending key order), so a repeat can never win; it stays behind, like a
+    # are taken in ascending key order), so a repeat can never win; it stays behind, like a
     # constrained-out successor, still counted as generated.
     emitted: set[int] = set()
     last_key = b""
-    partitions = owner_count(job)
     out: list[list] = [[] for _ in range(partitions)]
     error = None
-    for pfp, key, s, _ai in frontier_states(records):
-        if error is not None:
-            continue  # read the input to its end: a worker that leaves input unread is not reused
+    for fp, key, pfp, ai, s in frontier:
+        if check is not None:
+            check.state(fp, key, pfp, ai, s)
+        if not expand or error is not None:
+            continue
         if key < last_key:  # not in discovery order: dedup would be unsound, so stop doing it
             emitted = _NoSet()
         last_key = key
         try:
-            _expand_one(model, key, pfp, s, generated, emitted, constrained, budget, out, partitions)
+            _expand_one(model, key, fp, s, generated, emitted, constrained, budget, out, partitions)
         except SpecRuntimeError as err:
             # Reported by the driver, with the trace to this parent, as the local engine does.
-            error = (SPEC_ERROR, index, key, pfp, str(err), err.where)
+            error = (SPEC_ERROR, index, key, fp, str(err), err.where)
             continue
         if not budget[1] and check_deadlock:
-            deadlocked.append((key, pfp))
+            deadlocked.append((key, fp))
         for q in range(partitions):
             if len(out[q]) >= CHUNK:
-                yield q, (BLOB, _dumps(out[q]))
+                yield from _blob(q, out[q], shard if q == index else None)
                 out[q] = []
+    del frontier
     for q in range(partitions):
         if out[q]:
-            yield q, (BLOB, _dumps(out[q]))
+            yield from _blob(q, out[q], shard if q == index else None)
     if error is not None:
         yield index, error
-    # Keyed by the partition's index, so the shuffle brings it to merge task ``index`` (owner(i) = i).
-    yield index, (GEN_STATS, index, generated, deadlocked)
+    if expand:
+        # Keyed by this partition, so the shuffle brings it to this shard's next level task.
+        yield index, (GEN_STATS, index, generated, deadlocked)
+    if check is not None and level is not None:
+        stats.add({(level, index): (np.array(check.fps, dtype=np.int64), np.array(check.parent_fps, dtype=np.int64),
+                                    check.distinct, check.violations,
+                                    check.sometimes, part.generated, part.deadlocked,
+                                    part.errors + check.errors)})
+
+
+def _blob(q: int, cands: list, shard: np.ndarray | None) -> Iterator[tuple]:
+    """One pickled chunk of candidates for shard ``q``; those ``shard`` (q's own, if here) has seen stay behind."""
+    if shard is not None and len(shard):
+        fps = np.fromiter((c[0] for c in cands), dtype=np.int64, count=len(cands))
+        unseen = (~in_sorted(shard, fps)).tolist()
+        cands = [c for c, keep in zip(cands, unseen) if keep]
+    if cands:
+        yield q, (BLOB, _dumps(cands))
+
+
+class _Checks:
+    """The new states' facts for the driver: parent records, per-action counts, violations, properties."""
+
+    def __init__(self, model: BoundModel) -> None:
+        self.model = model
+        self.fps = array("q")
+        self.parent_fps = array("q")
+        self.distinct = [0] * len(model.actions)
+        self.violations: list = []
+        self.sometimes: dict[str, bytes] = {}
+        self.errors: list = []
+        self.invariants = bool(model.invariants)
+
+    def state(self, fp: int, key: bytes, pfp: int, ai: int, t: Any) -> None:
+        model = self.model
+        self.distinct[ai] += 1
+        self.fps.append(fp)
+        self.parent_fps.append(pfp)
+        try:
+            failed = [inv.name for inv in model.failed_invariants(t)] if self.invariants else []
+            for p in model.sometimes:
+                if p.name not in self.sometimes and model._call(f"property {p.name}", p.fn, model.c, t):
+                    self.sometimes[p.name] = key  # keys ascend here, so the first is the smallest
+        except SpecRuntimeError as err:
+            self.errors.append((key[:-2], pfp, str(err), err.where))
+            failed = []
+        if failed:
+            self.violations.append((key, fp, failed))
 
 
 def owner_count(job: tuple) -> int:
@@ -182,17 +299,6 @@ class _NoSet(set):
         return None
 
 
-def merge_shard(job: tuple, stats: Any, level: int, index: int, records: Iterable[Any]) -> Iterator[tuple]:
-    """Deduplicate one shard's candidates against its visited set; check invariants on what is new.
-
-    Reads the previous level's partition (its shard; its new states are skipped
-    unopened) and the candidates the shuffle brought; emits the updated shard and
-    the new states, and reports the partition's facts through ``stats``.
-    """
-    with _no_cyclic_gc():
-        yield from _merge_shard(job, stats, level, index, records)
-
-
 @contextlib.contextmanager
 def _no_cyclic_gc() -> Iterator[None]:
     """Pause the cyclic garbage collector for a task, as the local engine does for its search.
@@ -210,94 +316,37 @@ def _no_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _merge_shard(job: tuple, stats: Any, level: int, index: int, records: Iterable[Any]) -> Iterator[tuple]:
-    model = bound_model(*job[:3])
-    visited = np.empty(0, dtype=np.int64)
-    best: dict[int, tuple] = {}
-    generated = [0] * len(model.actions)
-    deadlocked: list = []
-    errors: list = []  # (parent key, parent fp, message, where)
-    for rec in records:
-        tag = rec[0]
-        if type(tag) is str:
-            if tag == SHARD:
-                visited = rec[1]
-            continue
-        value = rec[1]
-        kind = value[0]
-        if kind == BLOB:
-            for cand in pickle.loads(value[1]):
-                fp = cand[0]
-                cur = best.get(fp)
-                if cur is None or cand[1] < cur[1]:
-                    best[fp] = cand
-        elif kind == GEN_STATS:
-            generated = [a + b for a, b in zip(generated, value[2])]
-            deadlocked += value[3]
-        elif kind == SPEC_ERROR:
-            errors.append(value[2:])
-    fps = np.fromiter(best.keys(), dtype=np.int64, count=len(best))
-    if len(visited) and len(fps):
-        pos = np.searchsorted(visited, fps)
-        pos[pos == len(visited)] = 0
-        fresh = fps[visited[pos] != fps]
-    else:
-        fresh = fps
-    new = sorted((best[fp] for fp in fresh.tolist()), key=lambda c: c[1])
-    distinct = [0] * len(model.actions)
-    violations = []
-    sometimes: dict[str, bytes] = {}
-    par_fp = np.empty(len(new), dtype=np.int64)
-    par_parent = np.empty(len(new), dtype=np.int64)
-    check = bool(model.invariants)
-    out = []
-    for i, (fp, key, pfp, ai, t) in enumerate(new):
-        distinct[ai] += 1
-        par_fp[i] = fp
-        par_parent[i] = pfp
-        try:
-            failed = [inv.name for inv in model.failed_invariants(t)] if check else []
-            for p in model.sometimes:
-                if p.name not in sometimes and model._call(f"property {p.name}", p.fn, model.c, t):
-                    sometimes[p.name] = key  # keys ascend here, so the first is the smallest
-        except SpecRuntimeError as err:
-            errors.append((key[:-2], pfp, str(err), err.where))
-            failed = []
-        if failed:
-            violations.append((key, fp, failed))
-        out.append((fp, key, t, ai))
-        if len(out) >= CHUNK:
-            yield (NEW, _dumps(out))
-            out = []
-    if out:
-        yield (NEW, _dumps(out))
-    # Both sides are duplicate-free and disjoint, so the union is a merge of two sorted runs
-    # (np.union1d hashes every item again: 4 of the 30 Python seconds of Kip320 with three replicas).
-    yield (SHARD, merge_sorted(visited, np.sort(fresh)))
-    stats.add({(level, index): (par_fp, par_parent, distinct, violations, sometimes, generated, deadlocked,
-                                errors)})
-
-
 def count_generated(job: tuple, bound: bytes, records: Iterable[tuple]) -> Iterator[dict]:
-    """Successors generated per action by the partition's parents whose key is at most ``bound``."""
+    """Successors generated per action by the partition's states whose key is at most ``bound``."""
     model = bound_model(*job[:3])
     counts: dict[int, int] = {}
-    for _fp, key, s, _ai in frontier_states(records):
-        if key <= bound:
-            for ai, _b, _t in model.successors(s):
-                counts[ai] = counts.get(ai, 0) + 1
+    with _no_cyclic_gc():
+        for _fp, key, s, _ai in level_states(records):
+            if key <= bound:
+                for ai, _b, _t in model.successors(s):
+                    counts[ai] = counts.get(ai, 0) + 1
     yield counts
 
 
 def count_new(bound: bytes, records: Iterable[tuple]) -> Iterator[dict]:
-    """New states per action whose parent's key is at most ``bound``."""
+    """The partition's states per action whose parent's key is at most ``bound``."""
     counts: dict[int, int] = {}
-    for _fp, key, _s, ai in frontier_states(records):
-        if key[:-2] <= bound:
-            counts[ai] = counts.get(ai, 0) + 1
+    with _no_cyclic_gc():
+        for _fp, key, _s, ai in level_states(records):
+            if key[:-2] <= bound:
+                counts[ai] = counts.get(ai, 0) + 1
     yield counts
 
 
 def new_keys(records: Iterable[tuple]) -> Iterator[bytes]:
-    for _fp, key, _s, _ai in frontier_states(records):
-        yield key
+    """The keys of the partition's states."""
+    with _no_cyclic_gc():
+        for _fp, key, _s, _ai in level_states(records):
+            yield key
+
+
+def frontier_records(records: Iterable[tuple]) -> Iterator[tuple]:
+    """The partition's states as (fp, key, state), for a checkpoint."""
+    with _no_cyclic_gc():
+        for fp, key, s, _ai in level_states(records):
+            yield fp, key, s
