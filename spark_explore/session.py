@@ -7,6 +7,7 @@
   Python code path that hashes strings can make them disagree (the engine's own
   fingerprints hash only ints, tuples and frozensets, which are stable anyway).
 * Executors run this interpreter (the one with modelcheck installed).
+* The JVMs JIT-compile with C1 only (:data:`JIT_OPTION`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,12 @@ from typing import Any
 from modelcheck.errors import UsageError
 
 DEFAULT_MASTER = "local[*]"
+
+JIT_OPTION = "-XX:TieredStopAtLevel=1"
+"""The JVMs compile with C1 only. Here they only move pickled byte arrays (shuffle, cache), which
+C1's code does as well; C2's compiler threads took 12 % of all CPU (7.6 of 60 s) of a Kip320 run
+with local[2], and without them that run took 2.5 to 3.6 s less (docs/benchmarks.md). Options the
+user sets (``spark.driver.extraJavaOptions``, ``spark.executor.extraJavaOptions``) replace it."""
 
 
 def spark_context(master: str | None, app_name: str = "modelcheck") -> Any:
@@ -55,7 +62,10 @@ def spark_context(master: str | None, app_name: str = "modelcheck") -> Any:
     )
     if "PYSPARK_GATEWAY_PORT" not in os.environ and not conf.contains("spark.driver.extraJavaOptions"):
         # We start the JVM ourselves: keep its start-up chatter off the user's terminal.
-        conf = conf.set("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{_quiet_log4j()}")
+        conf = conf.set("spark.driver.extraJavaOptions",
+                        f"-Dlog4j2.configurationFile=file:{_quiet_log4j()} {JIT_OPTION}")
+    if not conf.contains("spark.executor.extraJavaOptions"):
+        conf = conf.set("spark.executor.extraJavaOptions", JIT_OPTION)
     existing = SparkContext._active_spark_context
     if existing is not None:
         if existing.master != master:

@@ -102,3 +102,12 @@ def test_bad_master_is_a_clear_error():
     assert p.returncode == 2
     assert "could not start Spark with master nonsense://x" in p.stderr
     assert "Traceback" not in p.stderr
+
+
+def test_the_jvm_compiles_with_c1_only(sc):
+    """The driver JVM (local executors included) got the JIT option; cluster executors are configured for it."""
+    from modelcheck.spark_explore.session import JIT_OPTION
+
+    args = list(sc._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
+    assert JIT_OPTION in args
+    assert JIT_OPTION in sc.getConf().get("spark.executor.extraJavaOptions").split()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import re
 import shutil
 import signal
 import subprocess
@@ -92,7 +93,8 @@ def test_spark_interrupt_stops_at_a_boundary_with_a_checkpoint_that_resumes(tmp_
     try:
         # Past the first levels (so the checkpoint is not just the initial states), then interrupt
         # the driver only, as a terminal's Ctrl-C does (the JVM ignores SIGINT).
-        while "Progress(5)" not in p.stderr.readline():
+        # (Progress lines come at most every 0.1 s, so a fast level may have none: wait for any from 5 on.)
+        while not re.match(r"Progress\(([5-9]|\d\d+)\)", p.stderr.readline()):
             assert p.poll() is None, "the run ended before it could be interrupted"
         p.send_signal(sig)
         out, err = p.communicate(timeout=120)
