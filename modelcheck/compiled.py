@@ -45,7 +45,8 @@ PACKAGES = ("modelcheck.specs", "modelcheck.invariants")
 """Every module of these packages is compiled (their ``__init__`` excepted)."""
 MODULES = ("modelcheck.symmetry", "modelcheck.engine", "modelcheck.model", "modelcheck.visited", "modelcheck.parallel",
            "modelcheck.fingerprint", "modelcheck.successor_hash",
-           "modelcheck.parallel_worker", "modelcheck.expander", "modelcheck.spark_explore.executor")
+           "modelcheck.parallel_worker", "modelcheck.expander", "modelcheck.spark_explore.executor",
+           "modelcheck.spark_explore.pickling")
 """Engine modules that run per state or per successor (the search loops, orbit fingerprints)."""
 DISABLE_ENV = "MODELCHECK_INTERPRETED"
 BUILD_DIR_ENV = "MODELCHECK_BUILD_DIR"
