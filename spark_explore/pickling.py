@@ -37,8 +37,12 @@ def _own_reduce(obj: Any) -> Any:
     return obj.__reduce_ex__(PROTOCOL)
 
 
-def is_plain_namedtuple(cls: type) -> bool:
-    """A ``collections.namedtuple`` (or ``typing.NamedTuple``) class that changes nothing about pickling."""
+def is_plain_namedtuple(cls: Any) -> bool:
+    """A ``collections.namedtuple`` (or ``typing.NamedTuple``) class that changes nothing about pickling.
+
+    ``cls`` is annotated ``Any``: compiled, an argument annotated ``type`` accepts
+    exactly ``type``, and the class of an Enum member has a metaclass of its own.
+    """
     getnewargs = getattr(cls, "__getnewargs__", None)
     return (issubclass(cls, tuple)
             and getattr(getnewargs, "__code__", None) is _NAMEDTUPLE_GETNEWARGS
@@ -51,7 +55,11 @@ class _Reducers(dict):
     """A pickler's dispatch table, filled per class on first sight (pickle consults it only for
     objects of classes it has no opcode for, so ints, tuples, bytes never reach it)."""
 
-    def __missing__(self, cls: type) -> Callable[[Any], Any]:
+    def __missing__(self, cls: Any) -> Callable[[Any], Any]:
+        if issubclass(cls, type):
+            # A class whose metaclass is not ``type`` (an Enum class, say): pickle saves it by name
+            # when its dispatch table has no entry, before it would look for a reduction.
+            raise KeyError(cls)
         if cls in copyreg.dispatch_table:
             reduce = copyreg.dispatch_table[cls]
         elif is_plain_namedtuple(cls):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import copyreg
+import enum
 import pickle
 from typing import NamedTuple
 
@@ -37,6 +38,12 @@ class Reduced:
 
     def __eq__(self, other):
         return isinstance(other, Reduced) and other.x == self.x
+
+
+class Colour(enum.Enum):
+    """Its class has a metaclass of its own (EnumMeta), which a compiled ``cls: type`` refused."""
+
+    RED = 1
 
 
 class Registered:
@@ -74,11 +81,12 @@ def test_only_plain_namedtuples_take_the_fast_path():
 def test_other_classes_keep_their_own_reduction():
     copyreg.pickle(Registered, _registered)
     try:
-        objs = [Plain(1, (Plain(2, ()), frozenset({3}))), OwnArgs(5), Reduced([1, 2]), Registered(4), {"k": Plain(0, ())}]
+        objs = [Plain(1, (Plain(2, ()), frozenset({3}))), OwnArgs(5), Reduced([1, 2]), Registered(4),
+                {"k": Plain(0, ())}, Plain(Colour.RED, (Colour.RED,))]
         fast = StatePickler().dumps(objs)
         assert fast == pickle.dumps(objs, protocol=pickle.HIGHEST_PROTOCOL)
         back = pickle.loads(fast)
-        assert back[0] == objs[0] and back[2] == objs[2] and back[4] == objs[4]
+        assert back[0] == objs[0] and back[2] == objs[2] and back[4] == objs[4] and back[5] == objs[5]
         assert back[1] == OwnArgs(6)  # its own __getnewargs__ ran, as with pickle
         assert back[3].x == 40  # the copyreg entry was used, as with pickle
     finally:
