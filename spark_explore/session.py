@@ -7,7 +7,8 @@
   Python code path that hashes strings can make them disagree (the engine's own
   fingerprints hash only ints, tuples and frozensets, which are stable anyway).
 * Executors run this interpreter (the one with modelcheck installed).
-* The JVMs JIT-compile with C1 only (:data:`JIT_OPTION`).
+* The JVMs JIT-compile with C1 only (:data:`JIT_OPTION`), and the driver JVM maps
+  the class-data archive ``modelcheck compile`` wrote (:mod:`.jvm_archive`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import sys
 from typing import Any
 
 from modelcheck.errors import UsageError
+from modelcheck.spark_explore import jvm_archive
 
 DEFAULT_MASTER = "local[*]"
 
@@ -62,8 +64,9 @@ def spark_context(master: str | None, app_name: str = "modelcheck") -> Any:
     )
     if "PYSPARK_GATEWAY_PORT" not in os.environ and not conf.contains("spark.driver.extraJavaOptions"):
         # We start the JVM ourselves: keep its start-up chatter off the user's terminal.
+        # And map the class-data archive of Spark's JVM, if ``modelcheck compile`` wrote one.
         conf = conf.set("spark.driver.extraJavaOptions",
-                        f"-Dlog4j2.configurationFile=file:{_quiet_log4j()} {JIT_OPTION}")
+                        f"-Dlog4j2.configurationFile=file:{_quiet_log4j()} {JIT_OPTION} {jvm_archive.java_options()}")
     if not conf.contains("spark.executor.extraJavaOptions"):
         conf = conf.set("spark.executor.extraJavaOptions", JIT_OPTION)
     existing = SparkContext._active_spark_context
