@@ -175,6 +175,7 @@ def _level_task(job: tuple, stats: Any, level: int | None, expand: bool, index: 
         check = None
     else:
         fresh, frontier = part.new_states()
+        part.best.clear()  # the losers go now, not at the end of the task
         # Both sides are duplicate-free and disjoint, so the union is a merge of two sorted runs.
         shard = merge_sorted(part.visited, np.sort(fresh))
         check = _Checks(model)

@@ -49,7 +49,8 @@ def assert_no_orphans(workers: list[psutil.Process], tmpdir) -> None:
     while alive(workers) and time.time() < deadline:
         time.sleep(0.05)
     assert not alive(workers), f"worker processes outlived the run: {alive(workers)}"
-    assert os.listdir(tmpdir) == [], f"temporary files left behind: {os.listdir(tmpdir)}"
+    left = {d: (os.listdir(os.path.join(tmpdir, d)) if os.path.isdir(os.path.join(tmpdir, d)) else None) for d in os.listdir(tmpdir)}
+    assert os.listdir(tmpdir) == [], f"temporary files left behind: {left}"
 
 
 def children(pid: int) -> list[psutil.Process]:
