@@ -164,6 +164,8 @@ def controller_elect_leader(c: KafkaConstants, s: KafkaState, new_leader: int):
 @action("ControllerShrinkIsr", replica=REPLICA)
 def controller_shrink_isr(c: KafkaConstants, s: KafkaState, replica: int):
     """A broker fails (or shuts down): the controller takes it out of the ISR; a failed leader is replaced by None."""
+    if s.next_leader_epoch > c.MaxLeaderEpoch:
+        return None  # ControllerUpdateIsr's guard, tested before the new ISR is built (most calls stop here)
     q = s.quorum_state
     if q.leader == replica:
         if q.isr == frozenset((replica,)):
