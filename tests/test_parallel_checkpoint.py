@@ -49,8 +49,11 @@ def assert_no_orphans(workers: list[psutil.Process], tmpdir) -> None:
     while alive(workers) and time.time() < deadline:
         time.sleep(0.05)
     assert not alive(workers), f"worker processes outlived the run: {alive(workers)}"
-    left = {d: (os.listdir(os.path.join(tmpdir, d)) if os.path.isdir(os.path.join(tmpdir, d)) else None) for d in os.listdir(tmpdir)}
-    assert os.listdir(tmpdir) == [], f"temporary files left behind: {left}"
+    left = {}
+    for name in os.listdir(tmpdir):  # name what each leftover directory still holds
+        path = os.path.join(tmpdir, name)
+        left[name] = os.listdir(path) if os.path.isdir(path) else None
+    assert not left, f"temporary files left behind: {left}"
 
 
 def children(pid: int) -> list[psutil.Process]:
