@@ -41,14 +41,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from modelcheck.compiled import spec_mode  # noqa: E402
+from modelcheck.build.compiled import spec_mode  # noqa: E402
 from modelcheck.cli import build_constants  # noqa: E402
-from modelcheck.engine import LocalBFS  # noqa: E402
+from modelcheck.search.local import LocalBFS  # noqa: E402
 from modelcheck.errors import ModelCheckError  # noqa: E402
-from modelcheck.expander import compile_expander  # noqa: E402
-from modelcheck.loader import load_spec  # noqa: E402
-from modelcheck.model import BoundModel  # noqa: E402
-from modelcheck.result import CheckOptions  # noqa: E402
+from modelcheck.model.expander import compile_expander  # noqa: E402
+from modelcheck.spec.loader import load_spec  # noqa: E402
+from modelcheck.model.bound import BoundModel  # noqa: E402
+from modelcheck.options import CheckOptions  # noqa: E402
 
 
 def reachable(model: BoundModel) -> tuple[list, dict, dict]:

@@ -110,10 +110,10 @@ def tree_pss(proc: psutil.Process) -> int:
 
 
 def compiled_specs(interpreted: bool) -> str:
-    """How the specs run in this benchmark (modelcheck.compiled): it changes every figure by about a quarter."""
+    """How the specs run in this benchmark (modelcheck.build.compiled): it changes every figure by about a quarter."""
     if interpreted:
         return "interpreted (MODELCHECK_INTERPRETED=1)"
-    from modelcheck import compiled
+    from modelcheck.build import compiled
 
     modules = compiled.status()
     return f"compiled ({sum(ok for _, ok in modules)} of {len(modules)} modules built)"

@@ -48,13 +48,13 @@ import attrs  # noqa: E402
 
 from decompose import reachable  # noqa: E402
 from modelcheck.cli import build_constants  # noqa: E402
-from modelcheck.compiled import CompileError, compile_module  # noqa: E402
-from modelcheck.engine import LocalBFS  # noqa: E402
+from modelcheck.build.compiled import CompileError, compile_module  # noqa: E402
+from modelcheck.search.local import LocalBFS  # noqa: E402
 from modelcheck.errors import ModelCheckError  # noqa: E402
-from modelcheck.expander import compile_expander, loop_expander  # noqa: E402
-from modelcheck.loader import load_spec  # noqa: E402
-from modelcheck.model import BoundModel  # noqa: E402
-from modelcheck.result import CheckOptions  # noqa: E402
+from modelcheck.model.expander import compile_expander, loop_expander  # noqa: E402
+from modelcheck.spec.loader import load_spec  # noqa: E402
+from modelcheck.model.bound import BoundModel  # noqa: E402
+from modelcheck.options import CheckOptions  # noqa: E402
 
 SOURCE = HERE / "typed_probe" / "kip320_typed.pyx"
 ACTIONS = frozenset({

@@ -19,9 +19,9 @@ FORMATS = ("json", "text", "dot", "svg", "html")
 def known_document(entry: KnownTrace) -> dict:
     """Run the check behind a known trace and return its trace document."""
     from modelcheck.cli import build_constants
-    from modelcheck.engine import check
-    from modelcheck.loader import load_spec
-    from modelcheck.result import CheckOptions
+    from modelcheck.search.local import check
+    from modelcheck.spec.loader import load_spec
+    from modelcheck.options import CheckOptions
 
     spec = load_spec(entry.spec)
     consts = build_constants(spec, entry.constants)

@@ -14,7 +14,7 @@ from typing import Any
 import networkx as nx
 
 from modelcheck.errors import RenderError
-from modelcheck.model import BoundModel
+from modelcheck.model.bound import BoundModel
 from modelcheck.counterexamples.text import flatten, show
 
 

@@ -43,7 +43,7 @@ MAX_STEPS = 100_000
 
 def trace_document(spec_name: str, title: str, constants: dict, violation_kind: str, violation_name: str,
                    description: str, steps: list[dict], story: str | None = None) -> dict:
-    """Build the document from JSON trace steps (``modelcheck.report.trace_to_json``)."""
+    """Build the document from JSON trace steps (``modelcheck.output.json_form.trace_to_json``)."""
     out_steps = []
     prev = None
     for i, step in enumerate(steps, start=1):
@@ -75,8 +75,8 @@ def trace_document(spec_name: str, title: str, constants: dict, violation_kind: 
 
 def document_from_result(spec: Any, consts: Any, violation: Any, story: str | None = None) -> dict:
     """The document for one violation of a check; ``story`` says in words what it shows, when someone wrote it."""
-    from modelcheck.constants import constants_to_dict
-    from modelcheck.report import trace_to_json
+    from modelcheck.spec.constants import constants_to_dict
+    from modelcheck.output.json_form import trace_to_json
 
     return trace_document(spec.name, spec.title, constants_to_dict(consts), violation.kind, violation.name,
                           violation.description, trace_to_json(spec, consts, violation.trace), story)

@@ -21,13 +21,9 @@ if _os.path.isfile(_os.path.join(_root, "setup.cfg")) and _os.path.isdir(_os.pat
     if _root not in __path__:  # type: ignore[name-defined]
         __path__.append(_root)  # type: ignore[name-defined]
 
-from . import compiled as _compiled  # noqa: E402
-
-_compiled.install()  # compiled spec modules, where built and current (see modelcheck.compiled)
-
-from .constants import constant  # noqa: E402
-from .errors import ModelCheckError  # noqa: E402
-from .spec import Domain, Spec, Symmetry, action, invariant, sometimes  # noqa: E402
+from modelcheck.spec.constants import constant  # noqa: E402
+from modelcheck.errors import ModelCheckError  # noqa: E402
+from modelcheck.spec.declare import Domain, Spec, Symmetry, action, invariant, sometimes  # noqa: E402
 
 __version__ = "0.1.0"
 

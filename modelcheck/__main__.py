@@ -1,5 +1,5 @@
 """``python -m modelcheck`` runs the CLI."""
 
-from .cli import run
+from modelcheck.cli import run
 
 run()

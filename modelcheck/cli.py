@@ -17,15 +17,17 @@ from typing import Any
 import attrs
 import click
 
-from . import __version__
-from .constants import make_constants, parse_value
-from .errors import ModelCheckError, SpecRuntimeError, UsageError
-from .loader import load_spec, registered_specs, spec_reference
-from .option_conflicts import option_conflict
-from .progress import stderr_sink
-from .report import coverage_lines, result_to_json, summary_lines, trace_to_json
-from .result import CheckOptions, CheckResult
-from .spec import Spec
+from modelcheck import __version__
+from modelcheck.spec.constants import make_constants, parse_value
+from modelcheck.errors import ModelCheckError, SpecRuntimeError, UsageError
+from modelcheck.spec.loader import load_spec, registered_specs, spec_reference
+from modelcheck.options import option_conflict
+from modelcheck.search.progress import stderr_sink
+from modelcheck.output.tlc_text import coverage_lines, summary_lines
+from modelcheck.output.json_form import result_to_json, trace_to_json
+from modelcheck.options import CheckOptions
+from modelcheck.output.results import CheckResult
+from modelcheck.spec.declare import Spec
 
 
 class ConstParam(click.ParamType):
@@ -201,13 +203,13 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     inv_names = options.invariants or spec.default_invariants
     consts_text = ", ".join(f"{k}={v}" for k, v in _as_dict(c).items())
     click.echo(f"modelcheck {__version__}: checking {spec.name} ({spec.title}) with {consts_text}", file=out)
-    from .compiled import spec_mode
+    from modelcheck.build.compiled import spec_mode
 
     mode = spec_mode((spec.reference or "").partition(":")[0])
     click.echo(f"Invariants: {', '.join(inv_names) or 'none'}; engine: {engine}"
                f"{'; symmetry on' if symmetry else ''}{f'; spec {mode}' if mode else ''}", file=out)
-    from .model import BoundModel
-    from .preflight import preflight
+    from modelcheck.model.bound import BoundModel
+    from modelcheck.model.preflight import preflight
 
     # A short sample walk first: non-deterministic actions, non-canonical states and
     # invariants that --symmetry would make unsound are reported before the search.
@@ -216,17 +218,17 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         if simulate:
-            from .simulate import simulate as run_simulation
+            from modelcheck.search.simulate import simulate as run_simulation
 
             result = run_simulation(BoundModel(spec, c, attrs.evolve(options, max_depth=None)), seed=seed,
                                     walks=walks, seconds=walk_seconds, max_depth=max_depth or 100, progress=sink)
         elif engine == "spark":
-            from modelcheck.spark_explore.engine import check as spark_check
+            from modelcheck.spark_explore.backend import check as spark_check
 
             result = spark_check(spec, spec_reference(spec, spec_ref), c, options, master=master,
                                  partitions=partitions, progress=sink, verbose=verbose)
         else:
-            from .engine import check
+            from modelcheck.search.local import check
 
             result = check(spec, c, options, progress=sink, workers=workers)
     finally:
@@ -300,7 +302,7 @@ def graph_cmd(spec_ref: str, consts: tuple, invariants: tuple, fmt: str, limit: 
     """Export the reachable state graph of a small model, or the neighbourhood of its counterexample, as DOT or JSON."""
     from modelcheck.counterexamples.statespace import (neighbourhood_graph, state_graph, state_graph_dot,
                                                         state_graph_json)
-    from .model import BoundModel
+    from modelcheck.model.bound import BoundModel
 
     spec = load_spec(spec_ref)
     c = build_constants(spec, consts)
@@ -309,7 +311,7 @@ def graph_cmd(spec_ref: str, consts: tuple, invariants: tuple, fmt: str, limit: 
     if radius is None:
         g = state_graph(BoundModel(spec, c, options), limit)
     else:
-        from .engine import check
+        from modelcheck.search.local import check
 
         result = check(spec, c, options)
         if not result.violations:
@@ -345,7 +347,7 @@ def compile_cmd(status: bool) -> None:
     Also writes the class-data archive that lets the Spark engine start its
     JVM in about half the time (once per JDK and pyspark; about 15 s).
     """
-    from . import compiled
+    from modelcheck.build import compiled
 
     if not status:
         report = compiled.build()
@@ -360,7 +362,7 @@ def compile_cmd(status: bool) -> None:
     if status:
         for name, ok in modules:
             click.echo(f"  {name}: {'compiled' if ok else 'interpreted (no current build)'}")
-    from .spark_explore import jvm_archive
+    from modelcheck.spark_explore import jvm_archive
 
     if status:
         path = jvm_archive.archive_path()
@@ -376,7 +378,7 @@ def _raise_interrupt(signum: int, frame: Any) -> None:
 
 
 def _as_dict(c: Any) -> dict:
-    from .constants import constants_to_dict
+    from modelcheck.spec.constants import constants_to_dict
 
     return constants_to_dict(c)
 
@@ -413,6 +415,9 @@ def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, 
 
 def run() -> None:
     """Console-script entry point: one-line errors with exit 2 unless ``--debug``."""
+    from modelcheck.build import compiled
+
+    compiled.activate()  # before any spec or engine module is imported (see modelcheck.build.compiled)
     debug = "--debug" in sys.argv[1:]
     try:
         rv = main.main(standalone_mode=False)

@@ -37,7 +37,10 @@ class _QuietTraceback:
 
 
 def main() -> None:
-    """Run PySpark's daemon (forked workers inherit the quiet ``traceback``)."""
+    """Run PySpark's daemon (forked workers inherit the quiet ``traceback`` and the compiled modules' finder)."""
+    from modelcheck.build import compiled
+
+    compiled.activate()  # before a task imports the executor module, so it runs compiled where built
     daemon.traceback = _QuietTraceback()  # type: ignore[assignment]
     daemon.manager()
 

@@ -16,6 +16,8 @@ per candidate: 1.5 s of a 23 s Kip320 run with local[2]); executors import
 the build as the driver does, and Spark pickles its functions by name.
 """
 
+# modelcheck: compile
+
 from __future__ import annotations
 
 import contextlib
@@ -29,13 +31,13 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 from pyspark.accumulators import AccumulatorParam
 
-from modelcheck.constants import make_constants
+from modelcheck.spec.constants import make_constants
 from modelcheck.errors import SpecRuntimeError
-from modelcheck.loader import load_spec
-from modelcheck.model import BoundModel
-from modelcheck.result import CheckOptions
+from modelcheck.spec.loader import load_spec
+from modelcheck.model.bound import BoundModel
+from modelcheck.options import CheckOptions
 from modelcheck.spark_explore.pickling import StatePickler
-from modelcheck.visited import in_sorted, merge_sorted
+from modelcheck.search.visited import in_sorted, merge_sorted
 
 SEQ = struct.Struct(">H")
 MAX_SUCCESSORS = 1 << 16
@@ -284,7 +286,7 @@ def _expand_one(model: BoundModel, key: bytes, pfp: int, s: Any, generated: list
     else:
         ais: list[int] = []
         ts: list = []
-        model.expand_into(s, ais, ts)  # the compiled successor function (modelcheck.expander)
+        model.expand_into(s, ais, ts)  # the compiled successor function (modelcheck.model.expander)
         pairs = zip(ais, ts)
     for ai, t in pairs:
         generated[ai] += 1

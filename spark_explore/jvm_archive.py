@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 
-from modelcheck.compiled import build_dir
+from modelcheck.build.compiled import build_dir
 
 QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"
 

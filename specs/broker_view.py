@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from modelcheck.symmetry import renamed_set
+from modelcheck.model.symmetry import renamed_set
 from modelcheck.specs.broker_state import NONE, UNKNOWN, FailureConstants, FailureState, replica_name
 
 

@@ -28,8 +28,8 @@ from typing import Any, NamedTuple
 import attrs
 
 from modelcheck import Domain, Symmetry, action, constant
-from modelcheck.symmetry import renamed_set
-from modelcheck.replace import replace_at, replacer
+from modelcheck.model.symmetry import renamed_set
+from modelcheck.spec.replace import replace_at, replacer
 from modelcheck.specs.replicated_log import EMPTY_LOG, Record, end_offset, has_offset
 
 NONE = -1

@@ -13,6 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from modelcheck.build import compiled
+
+# The suite runs the compiled modules where they are built, as the command line does: the finder
+# goes in before any test module imports a spec or engine module (importing modelcheck installs nothing).
+compiled.activate()
+
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "tests" / "models"
 
@@ -62,7 +68,7 @@ def json_report(p: subprocess.CompletedProcess, *also_drop: str) -> dict:
 
 def checkpoint_level(directory) -> int:
     """The level of the checkpoint in ``directory``, or -1 while there is none (or it is being written)."""
-    from modelcheck.checkpoint import FILE_NAME
+    from modelcheck.search.checkpoint import FILE_NAME
 
     try:
         with open(os.path.join(directory, FILE_NAME), "rb") as f:

@@ -8,7 +8,7 @@ import pickle
 
 import pytest
 
-from modelcheck import checkpoint as cp
+from modelcheck.search import checkpoint as cp
 from modelcheck.errors import CheckpointError
 
 

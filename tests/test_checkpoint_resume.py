@@ -11,7 +11,7 @@ import time
 import pytest
 
 from conftest import ROOT, json_report as result_of, kill_once_checkpointed, run_cli
-from modelcheck.checkpoint import FILE_NAME
+from modelcheck.search.checkpoint import FILE_NAME
 
 
 def kill_at_level(args: list[str], directory, level: int) -> None:

@@ -1,7 +1,8 @@
-"""Compiled specs (modelcheck.compiled): the same results as the interpreted source, never a stale build."""
+"""Compiled specs (modelcheck.build.compiled): the same results as the interpreted source, never a stale build."""
 
 from __future__ import annotations
 
+import importlib
 import importlib.machinery
 import os
 import shutil
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, json_report, run_cli
-from modelcheck import compiled
+from modelcheck.build import compiled
 
 
 def _toolchain_missing() -> str | None:
@@ -33,7 +34,8 @@ def test_registered_specs_run_compiled_where_a_compiler_exists() -> None:
         pytest.skip(f"{missing}: specs run interpreted")
     modules = dict(compiled.status())
     assert modules and all(modules.values()), [n for n, ok in modules.items() if not ok]
-    code = "import modelcheck.specs.kip320 as m, modelcheck.symmetry as s; print(m.__file__); print(s.__file__)"
+    code = ("from modelcheck.build import compiled; compiled.activate(); "
+            "import modelcheck.specs.kip320 as m, modelcheck.model.symmetry as s; print(m.__file__); print(s.__file__)")
     env = {k: v for k, v in os.environ.items() if k != compiled.DISABLE_ENV}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert [line.endswith(compiled.EXT_SUFFIX) for line in out.stdout.split()] == [True, True], out.stdout
@@ -63,6 +65,7 @@ def _fake_build(root: Path, fullname: str, digest: str) -> Path:
     so.parent.mkdir(parents=True)
     so.write_bytes(b"not really an extension")
     (root / "cython-version").write_text("9.9\n")
+    (root / compiled.MANIFEST).write_text(fullname + "\n")
     return so
 
 
@@ -92,23 +95,23 @@ def test_the_finder_takes_a_build_only_for_the_current_source(tmp_path: Path) ->
     assert compiled.CompiledFinder(str(tmp_path / "current")).find_spec(name, pkg.__path__).origin == str(so)
     # Nothing built at all, and modules outside the compiled set: no opinion either.
     assert compiled.CompiledFinder(str(tmp_path / "empty")).find_spec(name, pkg.__path__) is None
-    assert compiled.CompiledFinder(str(tmp_path / "current")).find_spec("modelcheck.engine", None) is None
+    assert compiled.CompiledFinder(str(tmp_path / "current")).find_spec("modelcheck.search.local", None) is None
 
 
 def test_a_module_build_is_keyed_by_its_augmenting_pxd(tmp_path: Path) -> None:
-    """modelcheck/expander.pxd holds C the compiled expander runs: a build of other .pxd text is not taken."""
-    import modelcheck
+    """modelcheck/model/expander.pxd holds C the compiled expander runs: a build of other .pxd text is not taken."""
+    import modelcheck.model as pkg
 
-    name = "modelcheck.expander"
-    source = Path(modelcheck.__file__).with_name("expander.py")
+    name = "modelcheck.model.expander"
+    source = Path(pkg.__file__).with_name("expander.py")
     pxd = source.with_suffix(".pxd")
     assert pxd.exists()
     with_pxd = source.read_bytes() + b"\0augmenting pxd\0" + pxd.read_bytes()
     so = _fake_build(tmp_path / "current", name, compiled.source_digest(with_pxd, "9.9"))
-    spec = compiled.CompiledFinder(str(tmp_path / "current")).find_spec(name, modelcheck.__path__)
+    spec = compiled.CompiledFinder(str(tmp_path / "current")).find_spec(name, pkg.__path__)
     assert spec is not None and spec.origin == str(so)
     _fake_build(tmp_path / "py-only", name, compiled.source_digest(source.read_bytes(), "9.9"))
-    assert compiled.CompiledFinder(str(tmp_path / "py-only")).find_spec(name, modelcheck.__path__) is None
+    assert compiled.CompiledFinder(str(tmp_path / "py-only")).find_spec(name, pkg.__path__) is None
 
 
 def test_compile_without_cython_is_a_one_line_error(tmp_path: Path) -> None:
@@ -130,9 +133,34 @@ def test_compile_status_lists_every_module() -> None:
     assert lines[-1].startswith("Spark JVM class archive: ")
     listed = [line.split(":")[0].strip() for line in lines[1:-1]]
     assert "modelcheck.specs.kip320" in listed and "modelcheck.invariants.kafka_isr" in listed
-    assert "modelcheck.symmetry" in listed and "modelcheck.engine" in listed
+    assert "modelcheck.model.symmetry" in listed and "modelcheck.search.local" in listed
     assert len(listed) == len(list((ROOT / "specs").glob("[!_]*.py"))) + \
-        len(list((ROOT / "invariants").glob("[!_]*.py"))) + len(compiled.MODULES)
+        len(list((ROOT / "invariants").glob("[!_]*.py"))) + len(compiled.engine_modules())
+
+
+def test_engine_modules_are_found_by_their_marker_line() -> None:
+    """A module opts in with the marker line; none is compiled by a list of names that can go stale."""
+    found = dict(compiled.engine_modules())
+    marked = []
+    for path in sorted((ROOT / "modelcheck").rglob("*.py")) + sorted((ROOT / "spark_explore").glob("*.py")):
+        if compiled.MARKER in path.read_text(encoding="utf-8").splitlines():
+            marked.append(str(path))
+    assert sorted(found.values()) == sorted(marked)
+    assert "modelcheck.model.expander" in found and "modelcheck.spark_explore.executor" in found
+    assert "modelcheck.cli" not in found  # unmarked: runs interpreted
+    for name, path in found.items():  # names resolve to the files they were found in
+        parent = importlib.import_module(name.rpartition(".")[0])
+        assert importlib.machinery.PathFinder.find_spec(name, parent.__path__).origin == path
+
+
+def test_importing_modelcheck_installs_no_import_hook() -> None:
+    """The compiled modules' finder goes in only when an entry point asks (command line, check(), Spark daemon)."""
+    code = ("import sys, modelcheck, modelcheck.spec; "
+            "print(any(type(f).__name__ == 'CompiledFinder' for f in sys.meta_path)); "
+            "print(sorted(m for m in sys.modules if m.startswith(('modelcheck.search', 'modelcheck.model'))))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["False", "[]"]
 
 
 def test_the_check_header_says_how_the_spec_runs() -> None:

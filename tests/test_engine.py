@@ -6,11 +6,11 @@ import attrs
 import pytest
 
 from modelcheck import Spec, action, constant
-from modelcheck.constants import make_constants
-from modelcheck.engine import check
+from modelcheck.spec.constants import make_constants
+from modelcheck.search.local import check
 from modelcheck.errors import ConstantError, SpecDefinitionError, SpecRuntimeError, StateError
-from modelcheck.loader import load_spec
-from modelcheck.result import CheckOptions
+from modelcheck.spec.loader import load_spec
+from modelcheck.options import CheckOptions
 from conftest import MODELS
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from conftest import MODELS
-from modelcheck.constants import make_constants
-from modelcheck.engine import LocalBFS
-from modelcheck.frontier import Frontier
-from modelcheck.loader import load_spec
-from modelcheck.model import BoundModel
-from modelcheck.result import CheckOptions
-from modelcheck.visited import ParentRecords, VisitedSet
+from modelcheck.spec.constants import make_constants
+from modelcheck.search.local import LocalBFS
+from modelcheck.search.frontier import Frontier
+from modelcheck.spec.loader import load_spec
+from modelcheck.model.bound import BoundModel
+from modelcheck.options import CheckOptions
+from modelcheck.search.visited import ParentRecords, VisitedSet
 
 
 def test_visited_set_answers_like_a_set_across_levels():

@@ -1,4 +1,4 @@
-"""modelcheck.replace: the fast _replace helper offered to spec authors equals NamedTuple._replace."""
+"""modelcheck.spec.replace: the fast _replace helper offered to spec authors equals NamedTuple._replace."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import pytest
 
-from modelcheck.replace import replacer
+from modelcheck.spec.replace import replacer
 
 
 class P(NamedTuple):

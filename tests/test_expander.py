@@ -1,4 +1,4 @@
-"""The compiled successor function against the loop form it unrolls (modelcheck/expander.py)."""
+"""The compiled successor function against the loop form it unrolls (modelcheck/model/expander.py)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from conftest import flatten
 
 from modelcheck import Domain, Spec, action, constant
 from modelcheck.errors import SpecRuntimeError
-from modelcheck.expander import compile_expander
-from modelcheck.model import BoundModel
-from modelcheck.result import CheckOptions
-from modelcheck.loader import load_spec
+from modelcheck.model.expander import compile_expander
+from modelcheck.model.bound import BoundModel
+from modelcheck.options import CheckOptions
+from modelcheck.spec.loader import load_spec
 
 
 def successors(expand_into, s) -> tuple[list, list]:
@@ -34,7 +34,7 @@ def reachable(model, limit=20000):
     return seen
 
 
-FORMS = ["unrolled", "loop"]  # BoundModel picks one by whether modelcheck.expander runs compiled
+FORMS = ["unrolled", "loop"]  # BoundModel picks one by whether modelcheck.model.expander runs compiled
 
 
 def form_of(model, form):
@@ -111,7 +111,7 @@ def test_an_unknown_form_is_refused():
 
 def test_loops_once_the_unroll_budget_is_spent(monkeypatch):
     """Past the budget of unrolled bindings, actions get generated loops: same successors, same order."""
-    import modelcheck.expander as expander
+    import modelcheck.model.expander as expander
 
     monkeypatch.setattr(expander, "UNROLL_TOTAL", 4)
     spec = load_spec("kip320")
@@ -160,12 +160,12 @@ def test_zero_three_and_nine_parameters(form):
 
 def test_the_compiled_kafka_specs_actions_are_called_as_c_functions():
     """bin/setup's build: every Kip320 action has a C entry, so no call pays the Python protocol."""
-    from modelcheck import compiled
-    from modelcheck.expander import c_entry
-    import modelcheck.expander
+    from modelcheck.build import compiled
+    from modelcheck.model.expander import c_entry
+    import modelcheck.model.expander
     import modelcheck.specs.kip320
 
-    if not (compiled.is_compiled(modelcheck.expander) and compiled.is_compiled(modelcheck.specs.kip320)):
+    if not (compiled.is_compiled(modelcheck.model.expander) and compiled.is_compiled(modelcheck.specs.kip320)):
         pytest.skip("the engine or the specs run interpreted here (no build)")
     spec = load_spec("kip320")
     assert [a.name for a in spec.actions if c_entry(a.fn, len(a.params)) is None] == []

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from modelcheck.cli import build_constants
-from modelcheck.engine import check
-from modelcheck.loader import load_spec, registered_specs
-from modelcheck.result import CheckOptions
+from modelcheck.search.local import check
+from modelcheck.spec.loader import load_spec, registered_specs
+from modelcheck.options import CheckOptions
 from naive import naive_explore
 
 KAFKA = ["truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320"]

@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 
 from conftest import MODELS
-from modelcheck.constants import make_constants
-from modelcheck.engine import check
-from modelcheck.loader import load_spec
-from modelcheck.result import CheckOptions
+from modelcheck.spec.constants import make_constants
+from modelcheck.search.local import check
+from modelcheck.spec.loader import load_spec
+from modelcheck.options import CheckOptions
 from naive import naive_explore
 
 
@@ -123,7 +123,7 @@ def test_tiny_worker_chunks_give_the_same_result(monkeypatch):
     chunks of 7 every level of Kip320 with two replicas is split (the workers are forked, so they
     see the patched value).
     """
-    from modelcheck import parallel_worker
+    from modelcheck.search.workers import worker as parallel_worker
 
     monkeypatch.setattr(parallel_worker, "CHUNK_CANDIDATES", 7)
     spec, c = _setup("kip320", Replicas=2)

@@ -7,10 +7,10 @@ initial state, so without rebalancing one worker would expand everything.
 from __future__ import annotations
 
 from modelcheck.cli import build_constants
-from modelcheck.loader import load_spec
-from modelcheck.model import BoundModel
-from modelcheck.parallel import ParallelBFS, balance_moves
-from modelcheck.result import CheckOptions
+from modelcheck.spec.loader import load_spec
+from modelcheck.model.bound import BoundModel
+from modelcheck.search.workers.coordinator import ParallelBFS, balance_moves
+from modelcheck.options import CheckOptions
 
 
 def test_balance_moves_evens_out_frontiers_and_conserves_states():

@@ -18,10 +18,10 @@ import psutil
 import pytest
 
 from conftest import ROOT, checkpoint_level, json_report as result_of, kill_once_checkpointed, run_cli
-from modelcheck.constants import make_constants
-from modelcheck.engine import check
-from modelcheck.loader import load_spec
-from modelcheck.result import CheckOptions
+from modelcheck.spec.constants import make_constants
+from modelcheck.search.local import check
+from modelcheck.spec.loader import load_spec
+from modelcheck.options import CheckOptions
 
 HOLDS = ["check", "kip320", "--const", "MaxLeaderEpoch=1"]  # 39,619 states, 22 levels
 LONGER = ["check", "kip320"]  # 737,794 states: seconds, so a signal after the first progress line lands mid-run
@@ -308,7 +308,7 @@ def test_sigint_in_the_middle_of_a_level_abandons_it_at_once(tmp_path, hooked):
 
 
 def test_max_memory_counts_the_workers_and_stops_mid_level(tmp_path, hooked):
-    from modelcheck.memory import processes_memory_bytes
+    from modelcheck.search.memory import processes_memory_bytes
 
     spec, c, expected, monkeypatch = hooked
     monkeypatch.setenv("MC_TEST_HOOK", "memory")
@@ -343,8 +343,8 @@ def test_a_worker_cleans_up_when_its_coordinators_end_closes_without_stop(tmp_pa
 
     import numpy as np
 
-    from modelcheck.model import BoundModel
-    from modelcheck.parallel_worker import worker_main
+    from modelcheck.model.bound import BoundModel
+    from modelcheck.search.workers.worker import worker_main
 
     spec = load_spec("kip320")
     model = BoundModel(spec, make_constants(spec.constants_class, {"Replicas": 2}), CheckOptions())
@@ -382,8 +382,8 @@ def test_a_workers_level_leaves_no_reference_cycle(tmp_path):
 
     import numpy as np
 
-    from modelcheck.model import BoundModel
-    from modelcheck.parallel_worker import Worker
+    from modelcheck.model.bound import BoundModel
+    from modelcheck.search.workers.worker import Worker
 
     spec = load_spec("kip320")
     model = BoundModel(spec, make_constants(spec.constants_class, {"Replicas": 2}), CheckOptions())

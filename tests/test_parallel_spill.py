@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 
 from modelcheck.cli import build_constants
-from modelcheck.engine import check
-from modelcheck.frontier import StoredStates
-from modelcheck.loader import load_spec
-from modelcheck.model import BoundModel
-from modelcheck.parallel import ParallelBFS
-from modelcheck.result import CheckOptions
+from modelcheck.search.local import check
+from modelcheck.search.frontier import StoredStates
+from modelcheck.spec.loader import load_spec
+from modelcheck.model.bound import BoundModel
+from modelcheck.search.workers.coordinator import ParallelBFS
+from modelcheck.options import CheckOptions
 
 
 def _run(name: str, consts: tuple, workers: int, spill_states: int | None = None):

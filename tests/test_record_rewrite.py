@@ -1,4 +1,4 @@
-"""The compiled build's record rewrite (modelcheck.record_rewrite): faster reads, never a different answer.
+"""The compiled build's record rewrite (modelcheck.build.record_rewrite): faster reads, never a different answer.
 
 A small package of two modules stands in for a spec: ``recs`` declares the
 records and a replacer, ``acts`` uses them the way the Kafka specs do.  The
@@ -27,14 +27,14 @@ from typing import Any
 import pytest
 
 from conftest import ROOT, flatten
-from modelcheck import compiled, record_rewrite
+from modelcheck.build import compiled, record_rewrite
 
 RECS = '''\
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from modelcheck.replace import replacer
+from modelcheck.spec.replace import replacer
 
 
 class Rec(NamedTuple):
@@ -570,10 +570,10 @@ def test_rewrite_declares_plainly_decorated_actions_cpdef_without_moving_a_line(
 
 
 def test_compiled_actions_run_as_c_entries_only_where_that_is_the_same_call(tmp_path: Path) -> None:
-    from modelcheck.expander import c_entry, compile_expander
-    from modelcheck.model import BoundModel
-    from modelcheck.result import CheckOptions
-    from modelcheck.spec import Action
+    from modelcheck.model.expander import c_entry, compile_expander
+    from modelcheck.model.bound import BoundModel
+    from modelcheck.options import CheckOptions
+    from modelcheck.spec.declare import Action
 
     name = "rw_entries"
     pkg = _module_package(tmp_path / "src", name, "acts", ENTRIES)
@@ -581,7 +581,7 @@ def test_compiled_actions_run_as_c_entries_only_where_that_is_the_same_call(tmp_
         assert [a.name for a in fast.SPEC.actions] == [a.name for a in slow.SPEC.actions]  # decorators applied
         assert fast.step.__doc__ == slow.step.__doc__ and fast.step(None, 1, b=1) == 3
         entries = {a.name: c_entry(a.fn, len(a.params)) for a in fast.SPEC.actions}
-        if not compiled.is_compiled(sys.modules["modelcheck.expander"]):
+        if not compiled.is_compiled(sys.modules["modelcheck.model.expander"]):
             assert set(entries.values()) == {None}  # the interpreted expander calls the Python way
             return
         assert {n for n, e in entries.items() if e is not None} == {"Step", "Jump", "Caller"}

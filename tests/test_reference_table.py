@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from modelcheck.cli import build_constants
-from modelcheck.engine import check
-from modelcheck.loader import load_spec
-from modelcheck.result import CheckOptions
+from modelcheck.search.local import check
+from modelcheck.spec.loader import load_spec
+from modelcheck.options import CheckOptions
 
 
 def run(spec_name: str, replicas: int, **opts):

@@ -14,9 +14,9 @@ from collections import deque
 import pytest
 
 from modelcheck.cli import build_constants
-from modelcheck.engine import check
-from modelcheck.loader import load_spec
-from modelcheck.result import CheckOptions
+from modelcheck.search.local import check
+from modelcheck.spec.loader import load_spec
+from modelcheck.options import CheckOptions
 from naive import naive_explore
 
 ALL_INVARIANTS = ("AckedRecordsSurvive", "NoDivergenceBelowHw", "ConsumerVisibleStable", "HwNotAboveLeo",

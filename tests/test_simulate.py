@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from conftest import MODELS
-from modelcheck.constants import make_constants
-from modelcheck.loader import load_spec
-from modelcheck.model import BoundModel
-from modelcheck.result import CheckOptions
-from modelcheck.simulate import simulate
+from modelcheck.spec.constants import make_constants
+from modelcheck.spec.loader import load_spec
+from modelcheck.model.bound import BoundModel
+from modelcheck.options import CheckOptions
+from modelcheck.search.simulate import simulate
 
 
 def _model(ref: str, options: CheckOptions = CheckOptions(), **consts: int) -> BoundModel:

@@ -8,9 +8,9 @@ import pytest
 
 from conftest import MODELS, run_cli
 from modelcheck.cli import build_constants
-from modelcheck.engine import check as local_check
-from modelcheck.loader import load_spec, spec_reference
-from modelcheck.result import CheckOptions
+from modelcheck.search.local import check as local_check
+from modelcheck.spec.loader import load_spec, spec_reference
+from modelcheck.options import CheckOptions
 from spark_support import differences
 
 pytestmark = pytest.mark.spark
@@ -27,7 +27,7 @@ def sc():
 
 
 def both(sc, ref: str, consts=(), **opts):
-    from modelcheck.spark_explore.engine import check as spark_check
+    from modelcheck.spark_explore.backend import check as spark_check
 
     spec = load_spec(ref)
     c = build_constants(spec, consts)
@@ -72,7 +72,7 @@ def test_spec_error_on_an_executor_is_reported_like_the_local_engine(sc):
     shard-record tag and vanished, so this run wrongly "held".
     """
     from modelcheck.errors import SpecRuntimeError
-    from modelcheck.spark_explore.engine import check as spark_check
+    from modelcheck.spark_explore.backend import check as spark_check
 
     ref = str(MODELS / "broken" / "raises_in_action.py")
     spec = load_spec(ref)

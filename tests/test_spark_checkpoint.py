@@ -24,7 +24,7 @@ import sys
 import pytest
 
 from conftest import MODELS, ROOT, checkpoint_level, json_report, kill_once_checkpointed, run_cli
-from modelcheck.checkpoint import FILE_NAME
+from modelcheck.search.checkpoint import FILE_NAME
 
 pytestmark = pytest.mark.spark
 
@@ -185,10 +185,10 @@ IN_PROCESS = [
 def test_every_spark_checkpoint_resumes_to_the_uninterrupted_result(sc, tmp_path, ref, consts, opts):
     """Checkpoints of every level, written by Spark, resumed by the local engine; two also by Spark."""
     from modelcheck.cli import build_constants
-    from modelcheck.engine import check as local_check
-    from modelcheck.loader import load_spec, spec_reference
-    from modelcheck.result import CheckOptions
-    from modelcheck.spark_explore.engine import check as spark_check
+    from modelcheck.search.local import check as local_check
+    from modelcheck.spec.loader import load_spec, spec_reference
+    from modelcheck.options import CheckOptions
+    from modelcheck.spark_explore.backend import check as spark_check
     from spark_support import differences
 
     spec = load_spec(ref)

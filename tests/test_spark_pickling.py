@@ -8,10 +8,10 @@ import enum
 import pickle
 from typing import NamedTuple
 
-from modelcheck.constants import make_constants
-from modelcheck.loader import load_spec
-from modelcheck.model import BoundModel
-from modelcheck.result import CheckOptions
+from modelcheck.spec.constants import make_constants
+from modelcheck.spec.loader import load_spec
+from modelcheck.model.bound import BoundModel
+from modelcheck.options import CheckOptions
 from modelcheck.spark_explore.pickling import StatePickler, is_plain_namedtuple
 
 

@@ -1,4 +1,4 @@
-"""Successor fingerprints recombined from the parent's parts (modelcheck/successor_hash.py) are hash(t) exactly."""
+"""Successor fingerprints recombined from the parent's parts (modelcheck/model/successor_hash.py) are hash(t) exactly."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ from typing import NamedTuple
 
 import pytest
 
-from modelcheck import successor_hash
-from modelcheck.compiled import is_compiled
-from modelcheck.loader import load_spec
-from modelcheck.model import BoundModel
-from modelcheck.result import CheckOptions
-from modelcheck.successor_hash import successor_fingerprints
+from modelcheck.model import successor_hash
+from modelcheck.build.compiled import is_compiled
+from modelcheck.spec.loader import load_spec
+from modelcheck.model.bound import BoundModel
+from modelcheck.options import CheckOptions
+from modelcheck.model.successor_hash import successor_fingerprints
 
 
 def test_it_recombines_wherever_it_runs_compiled():

@@ -15,13 +15,13 @@ import pytest
 
 from conftest import MODELS, run_cli
 from modelcheck.cli import build_constants
-from modelcheck.engine import check
-from modelcheck.loader import load_spec
-from modelcheck.model import BoundModel
-from modelcheck.preflight import sample_states
-from modelcheck.result import CheckOptions
-from modelcheck.spec import Spec
-from modelcheck.symmetry import min_over_all, min_over_sorted
+from modelcheck.search.local import check
+from modelcheck.spec.loader import load_spec
+from modelcheck.model.bound import BoundModel
+from modelcheck.model.preflight import sample_states
+from modelcheck.options import CheckOptions
+from modelcheck.spec.declare import Spec
+from modelcheck.model.symmetry import min_over_all, min_over_sorted
 
 
 def without_signature(spec: Spec) -> Spec:

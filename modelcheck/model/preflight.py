@@ -1,0 +1,126 @@
+"""Checks on a sample of states before the search starts.
+
+Some spec bugs make an exhaustive search silently wrong rather than crash it:
+actions whose successors depend on something other than the state
+(non-determinism: iteration over a set, a global counter, randomness), states
+that are not canonical, and invariants that are not symmetric although
+``--symmetry`` treats permuted states as one.  TLC users learn about these the
+hard way; here a short walk from the initial states (a few hundred states, a
+fraction of a second) looks for each and reports it as a clear error or warning
+before any time is spent.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from modelcheck.errors import SpecRuntimeError
+from modelcheck.model.bound import BoundModel
+from modelcheck.spec.declare import State
+from modelcheck.model.symmetry import signature_mismatch
+
+SAMPLE_STATES = 300
+
+
+def sample_states(model: BoundModel, limit: int = SAMPLE_STATES) -> list[State]:
+    """The first ``limit`` states of a breadth-first walk (no invariants, no bookkeeping)."""
+    seen: set = set()
+    out: list[State] = []
+    queue: deque = deque()
+    for s in model.init_states():
+        if s not in seen:
+            seen.add(s)
+            queue.append(s)
+    while queue and len(out) < limit:
+        s = queue.popleft()
+        try:
+            succs = list(model.successors(s))
+            for _ai, _b, t in succs:
+                model.check_state(t, f"action {model.actions[_ai].label(_b)}")
+        except SpecRuntimeError:
+            # The search itself reports this, with the trace that leads there.
+            break
+        out.append(s)
+        for _ai, _b, t in succs:
+            if t not in seen and model.in_model(t):
+                seen.add(t)
+                queue.append(t)
+    return out
+
+
+def check_determinism(model: BoundModel, states: list[State]) -> None:
+    """Raise if expanding the same state twice gives different successors or a different order.
+
+    Traces are rebuilt by replaying the spec, and the Spark and multi-process
+    engines expand states in other processes: both rely on this.
+    """
+    for s in states:
+        first = [(ai, b, t) for ai, b, t in model.successors(s)]
+        second = [(ai, b, t) for ai, b, t in model.successors(s)]
+        if first != second:
+            where = "?"
+            for x, y in zip(first + [None] * len(second), second + [None] * len(first)):
+                if x != y:
+                    ref = x or y
+                    where = model.actions[ref[0]].label(ref[1])
+                    break
+            raise SpecRuntimeError(
+                f"spec {model.spec.name}: actions are not deterministic: expanding the same state twice "
+                f"gave different successors (first difference at {where}); iterate over sorted "
+                "values, not sets, and keep no state outside the state",
+                spec=model.spec.name,
+                where=where,
+            )
+
+
+def symmetry_warnings(model: BoundModel, states: list[State]) -> list[str]:
+    """Warn about checked invariants whose value changes under a replica permutation.
+
+    With ``--symmetry`` only one state per orbit is checked; an invariant that
+    is not symmetric could then pass on the representative and fail on a
+    permuted copy, so the result would be unsound.
+    """
+    if model.permutations is None or model.spec.symmetry is None:
+        return []
+    permute = model.spec.symmetry.permute
+    warnings = []
+    for inv in model.invariants + model.sometimes:
+        for s in states:
+            value = bool(inv.fn(model.c, s))
+            if any(bool(inv.fn(model.c, permute(model.c, s, p))) != value for p in model.permutations[1:]):
+                warnings.append(
+                    f"--symmetry is unsound for {inv.name}: its value changes when replicas are permuted"
+                )
+                break
+    return warnings
+
+
+def check_signature(model: BoundModel, states: list[State]) -> None:
+    """Raise if the symmetry's signature is not carried along by its permutation.
+
+    A signature that mentions another value's index (or ignores the renaming)
+    would make the sorted-permutation fingerprint of one orbit differ between
+    its states: the search would count an orbit several times, silently.
+    """
+    sym = model.spec.symmetry
+    if model.permutations is None or sym is None or sym.signature is None:
+        return
+    for s in states:
+        bad = signature_mismatch(model.c, sym.permute, sym.signature, model.permutations, s)
+        if bad is not None:
+            perm, value = bad
+            raise SpecRuntimeError(
+                f"spec {model.spec.name}: the symmetry signature of value {value} changes under the "
+                f"permutation {perm} (it must describe the value itself, never another value's index); "
+                "--symmetry would be unsound",
+                spec=model.spec.name,
+                where="symmetry signature",
+            )
+
+
+def preflight(model: BoundModel) -> list[str]:
+    """Run every sample check; raise on errors, return warnings."""
+    states = sample_states(model)
+    check_determinism(model, states)
+    check_signature(model, states)
+    return symmetry_warnings(model, states)

@@ -1,0 +1,93 @@
+"""Results and traces of a check: frozen attrs records.
+
+These are the search's only outputs.  They know nothing of Kafka and nothing of
+how they will be printed; the CLI, the JSON output, the Spark engine and the
+renderers all read the same records.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+
+@attrs.frozen
+class TraceStep:
+    """One step of a trace: the action that led here (None for an initial state) and the state."""
+
+    action: str | None
+    """The action label as users read it, e.g. ``LeaderWrite(r1)``."""
+    action_name: str | None
+    """The bare action name, e.g. ``LeaderWrite``."""
+    params: dict[str, str]
+    """The action's parameters by name, as shown."""
+    state: Any
+    """The canonical state itself."""
+
+
+@attrs.frozen
+class Violation:
+    """A property that failed, with the shortest trace that shows it."""
+
+    kind: str
+    """``invariant`` or ``deadlock``."""
+    name: str
+    """The invariant's name (``Deadlock`` for a deadlock)."""
+    description: str
+    """What the invariant promises, so a trace reader knows what broke."""
+    trace: tuple[TraceStep, ...]
+    """States from an initial state to the violating one, inclusive."""
+
+
+@attrs.frozen
+class ActionStats:
+    """TLC-style coverage of one action."""
+
+    name: str
+    generated: int
+    """Successors this action produced, duplicates included."""
+    distinct: int
+    """New distinct states first reached through this action."""
+
+
+@attrs.frozen
+class CheckResult:
+    """Everything a check found, in the shape TLC reports it."""
+
+    spec: str
+    constants: dict[str, Any]
+    engine: str
+    result: str
+    """``holds``, ``violated``, ``deadlock``, ``incomplete`` (a bound or budget stopped it) or ``interrupted``."""
+    distinct_states: int
+    states_generated: int
+    """Successors computed, duplicates and initial states included (TLC's count)."""
+    depth: int
+    """BFS levels, the initial states being level 1 (TLC's depth)."""
+    seconds: float
+    invariants: tuple[str, ...]
+    violations: tuple[Violation, ...] = ()
+    action_stats: tuple[ActionStats, ...] = ()
+    queue_left: int = 0
+    """States still unexplored when the run stopped (0 for a complete run)."""
+    symmetry: bool = False
+    sometimes_reached: dict[str, bool] = attrs.field(factory=dict)
+    warnings: tuple[str, ...] = ()
+    stopped_by: str | None = None
+    """Why an incomplete run stopped (``max-depth``, ``max-states``, ``interrupt``...)."""
+
+    @property
+    def collision_probability(self) -> float:
+        from modelcheck.model.fingerprint import collision_probability
+
+        return collision_probability(self.distinct_states, self.states_generated)
+
+    @property
+    def states_per_second(self) -> float:
+        return self.states_generated / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def exit_code(self) -> int:
+        """0 when everything checked holds, 1 for a violation or deadlock."""
+        return 1 if self.result in ("violated", "deadlock") else 0

@@ -1,0 +1,156 @@
+"""Declaring and parsing a spec's constants.
+
+A spec's constants are a frozen attrs class.  Each field is declared with
+:func:`constant`, which attaches a default, a one-line description and the
+range checks as attrs metadata and validators.  Validation therefore happens in
+one place (the attrs ``__init__``) whether constants come from the CLI, a test
+or a Spark executor, and the CLI can list and parse them without knowing the
+spec.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+import attrs
+
+from modelcheck.errors import ConstantError
+
+_META = "modelcheck"
+
+
+def constant(
+    default: Any,
+    description: str,
+    *,
+    minimum: int | None = None,
+    maximum: int | None = None,
+    choices: Iterable[str] | None = None,
+) -> Any:
+    """Declare one constant field: its default, a one-line description, its valid range.
+
+    The type is taken from the default (int, bool or str).  ``choices`` restricts
+    a str constant; ``minimum``/``maximum`` bound an int one.  Ranges exist so
+    that absurd values (negative sizes, 10**9 replicas) are refused before the
+    search starts rather than hanging it.
+    """
+    kind = type(default)
+    if kind not in (int, bool, str):
+        raise TypeError(f"constant default must be int, bool or str, not {kind.__name__}")
+    choice_tuple = tuple(choices) if choices is not None else None
+
+    def validate(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+        name = attribute.name
+        if kind is int and (type(value) is not int):
+            raise ConstantError(f"constant {name} must be an integer, got {value!r}")
+        if kind is bool and type(value) is not bool:
+            raise ConstantError(f"constant {name} must be true or false, got {value!r}")
+        if kind is str and type(value) is not str:
+            raise ConstantError(f"constant {name} must be a string, got {value!r}")
+        if minimum is not None and value < minimum:
+            raise ConstantError(f"constant {name}={value} is below its minimum {minimum}")
+        if maximum is not None and value > maximum:
+            raise ConstantError(f"constant {name}={value} is above its maximum {maximum}")
+        if choice_tuple is not None and value not in choice_tuple:
+            raise ConstantError(
+                f"constant {name}={value!r} is not one of {', '.join(choice_tuple)}"
+            )
+
+    return attrs.field(
+        default=default,
+        validator=validate,
+        metadata={
+            _META: {
+                "description": description,
+                "kind": kind,
+                "minimum": minimum,
+                "maximum": maximum,
+                "choices": choice_tuple,
+            }
+        },
+    )
+
+
+@attrs.frozen
+class ConstantInfo:
+    """What the CLI shows and parses for one declared constant."""
+
+    name: str
+    """The constant's name, as written on the command line (``--const NAME=VALUE``)."""
+    kind: type
+    """int, bool or str."""
+    default: Any
+    """The value used when the user gives none."""
+    description: str
+    """One line saying what the constant bounds or selects."""
+    minimum: int | None = None
+    """Smallest accepted int value, if bounded."""
+    maximum: int | None = None
+    """Largest accepted int value, if bounded."""
+    choices: tuple[str, ...] | None = None
+    """The accepted values of a str constant, if restricted."""
+
+    def describe_range(self) -> str:
+        """A short human description of the accepted values."""
+        if self.choices:
+            return "|".join(self.choices)
+        if self.kind is bool:
+            return "true|false"
+        lo = "" if self.minimum is None else str(self.minimum)
+        hi = "" if self.maximum is None else str(self.maximum)
+        return f"{lo}..{hi}" if (lo or hi) else self.kind.__name__
+
+
+def constant_infos(cls: type) -> tuple[ConstantInfo, ...]:
+    """The declared constants of a constants class, in declaration order."""
+    infos = []
+    for field in attrs.fields(cls):
+        meta = field.metadata.get(_META)
+        if meta is None:
+            raise TypeError(f"{cls.__name__}.{field.name} is not declared with constant()")
+        infos.append(
+            ConstantInfo(
+                name=field.name,
+                kind=meta["kind"],
+                default=field.default,
+                description=meta["description"],
+                minimum=meta["minimum"],
+                maximum=meta["maximum"],
+                choices=meta["choices"],
+            )
+        )
+    return tuple(infos)
+
+
+def parse_value(info: ConstantInfo, text: str) -> Any:
+    """Parse one command-line value for a constant, with a clear error when it is wrong."""
+    text = text.strip()
+    if info.kind is bool:
+        lowered = text.lower()
+        if lowered in ("true", "1", "yes", "on"):
+            return True
+        if lowered in ("false", "0", "no", "off"):
+            return False
+        raise ConstantError(f"constant {info.name} must be true or false, got {text!r}")
+    if info.kind is int:
+        try:
+            return int(text, 10)
+        except ValueError:
+            raise ConstantError(f"constant {info.name} must be an integer, got {text!r}") from None
+    return text
+
+
+def make_constants(cls: type, values: Mapping[str, Any]) -> Any:
+    """Build a validated constants instance, refusing names the spec does not declare."""
+    known = {info.name: info for info in constant_infos(cls)}
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise ConstantError(
+            f"unknown constant {unknown[0]!r}; this spec declares: {', '.join(known) or 'none'}"
+        )
+    return cls(**values)
+
+
+def constants_to_dict(consts: Any) -> dict[str, Any]:
+    """The constants as a plain dict (for JSON output, Spark shipping and checkpoints)."""
+    return attrs.asdict(consts)

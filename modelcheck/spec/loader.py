@@ -1,0 +1,117 @@
+"""Finding a spec by what the user typed: a registered name, a file, or ``module:attr``.
+
+The same reference string is what the Spark engine ships to executors, which
+import the spec again there: a spec always travels by name, never as a closure.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from typing import Any
+
+from modelcheck.errors import SpecLoadError, UsageError
+from modelcheck.spec.declare import Spec
+
+
+def registered_specs() -> dict[str, str]:
+    """Registered spec names mapped to their ``module:attr`` references."""
+    from modelcheck.specs.registry import REGISTRY
+
+    return dict(REGISTRY)
+
+
+def _from_module(module: Any, attr: str | None, origin: str) -> Spec:
+    if attr:
+        spec = getattr(module, attr, None)
+        if not isinstance(spec, Spec):
+            raise SpecLoadError(f"{origin} has no Spec named {attr!r}")
+        return spec
+    found = [v for v in vars(module).values() if isinstance(v, Spec)]
+    unique = list({id(s): s for s in found}.values())
+    if len(unique) != 1:
+        names = ", ".join(s.name for s in unique) or "none"
+        raise SpecLoadError(
+            f"{origin} defines {len(unique)} specs ({names}); name one as {origin}:ATTR"
+        )
+    return unique[0]
+
+
+def user_module_name(path: str) -> str:
+    """The module name a user's spec file is imported under.
+
+    It is stable (not random) so that pickled states and functions of the file
+    resolve in worker processes and Spark executors that import the same file
+    (the Spark engine ships it under this name).
+    """
+    return "modelcheck_user_" + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
+
+
+def _import_file(path: str) -> Any:
+    """Import a user's spec file under :func:`user_module_name`, once per process."""
+    path = os.path.abspath(path)
+    name = user_module_name(path)
+    if name in sys.modules:
+        # Imported already, here or (on an executor) from the copy Spark shipped.
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise SpecLoadError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # noqa: BLE001
+        del sys.modules[name]
+        if isinstance(exc, SpecLoadError) or hasattr(exc, "spec"):
+            raise
+        raise SpecLoadError(f"spec module {path} failed to import: {type(exc).__name__}: {exc}") from exc
+    return module
+
+
+def load_spec(ref: str) -> Spec:
+    """Resolve ``ref``: a registered name, ``path/to/spec.py[:ATTR]`` or ``pkg.module[:ATTR]``."""
+    from modelcheck.errors import SpecDefinitionError
+
+    registry = registered_specs()
+    if ref in registry:
+        ref = registry[ref]
+    target, _, attr = ref.partition(":")
+    try:
+        if target.endswith(".py") or os.sep in target:
+            if not os.path.isfile(target):
+                raise UsageError(f"no spec file {target}")
+            module = _import_file(target)
+            return _from_module(module, attr or None, target)
+        if not target.replace(".", "").replace("_", "").isalnum():
+            raise UsageError(_unknown(ref, registry))
+        try:
+            module = importlib.import_module(target)
+        except ModuleNotFoundError as exc:
+            if exc.name and target.startswith(exc.name):
+                raise UsageError(_unknown(ref, registry)) from None
+            raise SpecLoadError(f"spec module {target} failed to import: {exc}") from exc
+        except SpecDefinitionError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise SpecLoadError(f"spec module {target} failed to import: {type(exc).__name__}: {exc}") from exc
+        return _from_module(module, attr or None, target)
+    except SpecDefinitionError:
+        raise
+
+
+def _unknown(ref: str, registry: dict[str, str]) -> str:
+    names = ", ".join(sorted(registry))
+    return f"unknown spec {ref!r}; registered specs: {names} (or give path/to/spec.py or pkg.module:SPEC)"
+
+
+def spec_reference(spec: Spec, typed: str) -> str:
+    """A reference another process can load: the registry name, or the file/module path."""
+    if typed in registered_specs():
+        return typed
+    target, _, attr = typed.partition(":")
+    if target.endswith(".py") or os.sep in target:
+        return os.path.abspath(target) + (f":{attr}" if attr else "")
+    return typed
