@@ -11,7 +11,7 @@ reachable states:
   reachable state, in BFS order, nothing else;
 * **hash**: the fingerprint of every generated successor;
 * **invariants**: the default invariants on every reachable state;
-* **engine only**: the real one-process engine (:class:`LocalBFS`) with the
+* **engine only**: the real one-process search (the level driver over :class:`LocalBackend`) with the
   successor function replaced by a lookup of the successors computed
   beforehand, i.e. everything a check does except running spec actions;
 * **full**: the real engine, as ``modelcheck check`` runs it.
@@ -42,8 +42,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from modelcheck.build.compiled import spec_mode  # noqa: E402
-from modelcheck.cli import build_constants  # noqa: E402
-from modelcheck.search.local import LocalBFS  # noqa: E402
+from modelcheck.spec.constants import build_constants  # noqa: E402
+from modelcheck.search.driver import LevelDriver  # noqa: E402
+from modelcheck.search.local import LocalBackend  # noqa: E402
 from modelcheck.errors import ModelCheckError  # noqa: E402
 from modelcheck.model.expander import compile_expander  # noqa: E402
 from modelcheck.spec.loader import load_spec  # noqa: E402
@@ -152,9 +153,10 @@ def main() -> None:
         t3 = time.perf_counter()
         fake = BoundModel(spec, consts, CheckOptions())
         fake.expand_into = lookup
-        res_fake = LocalBFS(fake).run()
+        res_fake = LevelDriver(fake, LocalBackend(fake)).run()
         t4 = time.perf_counter()
-        res = LocalBFS(BoundModel(spec, consts, CheckOptions())).run()
+        real = BoundModel(spec, consts, CheckOptions())
+        res = LevelDriver(real, LocalBackend(real)).run()
         t5 = time.perf_counter()
         if (res_fake.distinct_states, res_fake.states_generated) != (res.distinct_states, res.states_generated):
             sys.exit("error: the engine with looked-up successors found other counts than the real one")

@@ -47,9 +47,10 @@ sys.path.insert(0, str(HERE))
 import attrs  # noqa: E402
 
 from decompose import reachable  # noqa: E402
-from modelcheck.cli import build_constants  # noqa: E402
+from modelcheck.spec.constants import build_constants  # noqa: E402
 from modelcheck.build.compiled import CompileError, compile_module  # noqa: E402
-from modelcheck.search.local import LocalBFS  # noqa: E402
+from modelcheck.search.driver import LevelDriver  # noqa: E402
+from modelcheck.search.local import LocalBackend  # noqa: E402
 from modelcheck.errors import ModelCheckError  # noqa: E402
 from modelcheck.model.expander import compile_expander, loop_expander  # noqa: E402
 from modelcheck.spec.loader import load_spec  # noqa: E402
@@ -135,7 +136,7 @@ def whole_run(mode: str, pairs: tuple, workdir: str) -> None:
     model = BoundModel(spec, consts, CheckOptions())
     if typed is not None:
         model = typed_model(model, typed)
-    res = LocalBFS(model).run()
+    res = LevelDriver(model, LocalBackend(model)).run()
     print(f"{time.perf_counter() - t0:.2f} {res.distinct_states} {res.states_generated} {res.depth} {res.result}")
 
 

@@ -7,7 +7,7 @@ import os
 from modelcheck.counterexamples.dot import graphviz_version
 from modelcheck.counterexamples.known import KNOWN, KnownTrace
 from modelcheck.counterexamples.render import write_outputs
-from modelcheck.counterexamples.tracefile import document_from_result
+from modelcheck.counterexamples.tracefile import document_from_violation
 from modelcheck.errors import ModelCheckError
 
 KNOWN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "known")
@@ -18,17 +18,12 @@ FORMATS = ("json", "text", "dot", "svg", "html")
 
 def known_document(entry: KnownTrace) -> dict:
     """Run the check behind a known trace and return its trace document."""
-    from modelcheck.cli import build_constants
-    from modelcheck.search.local import check
-    from modelcheck.spec.loader import load_spec
-    from modelcheck.options import CheckOptions
+    from modelcheck.api import check
 
-    spec = load_spec(entry.spec)
-    consts = build_constants(spec, entry.constants)
-    result = check(spec, consts, CheckOptions(invariants=(entry.invariant,)))
-    if not result.violations:
+    result = check(entry.spec, dict(entry.constants), invariants=[entry.invariant])
+    if result.violation is None:
         raise ModelCheckError(f"known trace {entry.name}: {entry.spec} no longer violates {entry.invariant}")
-    return document_from_result(spec, consts, result.violations[0], entry.story)
+    return document_from_violation(result.spec_object, result.constants_object, result.violation, entry.story)
 
 
 def regenerate(out_dir: str = KNOWN_DIR, formats: tuple[str, ...] = FORMATS) -> list[str]:

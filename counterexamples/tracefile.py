@@ -73,7 +73,7 @@ def trace_document(spec_name: str, title: str, constants: dict, violation_kind: 
     return doc
 
 
-def document_from_result(spec: Any, consts: Any, violation: Any, story: str | None = None) -> dict:
+def document_from_violation(spec: Any, consts: Any, violation: Any, story: str | None = None) -> dict:
     """The document for one violation of a check; ``story`` says in words what it shows, when someone wrote it."""
     from modelcheck.spec.constants import constants_to_dict
     from modelcheck.output.json_form import trace_to_json

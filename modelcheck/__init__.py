@@ -1,8 +1,17 @@
 """modelcheck: a TLA+-style explicit-state model checker for Kafka replication.
 
-The public spec API is re-exported here so that a spec module needs one import::
+The public API is here: the spec API, so that a spec module needs one import::
 
     from modelcheck import Spec, Domain, action, invariant, constant
+
+and :func:`check`, which checks a spec from Python as the command line does::
+
+    import modelcheck
+    r = modelcheck.check("kip320", constants={"Replicas": 2})
+    r.result, r.distinct_states                 # "holds", 5973
+
+Importing this package installs nothing: the compiled modules' finder goes
+in when a check starts (see :mod:`modelcheck.build.compiled`).
 
 ``specs/``, ``invariants/``, ``spark_explore/`` and ``counterexamples/`` live at
 the top of the repository (the design card fixes the layout) but install as
@@ -21,18 +30,22 @@ if _os.path.isfile(_os.path.join(_root, "setup.cfg")) and _os.path.isdir(_os.pat
     if _root not in __path__:  # type: ignore[name-defined]
         __path__.append(_root)  # type: ignore[name-defined]
 
-from modelcheck.spec.constants import constant  # noqa: E402
-from modelcheck.errors import ModelCheckError  # noqa: E402
-from modelcheck.spec.declare import Domain, Spec, Symmetry, action, invariant, sometimes  # noqa: E402
-
 __version__ = "0.1.0"
 
+from modelcheck.api import check  # noqa: E402
+from modelcheck.errors import ModelCheckError  # noqa: E402
+from modelcheck.output.results import CheckResult  # noqa: E402
+from modelcheck.spec.constants import constant  # noqa: E402
+from modelcheck.spec.declare import Domain, Spec, Symmetry, action, invariant, sometimes  # noqa: E402
+
 __all__ = [
+    "CheckResult",
     "Domain",
     "ModelCheckError",
     "Spec",
     "Symmetry",
     "action",
+    "check",
     "constant",
     "invariant",
     "sometimes",

@@ -14,20 +14,17 @@ import signal
 import sys
 from typing import Any
 
-import attrs
 import click
 
 from modelcheck import __version__
-from modelcheck.spec.constants import make_constants, parse_value
 from modelcheck.errors import ModelCheckError, SpecRuntimeError, UsageError
-from modelcheck.spec.loader import load_spec, registered_specs, spec_reference
 from modelcheck.options import option_conflict
-from modelcheck.search.progress import stderr_sink
-from modelcheck.output.tlc_text import coverage_lines, summary_lines
-from modelcheck.output.json_form import result_to_json, trace_to_json
-from modelcheck.options import CheckOptions
+from modelcheck.output.json_form import trace_to_json
 from modelcheck.output.results import CheckResult
+from modelcheck.output.tlc_text import coverage_lines, summary_lines
+from modelcheck.spec.constants import constants_to_dict
 from modelcheck.spec.declare import Spec
+from modelcheck.spec.loader import load_spec, registered_specs
 
 
 class ConstParam(click.ParamType):
@@ -42,26 +39,6 @@ class ConstParam(click.ParamType):
         if not sep or not name.strip() or not text.strip():
             self.fail(f"expected NAME=VALUE, got {value!r}", param, ctx)
         return name.strip(), text.strip()
-
-
-def build_constants(spec: Spec, pairs: tuple[tuple[str, str], ...]) -> Any:
-    """Parse ``--const`` pairs against the spec's declared constants."""
-    infos = {i.name: i for i in spec.constant_infos}
-    values: dict[str, Any] = {}
-    for name, text in pairs:
-        if name not in infos:
-            raise UsageError(
-                f"unknown constant {name!r} for spec {spec.name}; it declares: {', '.join(infos) or 'none'}"
-            )
-        values[name] = parse_value(infos[name], text)
-    return make_constants(spec.constants_class, values)
-
-
-def _check_invariant_names(spec: Spec, names: tuple[str, ...]) -> None:
-    known = [p.name for p in spec.invariants]
-    for n in names:
-        if n not in known:
-            raise UsageError(f"unknown invariant {n!r} for spec {spec.name}; it declares: {', '.join(known)}")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -175,76 +152,44 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     or a deadlock was found (the shortest trace is printed), 2 bad input or a
     spec error.
     """
-    if master is not None:
-        engine = "spark"
-    conflict = option_conflict(_explicit_params(ctx), simulate=simulate, engine=engine)
-    if conflict:
-        raise UsageError(conflict)
-    spec = load_spec(spec_ref)
-    c = build_constants(spec, consts)
-    _check_invariant_names(spec, invariants)
-    if symmetry and spec.symmetry is None:
-        raise UsageError(f"spec {spec.name} declares no symmetry; drop --symmetry")
-    options = CheckOptions(
-        invariants=invariants or None,
-        check_deadlock=deadlock,
-        max_depth=max_depth,
-        max_states=max_states,
-        continue_after_violation=keep_going,
-        symmetry=symmetry,
-        progress_seconds=progress_seconds,
-        checkpoint_dir=checkpoint_dir or resume,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
-        max_memory_mb=max_memory_mb,
-    )
-    sink = None if quiet else stderr_sink()
-    out = sys.stderr if as_json else sys.stdout
-    inv_names = options.invariants or spec.default_invariants
-    consts_text = ", ".join(f"{k}={v}" for k, v in _as_dict(c).items())
-    click.echo(f"modelcheck {__version__}: checking {spec.name} ({spec.title}) with {consts_text}", file=out)
+    from modelcheck.api import prepare
     from modelcheck.build.compiled import spec_mode
 
+    given = _explicit_params(ctx)
+    conflict = option_conflict(given, simulate=simulate, engine="spark" if master is not None else engine)
+    if conflict:
+        raise UsageError(conflict)
+    plan = prepare(
+        spec_ref, dict(consts), invariants=invariants or None, deadlock=deadlock, max_depth=max_depth,
+        max_states=max_states, continue_after_violation=keep_going, symmetry=symmetry, engine=engine,
+        workers=workers, master=master, partitions=partitions, checkpoint=checkpoint_dir,
+        checkpoint_every=checkpoint_every, resume=resume, max_memory_mb=max_memory_mb, simulate=simulate,
+        seed=seed if "seed" in given else None, walks=walks, walk_seconds=walk_seconds,
+        progress=not quiet, progress_seconds=progress_seconds, verbose=verbose)
+    spec, c = plan.spec, plan.constants
+    out = sys.stderr if as_json else sys.stdout
+    consts_text = ", ".join(f"{k}={v}" for k, v in constants_to_dict(c).items())
+    click.echo(f"modelcheck {__version__}: checking {spec.name} ({spec.title}) with {consts_text}", file=out)
     mode = spec_mode((spec.reference or "").partition(":")[0])
-    click.echo(f"Invariants: {', '.join(inv_names) or 'none'}; engine: {engine}"
+    click.echo(f"Invariants: {', '.join(plan.invariants) or 'none'}; engine: {plan.engine}"
                f"{'; symmetry on' if symmetry else ''}{f'; spec {mode}' if mode else ''}", file=out)
-    from modelcheck.model.bound import BoundModel
-    from modelcheck.model.preflight import preflight
-
-    # A short sample walk first: non-deterministic actions, non-canonical states and
-    # invariants that --symmetry would make unsound are reported before the search.
-    pre_warnings = preflight(BoundModel(spec, c, options))
     # SIGTERM stops a run the way Ctrl-C does: statistics so far, exit 128+signal.
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        if simulate:
-            from modelcheck.search.simulate import simulate as run_simulation
-
-            result = run_simulation(BoundModel(spec, c, attrs.evolve(options, max_depth=None)), seed=seed,
-                                    walks=walks, seconds=walk_seconds, max_depth=max_depth or 100, progress=sink)
-        elif engine == "spark":
-            from modelcheck.spark_explore.backend import check as spark_check
-
-            result = spark_check(spec, spec_reference(spec, spec_ref), c, options, master=master,
-                                 partitions=partitions, progress=sink, verbose=verbose)
-        else:
-            from modelcheck.search.local import check
-
-            result = check(spec, c, options, progress=sink, workers=workers)
+        result = plan.run()
     finally:
         signal.signal(signal.SIGTERM, previous)
-    if pre_warnings:
-        result = attrs.evolve(result, warnings=tuple(pre_warnings) + result.warnings)
     if out_dir and result.violations:
-        _write_counterexamples(spec, c, result, out_dir)
+        for v, files in zip(result.violations, _trace_stems(result.write_trace(out_dir))):
+            click.echo(f"Counterexample ({v.name}) written to {files}", err=True)
     if as_json:
-        click.echo(json.dumps(result_to_json(spec, c, result)))
+        click.echo(json.dumps(result.to_json()))
     else:
         _print_result(spec, c, result, full_trace=full_trace, coverage=coverage)
     if result.result == "interrupted":
-        if options.checkpoint_dir:
-            click.echo(f"Checkpoint written to {options.checkpoint_dir}; continue with --resume "
-                       f"{options.checkpoint_dir} (same spec, constants and options).", err=True)
+        if plan.options.checkpoint_dir:
+            click.echo(f"Checkpoint written to {plan.options.checkpoint_dir}; continue with --resume "
+                       f"{plan.options.checkpoint_dir} (same spec, constants and options).", err=True)
         ctx.exit(3 if result.stopped_by == "max-memory" else 130)
     ctx.exit(result.exit_code)
 
@@ -255,15 +200,13 @@ def _explicit_params(ctx: click.Context) -> dict[str, Any]:
     return {name: value for name, value in ctx.params.items() if ctx.get_parameter_source(name) in given}
 
 
-def _write_counterexamples(spec: Spec, c: Any, result: CheckResult, out_dir: str) -> None:
-    """Trace JSON and renderings for each violation: ``DIR/trace.*``, then ``DIR/trace-2.*``..."""
-    from modelcheck.counterexamples.render import write_outputs
-    from modelcheck.counterexamples.tracefile import document_from_result
-
-    for i, v in enumerate(result.violations, start=1):
-        stem = "trace" if i == 1 else f"trace-{i}"
-        written = write_outputs(document_from_result(spec, c, v), out_dir, stem=stem)
-        click.echo(f"Counterexample ({v.name}) written to {', '.join(written)}", err=True)
+def _trace_stems(paths: list[str]) -> list[str]:
+    """The written files grouped by counterexample: ``DIR/trace.json, .txt, ...`` as one line each."""
+    groups: dict[str, list[str]] = {}
+    for path in paths:
+        stem = path.rsplit(".", 1)[0]
+        groups.setdefault(stem, []).append(path)
+    return [", ".join(files) for files in groups.values()]
 
 
 @main.command("render")
@@ -300,24 +243,21 @@ def render_cmd(trace_file: str, fmt: str, output: str | None) -> None:
 def graph_cmd(spec_ref: str, consts: tuple, invariants: tuple, fmt: str, limit: int, radius: int | None,
               output: str | None) -> None:
     """Export the reachable state graph of a small model, or the neighbourhood of its counterexample, as DOT or JSON."""
+    from modelcheck.api import prepare
     from modelcheck.counterexamples.statespace import (neighbourhood_graph, state_graph, state_graph_dot,
                                                         state_graph_json)
     from modelcheck.model.bound import BoundModel
 
-    spec = load_spec(spec_ref)
-    c = build_constants(spec, consts)
-    _check_invariant_names(spec, invariants)
-    options = CheckOptions(invariants=invariants or None)
+    plan = prepare(spec_ref, dict(consts), invariants=invariants or None)
+    model = BoundModel(plan.spec, plan.constants, plan.options)
     if radius is None:
-        g = state_graph(BoundModel(spec, c, options), limit)
+        g = state_graph(model, limit)
     else:
-        from modelcheck.search.local import check
-
-        result = check(spec, c, options)
-        if not result.violations:
+        result = plan.run()
+        if result.violation is None:
             raise UsageError("--around-violation: the check found no violation, so there is no counterexample")
-        trace = [step.state for step in result.violations[0].trace]
-        g = neighbourhood_graph(BoundModel(spec, c, options), trace, radius, limit)
+        trace = [step.state for step in result.violation.trace]
+        g = neighbourhood_graph(model, trace, radius, limit)
     text = state_graph_dot(g) if fmt == "dot" else state_graph_json(g)
     if output:
         with open(output, "w", encoding="utf-8") as f:
@@ -375,12 +315,6 @@ def compile_cmd(status: bool) -> None:
 
 def _raise_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
-
-
-def _as_dict(c: Any) -> dict:
-    from modelcheck.spec.constants import constants_to_dict
-
-    return constants_to_dict(c)
 
 
 def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, coverage: bool) -> None:

@@ -6,10 +6,10 @@ keyed by everything that defines them).  Every function here is deterministic
 in its input, so a task that is retried, or recomputed after an executor died,
 produces exactly the same records: a level is idempotent.
 
-Discovery keys reproduce the local engine's order: a state's key is its
-parent's key plus its position among the parent's successors, as big-endian
-16-bit digits, so comparing keys as bytes is comparing discovery order (local
-BFS expands a level in the order its states were discovered).
+Discovery keys reproduce the one-process search's order: a state's key is
+its parent's key plus its index among the parent's successors, as an
+order-preserving digit (the path form of :mod:`modelcheck.search.discovery`),
+so comparing keys as bytes is comparing discovery order.
 
 ``modelcheck compile`` builds this module with the engine's (its loops run
 per candidate: 1.5 s of a 23 s Kip320 run with local[2]); executors import
@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import pickle
-import struct
 from array import array
 from functools import lru_cache
 from typing import Any, Iterable, Iterator
@@ -36,12 +35,10 @@ from modelcheck.errors import SpecRuntimeError
 from modelcheck.spec.loader import load_spec
 from modelcheck.model.bound import BoundModel
 from modelcheck.options import CheckOptions
+from modelcheck.search.discovery import MAX_SUCCESSORS, check_successor_count, digit, split
 from modelcheck.spark_explore.pickling import StatePickler
 from modelcheck.search.visited import in_sorted, merge_sorted
 
-SEQ = struct.Struct(">H")
-MAX_SUCCESSORS = 1 << 16
-"""A state's successors are numbered by a 16-bit digit of the discovery key."""
 
 CHUNK = 256
 """Records pickled together: a chunk is one pickle, so states share the sub-objects they share in memory.
@@ -149,8 +146,8 @@ def level_states(records: Iterable[tuple]) -> Iterator[tuple]:
         yield fp, key, t, ai
 
 
-def level_task(job: tuple, stats: Any, level: int | None, expand: bool, index: int,
-               records: Iterable[tuple]) -> Iterator[tuple]:
+def level_task(job: tuple, stats: Any, level: int | None, expand: bool, unreached: frozenset, violated: frozenset,
+               index: int, records: Iterable[tuple]) -> Iterator[tuple]:
     """A level of the search for one shard, in one pass: merge, check, expand.
 
     Reads the shard and the candidates the shuffle brought (or, for a first
@@ -163,11 +160,11 @@ def level_task(job: tuple, stats: Any, level: int | None, expand: bool, index: i
     merge that finds them to the expansion that consumes them.
     """
     with _no_cyclic_gc():
-        yield from _level_task(job, stats, level, expand, index, records)
+        yield from _level_task(job, stats, level, expand, unreached, violated, index, records)
 
 
-def _level_task(job: tuple, stats: Any, level: int | None, expand: bool, index: int,
-                records: Iterable[tuple]) -> Iterator[tuple]:
+def _level_task(job: tuple, stats: Any, level: int | None, expand: bool, unreached: frozenset,
+                violated: frozenset, index: int, records: Iterable[tuple]) -> Iterator[tuple]:
     model = bound_model(*job[:3])
     n_actions = len(model.actions)
     part = _Level(records, n_actions)
@@ -180,7 +177,7 @@ def _level_task(job: tuple, stats: Any, level: int | None, expand: bool, index: 
         part.best.clear()  # the losers go now, not at the end of the task
         # Both sides are duplicate-free and disjoint, so the union is a merge of two sorted runs.
         shard = merge_sorted(part.visited, np.sort(fresh))
-        check = _Checks(model)
+        check = _Checks(model, unreached, violated)
     yield index, (SHARD, shard)
     partitions = owner_count(job)
     generated = [0] * n_actions
@@ -244,8 +241,10 @@ def _blob(q: int, cands: list, shard: np.ndarray | None) -> Iterator[tuple]:
 class _Checks:
     """The new states' facts for the driver: parent records, per-action counts, violations, properties."""
 
-    def __init__(self, model: BoundModel) -> None:
+    def __init__(self, model: BoundModel, unreached: frozenset, violated: frozenset) -> None:
         self.model = model
+        self.properties = [p for p in model.sometimes if p.name in unreached]
+        self.reported = set(violated)  # per invariant, only the task's first violating state is reported
         self.fps = array("q")
         self.parent_fps = array("q")
         self.distinct = [0] * len(model.actions)
@@ -260,15 +259,17 @@ class _Checks:
         self.fps.append(fp)
         self.parent_fps.append(pfp)
         try:
-            failed = [inv.name for inv in model.failed_invariants(t)] if self.invariants else []
-            for p in model.sometimes:
+            failed = [inv.name for inv in model.failed_invariants(t) if inv.name not in self.reported] \
+                if self.invariants else []
+            for p in self.properties:
                 if p.name not in self.sometimes and model._call(f"property {p.name}", p.fn, model.c, t):
                     self.sometimes[p.name] = key  # keys ascend here, so the first is the smallest
         except SpecRuntimeError as err:
-            self.errors.append((key[:-2], pfp, str(err), err.where))
+            self.errors.append((split(key)[0], pfp, str(err), err.where))
             failed = []
         if failed:
             self.violations.append((key, fp, failed))
+            self.reported.update(failed)
 
 
 def owner_count(job: tuple) -> int:
@@ -291,11 +292,8 @@ def _expand_one(model: BoundModel, key: bytes, pfp: int, s: Any, generated: list
     for ai, t in pairs:
         generated[ai] += 1
         if seq == MAX_SUCCESSORS:
-            raise SpecRuntimeError(
-                f"a state has more than {MAX_SUCCESSORS:,} successors, more than the Spark engine's discovery "
-                "keys can order; check this spec with the local engine",
-                spec=model.spec.name, where="the Spark engine")
-        child = key + SEQ.pack(seq)
+            check_successor_count(seq + 1, model.spec.name)  # raises: more than a discovery key numbers
+        child = key + digit(seq)
         seq += 1
         if constrained and not (model.in_model(t) and model.action_allowed(s, t)):
             continue
@@ -351,7 +349,7 @@ def count_new(bound: bytes, records: Iterable[tuple]) -> Iterator[dict]:
     counts: dict[int, int] = {}
     with _no_cyclic_gc():
         for _fp, key, _s, ai in level_states(records):
-            if key[:-2] <= bound:
+            if split(key)[0] <= bound:
                 counts[ai] = counts.get(ai, 0) + 1
     yield counts
 

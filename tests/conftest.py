@@ -43,6 +43,37 @@ def cli():
     return run_cli
 
 
+def check(spec, consts=None, options=None, *, workers: int = 1, progress=None, engine: str = "local",
+          sc=None, ref: str | None = None, preflight: bool = False, verbose: bool = False):
+    """``modelcheck.check`` with a spec object, a constants object and :class:`CheckOptions`, as many tests build them.
+
+    No preflight walk unless asked (these tests look at the search itself);
+    ``engine="spark"`` runs on the SparkContext ``sc``, the spec shipped by ``ref``.
+    """
+    import modelcheck
+    from modelcheck.options import CheckOptions
+    from modelcheck.spec.constants import constants_to_dict
+
+    o = options or CheckOptions()
+    kwargs = dict(
+        invariants=o.invariants, deadlock=o.check_deadlock, max_depth=o.max_depth, max_states=o.max_states,
+        continue_after_violation=o.continue_after_violation, symmetry=o.symmetry,
+        progress_seconds=o.progress_seconds, checkpoint=o.checkpoint_dir, checkpoint_every=o.checkpoint_every,
+        resume=o.resume, max_memory_mb=o.max_memory_mb, workers=workers, progress=progress or False,
+        preflight=preflight)
+    if engine == "spark":
+        kwargs.update(engine="spark", spark_context=sc, verbose=verbose)
+    consts = constants_to_dict(consts) if consts is not None and not isinstance(consts, dict) else consts
+    return modelcheck.check(ref or spec, consts, **kwargs)
+
+
+def run_backend(model, backend, progress=None):
+    """One exhaustive run of ``model`` on ``backend`` (tests that look inside a backend afterwards)."""
+    from modelcheck.search.driver import LevelDriver
+
+    return LevelDriver(model, backend, progress).run()
+
+
 def flatten(expansion: list) -> tuple[list, list]:
     """A loop-form expansion, (action, binding, result) triples, as ``expand_into``'s two columns:
     action indices and successors, a list result counting once per element."""

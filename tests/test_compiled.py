@@ -154,15 +154,25 @@ def test_engine_modules_are_found_by_their_marker_line() -> None:
 
 
 def test_importing_modelcheck_installs_no_import_hook() -> None:
-    """The compiled modules' finder goes in only when an entry point asks (command line, check(), Spark daemon)."""
+    """The compiled modules' finder goes in only when an entry point asks (command line, check(), Spark daemon).
+
+    Nor does importing the package import a compiled module: one imported
+    before the finder is in place would run interpreted for the whole process.
+    """
     code = ("import sys, modelcheck, modelcheck.spec; "
             "print(any(type(f).__name__ == 'CompiledFinder' for f in sys.meta_path)); "
-            "print(sorted(m for m in sys.modules if m.startswith(('modelcheck.search', 'modelcheck.model'))))")
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('modelcheck'))))")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.splitlines() == ["False", "[]"]
-
-
+    hooked, imported = p.stdout.splitlines()
+    assert hooked == "False"
+    assert "modelcheck.api" in imported.split()
+    assert not set(imported.split()) & {name for name, _ in compiled.engine_modules()}
+    code = ("import modelcheck, modelcheck.model.expander as e; r = modelcheck.check('kip320', {'Replicas': 2}); "
+            "print(r.distinct_states, e.__file__)")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split()[0] == "5973"  # the expander imported before check(): interpreted, same answer
 def test_the_check_header_says_how_the_spec_runs() -> None:
     """After an edit a spec runs interpreted until rebuilt; the header line makes that visible."""
     interpreted = run_cli("check", "kip320", "--const", "Replicas=2", env={compiled.DISABLE_ENV: "1"})

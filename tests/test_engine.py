@@ -7,7 +7,7 @@ import pytest
 
 from modelcheck import Spec, action, constant
 from modelcheck.spec.constants import make_constants
-from modelcheck.search.local import check
+from conftest import check
 from modelcheck.errors import ConstantError, SpecDefinitionError, SpecRuntimeError, StateError
 from modelcheck.spec.loader import load_spec
 from modelcheck.options import CheckOptions

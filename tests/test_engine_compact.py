@@ -6,7 +6,8 @@ import numpy as np
 
 from conftest import MODELS
 from modelcheck.spec.constants import make_constants
-from modelcheck.search.local import LocalBFS
+from conftest import run_backend
+from modelcheck.search.local import LocalBackend
 from modelcheck.search.frontier import Frontier
 from modelcheck.spec.loader import load_spec
 from modelcheck.model.bound import BoundModel
@@ -66,11 +67,11 @@ def test_engine_with_a_tiny_in_memory_frontier_gives_the_same_result():
     """Forcing every level through disk changes nothing a user sees."""
     spec = load_spec(str(MODELS / "counter_grid.py"))
     c = make_constants(spec.constants_class, {"Counters": 3, "Max": 7, "Limit": 15})
-    plain = LocalBFS(BoundModel(spec, c, CheckOptions())).run()
-    bfs = LocalBFS(BoundModel(spec, c, CheckOptions()))
-    bfs.frontier_options = {"chunk": 7, "memory_states": 10}
-    spilled = bfs.run()
-    assert bfs.spilled_chunks > 0
+    model = BoundModel(spec, c, CheckOptions())
+    plain = run_backend(model, LocalBackend(model))
+    backend = LocalBackend(model, frontier_options={"chunk": 7, "memory_states": 10})
+    spilled = run_backend(model, backend)
+    assert backend.spilled_chunks > 0
     for r in (plain, spilled):
         assert r.result == "violated" and len(r.violations[0].trace) == 16
     assert (spilled.distinct_states, spilled.states_generated, spilled.depth, spilled.action_stats) == (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from modelcheck.cli import build_constants
-from modelcheck.search.local import check
+from modelcheck.spec.constants import build_constants
+from conftest import check
 from modelcheck.spec.loader import load_spec, registered_specs
 from modelcheck.options import CheckOptions
 from naive import naive_explore

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import MODELS
 from modelcheck.spec.constants import make_constants
-from modelcheck.search.local import check
+from conftest import check
 from modelcheck.spec.loader import load_spec
 from modelcheck.options import CheckOptions
 from naive import naive_explore

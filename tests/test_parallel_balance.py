@@ -6,10 +6,11 @@ initial state, so without rebalancing one worker would expand everything.
 
 from __future__ import annotations
 
-from modelcheck.cli import build_constants
+from modelcheck.spec.constants import build_constants
 from modelcheck.spec.loader import load_spec
 from modelcheck.model.bound import BoundModel
-from modelcheck.search.workers.coordinator import ParallelBFS, balance_moves
+from conftest import run_backend
+from modelcheck.search.workers.coordinator import WorkersBackend, balance_moves
 from modelcheck.options import CheckOptions
 
 
@@ -35,8 +36,9 @@ def test_balance_moves_leaves_near_balanced_or_tiny_frontiers_alone():
 def test_two_workers_each_expand_a_fair_share_with_tlc_counts():
     spec = load_spec("kip320")
     c = build_constants(spec, (("Replicas", "2"),))
-    bfs = ParallelBFS(BoundModel(spec, c, CheckOptions()), 2)
-    r = bfs.run()
+    model = BoundModel(spec, c, CheckOptions())
+    bfs = WorkersBackend(model, 2)
+    r = run_backend(model, bfs)
     # TLC's reference figures for Kip320 with two replicas.
     assert (r.distinct_states, r.states_generated, r.depth) == (5_973, 11_839, 18)
     assert sum(bfs.expanded_by_worker) == 5_973

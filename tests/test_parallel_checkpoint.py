@@ -19,7 +19,7 @@ import pytest
 
 from conftest import ROOT, checkpoint_level, json_report as result_of, kill_once_checkpointed, run_cli
 from modelcheck.spec.constants import make_constants
-from modelcheck.search.local import check
+from conftest import check
 from modelcheck.spec.loader import load_spec
 from modelcheck.options import CheckOptions
 

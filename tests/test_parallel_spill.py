@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 
-from modelcheck.cli import build_constants
-from modelcheck.search.local import check
-from modelcheck.search.frontier import StoredStates
-from modelcheck.spec.loader import load_spec
+from conftest import check
 from modelcheck.model.bound import BoundModel
-from modelcheck.search.workers.coordinator import ParallelBFS
 from modelcheck.options import CheckOptions
+from modelcheck.search.driver import LevelDriver
+from modelcheck.search.frontier import StoredStates
+from modelcheck.search.workers.coordinator import WorkersBackend
+from modelcheck.spec.constants import build_constants
+from modelcheck.spec.loader import load_spec
 
 
 def _run(name: str, consts: tuple, workers: int, spill_states: int | None = None):
@@ -18,10 +19,11 @@ def _run(name: str, consts: tuple, workers: int, spill_states: int | None = None
     c = build_constants(spec, consts)
     if workers == 1:
         return None, check(spec, c, CheckOptions())
-    bfs = ParallelBFS(BoundModel(spec, c, CheckOptions()), workers)
+    model = BoundModel(spec, c, CheckOptions())
+    bfs = WorkersBackend(model, workers)
     if spill_states is not None:
         bfs.spill_states = spill_states
-    return bfs, bfs.run()
+    return bfs, LevelDriver(model, bfs).run()
 
 
 def test_stored_states_read_back_in_order_as_often_as_asked(tmp_path):
@@ -55,11 +57,12 @@ def test_checkpoints_gather_spilled_frontiers_and_resume(tmp_path):
     spec = load_spec("kip320")
     c = build_constants(spec, (("Replicas", "2"),))
     # A checkpoint at every level boundary, each gathering the workers' (spilled) frontiers.
-    bfs = ParallelBFS(BoundModel(spec, c, CheckOptions(checkpoint_dir=str(tmp_path), checkpoint_every=0.0,
-                                                       max_depth=12)), 2)
+    model = BoundModel(spec, c, CheckOptions(checkpoint_dir=str(tmp_path), checkpoint_every=0.0, max_depth=12))
+    bfs = WorkersBackend(model, 2)
     bfs.spill_states = 50
-    stopped = bfs.run()
-    assert bfs.spilled_levels > 0 and bfs.checkpoints_written > 0
+    driver = LevelDriver(model, bfs)
+    stopped = driver.run()
+    assert bfs.spilled_levels > 0 and driver.checkpoints_written > 0
     assert stopped.stopped_by == "max-depth"
     expected = check(spec, c, CheckOptions(max_depth=12))
     assert (stopped.distinct_states, stopped.states_generated) == (expected.distinct_states,

@@ -13,8 +13,8 @@ from collections import deque
 
 import pytest
 
-from modelcheck.cli import build_constants
-from modelcheck.search.local import check
+from modelcheck.spec.constants import build_constants
+from conftest import check
 from modelcheck.spec.loader import load_spec
 from modelcheck.options import CheckOptions
 from naive import naive_explore

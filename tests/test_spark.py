@@ -6,11 +6,10 @@ import json
 
 import pytest
 
-from conftest import MODELS, run_cli
-from modelcheck.cli import build_constants
-from modelcheck.search.local import check as local_check
-from modelcheck.spec.loader import load_spec, spec_reference
+from conftest import MODELS, check, run_cli
 from modelcheck.options import CheckOptions
+from modelcheck.spec.constants import build_constants
+from modelcheck.spec.loader import load_spec
 from spark_support import differences
 
 pytestmark = pytest.mark.spark
@@ -27,12 +26,10 @@ def sc():
 
 
 def both(sc, ref: str, consts=(), **opts):
-    from modelcheck.spark_explore.backend import check as spark_check
-
     spec = load_spec(ref)
     c = build_constants(spec, consts)
     options = CheckOptions(**opts)
-    return local_check(spec, c, options), spark_check(spec, spec_reference(spec, ref), c, options, sc=sc)
+    return check(spec, c, options), check(spec, c, options, engine="spark", sc=sc, ref=ref)
 
 
 CASES = [
@@ -72,15 +69,14 @@ def test_spec_error_on_an_executor_is_reported_like_the_local_engine(sc):
     shard-record tag and vanished, so this run wrongly "held".
     """
     from modelcheck.errors import SpecRuntimeError
-    from modelcheck.spark_explore.backend import check as spark_check
 
     ref = str(MODELS / "broken" / "raises_in_action.py")
     spec = load_spec(ref)
     c = build_constants(spec, ())
     with pytest.raises(SpecRuntimeError) as local_err:
-        local_check(spec, c, CheckOptions())
+        check(spec, c)
     with pytest.raises(SpecRuntimeError) as spark_err:
-        spark_check(spec, spec_reference(spec, ref), c, CheckOptions(), sc=sc)
+        check(spec, c, engine="spark", sc=sc, ref=ref)
     assert str(spark_err.value) == str(local_err.value)
     assert [(t.action, t.state) for t in spark_err.value.trace] == [(t.action, t.state) for t in local_err.value.trace]
     assert [t.state for t in spark_err.value.trace] == [0, 1, 2]

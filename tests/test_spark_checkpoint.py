@@ -184,28 +184,26 @@ IN_PROCESS = [
 @pytest.mark.parametrize("ref,consts,opts", IN_PROCESS, ids=["kip279-R2", "die_hard-continue"])
 def test_every_spark_checkpoint_resumes_to_the_uninterrupted_result(sc, tmp_path, ref, consts, opts):
     """Checkpoints of every level, written by Spark, resumed by the local engine; two also by Spark."""
-    from modelcheck.cli import build_constants
-    from modelcheck.search.local import check as local_check
-    from modelcheck.spec.loader import load_spec, spec_reference
+    from conftest import check
     from modelcheck.options import CheckOptions
-    from modelcheck.spark_explore.backend import check as spark_check
+    from modelcheck.spec.constants import build_constants
+    from modelcheck.spec.loader import load_spec
     from spark_support import differences
 
     spec = load_spec(ref)
     c = build_constants(spec, consts)
-    expected = local_check(spec, c, CheckOptions(**opts))
+    expected = check(spec, c, CheckOptions(**opts))
     directory = tmp_path / "ck"
     copies: dict = {}
-    first = spark_check(spec, spec_reference(spec, ref), c,
-                        CheckOptions(checkpoint_dir=str(directory), checkpoint_every=0, **opts),
-                        sc=sc, verbose=True, progress=_copies_each_checkpoint(directory, copies))
+    first = check(spec, c, CheckOptions(checkpoint_dir=str(directory), checkpoint_every=0, **opts),
+                  engine="spark", sc=sc, ref=ref, verbose=True, progress=_copies_each_checkpoint(directory, copies))
     assert differences(expected, first) == []
     assert sorted(copies) == list(range(expected.depth)), "a checkpoint at every level boundary"
     for level, path in sorted(copies.items()):
-        resumed = local_check(spec, c, CheckOptions(resume=str(path), **opts))
+        resumed = check(spec, c, CheckOptions(resume=str(path), **opts))
         assert differences(expected, resumed) == [], f"resumed from level {level}"
     for level in (0, max(copies) - 1):
         path = shutil.copytree(copies[level], tmp_path / f"spark{level}")
-        resumed = spark_check(spec, spec_reference(spec, ref), c, CheckOptions(resume=str(path), **opts), sc=sc)
+        resumed = check(spec, c, CheckOptions(resume=str(path), **opts), engine="spark", sc=sc, ref=ref)
         assert resumed.engine == "spark"
         assert differences(expected, resumed) == [], f"resumed on Spark from level {level}"

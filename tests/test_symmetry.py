@@ -14,8 +14,8 @@ import attrs
 import pytest
 
 from conftest import MODELS, run_cli
-from modelcheck.cli import build_constants
-from modelcheck.search.local import check
+from modelcheck.spec.constants import build_constants
+from conftest import check
 from modelcheck.spec.loader import load_spec
 from modelcheck.model.bound import BoundModel
 from modelcheck.model.preflight import sample_states

@@ -41,12 +41,14 @@ import sysconfig
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import attrs
 
-from modelcheck.build import record_rewrite
 from modelcheck.errors import ModelCheckError
+
+if TYPE_CHECKING:  # the rewrite is imported only to build: it imports the expander, a compiled module
+    from modelcheck.build import record_rewrite
 
 PACKAGES = ("modelcheck.specs", "modelcheck.invariants")
 """Every module of these packages is compiled (their ``__init__`` excepted), with the record rewrite."""
@@ -89,7 +91,7 @@ def source_digest(source: bytes, cython_version: str, rewrite: str = "") -> str:
 
 def _rewrite_version() -> str:
     """The rewrite's own source, as a digest: changing :mod:`modelcheck.build.record_rewrite` rebuilds the specs."""
-    with open(record_rewrite.__file__, "rb") as f:
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "record_rewrite.py"), "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()[:20]
 
 
@@ -317,7 +319,9 @@ def compile_module(fullname: str, source: str, so: str, workdir: str,
             f.write(rewritten.pxd)
         include = ["-I", "include"]
     # Spec modules take the rewrite's directives (annotations untyped); engine modules type their locals.
-    directives = [] if engine else ["-X", ",".join(record_rewrite.CYTHON_DIRECTIVES)]
+    from modelcheck.build.record_rewrite import CYTHON_DIRECTIVES
+
+    directives = [] if engine else ["-X", ",".join(CYTHON_DIRECTIVES)]
     steps = [
         [sys.executable, "-m", "cython", "-3", *directives, *include, "--module-name", fullname, source,
          "-o", c_file],
@@ -351,7 +355,9 @@ def _rewritten(fullname: str, source: str) -> record_rewrite.Rewritten | None:
     if not is_spec_module(fullname):
         return None  # the engine's own modules hold no spec records
     with open(source, encoding="utf-8") as f:
-        result = record_rewrite.rewrite(f.read(), fullname, _package_dirs())
+        from modelcheck.build.record_rewrite import rewrite
+
+        result = rewrite(f.read(), fullname, _package_dirs())
     return result if result.changed else None
 
 

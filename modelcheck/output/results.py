@@ -76,6 +76,36 @@ class CheckResult:
     warnings: tuple[str, ...] = ()
     stopped_by: str | None = None
     """Why an incomplete run stopped (``max-depth``, ``max-states``, ``interrupt``...)."""
+    spec_object: Any = attrs.field(default=None, eq=False, repr=False)
+    """The :class:`~modelcheck.spec.declare.Spec` checked, for :meth:`to_json` and :meth:`write_trace`."""
+    constants_object: Any = attrs.field(default=None, eq=False, repr=False)
+    """The constants as the spec declares them."""
+
+    @property
+    def violation(self) -> Violation | None:
+        """The first violation found (the one with the shortest trace), or None."""
+        return self.violations[0] if self.violations else None
+
+    def to_json(self) -> dict[str, Any]:
+        """The object ``modelcheck check --json`` prints (field names are only ever added)."""
+        from modelcheck.output.json_form import result_to_json
+
+        return result_to_json(self._spec(), self.constants_object, self)
+
+    def write_trace(self, directory: str) -> list[str]:
+        """Write each violation's trace file and renderings to ``directory``, as ``check --out`` does.
+
+        ``trace.json`` (with ``.txt``, ``.dot``, ``.svg``, ``.html``) for the
+        first violation, ``trace-2.*``... for the others; returns the paths.
+        """
+        from modelcheck.output.trace_files import write_traces
+
+        return write_traces(self._spec(), self.constants_object, self.violations, directory)
+
+    def _spec(self) -> Any:
+        if self.spec_object is None:
+            raise ValueError("this result carries no spec (it was not made by modelcheck.check)")
+        return self.spec_object
 
     @property
     def collision_probability(self) -> float:

@@ -71,11 +71,11 @@ class Frontier:
         return len(self) > 0
 
     def chunks(self) -> Iterator[list[Any]]:
-        """The states in order, a list at a time; spilled files are deleted once read."""
+        """The states in order, a list at a time (spilled files stay until :meth:`close`: a level that is
+        abandoned is expanded again from the same frontier)."""
         for path in self._files:
             with open(path, "rb") as f:
                 part = pickle.load(f)
-            os.unlink(path)
             yield part
         yield self._tail
 
@@ -103,7 +103,7 @@ class StoredStates:
 
     A ``--workers`` frontier is iterated by :meth:`modelcheck.search.workers.worker.Worker.expand` and must stay
     intact until the level is committed (an abandoned level is redone from the
-    same frontier), so unlike :class:`Frontier` reading does not consume it.
+    same frontier): reading never consumes it.
     """
 
     def __init__(self, states: list[Any], directory: str, chunk: int = DEFAULT_CHUNK) -> None:

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
-from modelcheck.errors import ConstantError
+from modelcheck.errors import ConstantError, UsageError
 
 _META = "modelcheck"
 
@@ -149,6 +149,23 @@ def make_constants(cls: type, values: Mapping[str, Any]) -> Any:
             f"unknown constant {unknown[0]!r}; this spec declares: {', '.join(known) or 'none'}"
         )
     return cls(**values)
+
+
+def build_constants(spec: Any, values: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> Any:
+    """The constants of ``spec`` with ``values`` (a mapping or (name, value) pairs) set by name.
+
+    Text, as typed on a command line, is parsed into the constant's type.
+    """
+    infos = {i.name: i for i in spec.constant_infos}
+    parsed: dict[str, Any] = {}
+    for name, value in dict(values).items():
+        if name not in infos:
+            raise UsageError(
+                f"unknown constant {name!r} for spec {spec.name}; it declares: {', '.join(infos) or 'none'}"
+            )
+        info = infos[name]
+        parsed[name] = parse_value(info, value) if isinstance(value, str) and info.kind is not str else value
+    return make_constants(spec.constants_class, parsed)
 
 
 def constants_to_dict(consts: Any) -> dict[str, Any]:

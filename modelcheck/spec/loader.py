@@ -107,8 +107,18 @@ def _unknown(ref: str, registry: dict[str, str]) -> str:
     return f"unknown spec {ref!r}; registered specs: {names} (or give path/to/spec.py or pkg.module:SPEC)"
 
 
-def spec_reference(spec: Spec, typed: str) -> str:
-    """A reference another process can load: the registry name, or the file/module path."""
+def spec_reference(spec: Spec, typed: str | None) -> str:
+    """A reference another process can load: the registry name, the file or module path, or the spec's own.
+
+    ``typed`` is what the user gave (None when a :class:`Spec` object was
+    passed): a Spark executor imports the spec again from this reference.
+    """
+    if typed is None:
+        if not spec.reference:
+            raise UsageError(
+                f"spec {spec.name} has no reference another process can import it by; pass its registered "
+                "name, its file (path/to/spec.py) or its module (pkg.module:SPEC) instead of the object")
+        return spec.reference
     if typed in registered_specs():
         return typed
     target, _, attr = typed.partition(":")

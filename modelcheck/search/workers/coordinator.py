@@ -1,49 +1,39 @@
-"""``--workers N``: the BFS in N forked processes, states hash-partitioned by fingerprint.
+"""The ``workers`` backend (``--workers N``): each level expanded by N forked processes, states owned by fingerprint.
 
-Worker ``w`` owns the fingerprints ``fp % N == w``: it keeps their visited set
-and parent records, checks invariants on the new ones and expands them.  A BFS
-level is two rounds, driven by the coordinator (this process):
+Worker ``w`` owns the fingerprints ``fp % N == w``: it keeps their visited set,
+checks invariants on the new ones and expands them.  A level is two rounds,
+driven by the coordinator (this process, the backend the level driver talks to):
 
 1. *expand*: every worker generates the successors of its frontier and writes
    each one, with a discovery key, to a file for the successor's owner;
 2. *merge*: every worker reads the candidates addressed to it, sorts them by
    key, drops those already seen and checks invariants on the rest.
 
-The discovery key of a candidate is (rank of its parent in the level, index of
-the successor among its parent's), so sorting by key is exactly the order in
-which the one-process engine meets the candidates.  After each level the
-coordinator ranks the new states of all workers by key, which gives the next
-level's parent ranks.  Hence the result is identical to ``--workers 1``: the
-same counts (truncated at the same parent when the search stops early), the
-same first discoverer of every state, the same first violation and trace.
+Candidates carry their discovery keys (:mod:`modelcheck.search.discovery`,
+ranked form), so sorting by key is exactly the order in which one process
+meets them: the smallest key wins a fingerprint, and the level driver finds
+where a run stops in the level from the keys of the events reported.  After
+a level, the coordinator ranks the new states of all workers by key, which
+gives the next level's parent ranks.
 
 Candidates travel through files in a temporary directory rather than pipes:
 no worker blocks on a full pipe, and large levels sit in the page cache or on
 disk rather than in memory.
 
-Checkpoints (``--checkpoint``/``--resume``), interrupts and ``--max-memory``
-keep the local engine's contract, and the checkpoint file is the local
-engine's own (format 2), so either engine, with any worker count, resumes it.
-That works because the coordinator keeps the parent records in the local
-engine's shape (per level: fingerprints in discovery order, the index of each
-one's parent in the level before), ranks being exactly those indices; the
-visited set is the union of those levels, and when a checkpoint is written
-the workers pickle their parts of the frontier, which load as one list in
-rank order.  Worker state changes
-only in ``advance`` (the level's commit), and the coordinator's counters only
-after it, so a level can be abandoned at any other moment: the coordinator
-signals the busy workers (SIGUSR1), waits for them to drop the level, and the
-last level boundary is intact.  Ctrl-C/SIGTERM only set a flag that the
-coordinator polls while it waits for its workers; the memory budget (the
-proportional set size of the coordinator and every worker, so pages shared
-after the fork count once) is polled there too.  Workers die with the
-coordinator (``PR_SET_PDEATHSIG``), removing the candidate directory.
+Worker state changes only in ``advance`` (a level's commit), so a level can
+be abandoned at any other moment: the coordinator signals the busy workers
+(SIGUSR1), waits for them to drop the level, and the last level boundary is
+intact.  While it waits for its workers, the coordinator polls the driver's
+stop requests (Ctrl-C, SIGTERM, the memory budget, measured over the
+coordinator and every worker, pages shared after the fork counted once).
+Workers die with the coordinator (``PR_SET_PDEATHSIG``), removing the
+candidate directory.  For a checkpoint, the workers pickle their parts of
+the frontier themselves, and the coordinator copies the bytes without
+unpickling them (:class:`_FrontierParts`).
 
 This module is the coordinator; a worker's side of each command is
 :mod:`modelcheck.search.workers.worker`.
 """
-
-# modelcheck: compile
 
 from __future__ import annotations
 
@@ -52,41 +42,26 @@ import pickle
 import shutil
 import signal
 import tempfile
-import threading
 import time
 from multiprocessing.connection import Connection, wait
-from typing import Any
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from modelcheck.search.checkpoint import boundary_payload, read_boundary, write_checkpoint
-from modelcheck.errors import CheckpointError, ModelCheckError, SpecRuntimeError
-from modelcheck.search.memory import processes_memory_bytes
+from modelcheck.errors import ModelCheckError
 from modelcheck.model.bound import BoundModel
-from modelcheck.search.workers.worker import DEFAULT_SPILL_STATES, SUCC_BITS, worker_main
-from modelcheck.search.progress import Progress, ProgressSink, Ticker
-from modelcheck.model.replay import replay
-from modelcheck.output.results import CheckResult, Violation
-from modelcheck.search.counters import SearchCounters, checkpoint_identity
+from modelcheck.search.backend import FrontierSnapshot, LevelCommit, LevelReport, LevelRequest
+from modelcheck.search.discovery import SUCC_BITS, unpack
+from modelcheck.search.memory import processes_memory_bytes
+from modelcheck.search.workers.worker import DEFAULT_SPILL_STATES, worker_main
 
 
 POLL_SECONDS = 0.05
-"""How often the coordinator, waiting for its workers, looks at the interrupt flag."""
-
-MEMORY_POLL_SECONDS = 0.2
-"""How often it measures the memory of all its processes against ``--max-memory``."""
+"""How often the coordinator, waiting for its workers, polls the stop requests."""
 
 
 class WorkerCrash(ModelCheckError):
     """A worker process failed outside spec code (a bug of ours) or died; carries its traceback or fate."""
-
-
-class _Stop(Exception):
-    """Raised in the coordinator at a point where the run may stop: ``reason`` is its ``stopped_by``."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 def _merge_frontier(parts: list[tuple[np.ndarray, bytes]]) -> list:
@@ -143,36 +118,158 @@ def balance_moves(sizes: list[int], slack: float = 0.1, minimum: int = 200) -> d
     return moves
 
 
-class ParallelBFS(SearchCounters):
-    """The coordinator of one ``--workers N`` run; all run state lives on the instance.
+class WorkersBackend:
+    """The coordinator of one ``--workers N`` run; all run state lives on the instance."""
 
-    Its parent records are in rank order, which is discovery order: the local engine's.
-    """
+    name = "local"
+    """Reported as the local engine: the same search, the same result."""
 
-    def __init__(self, model: BoundModel, workers: int, progress: ProgressSink | None = None) -> None:
-        super().__init__(model)
+    def __init__(self, model: BoundModel, workers: int) -> None:
+        self.model = model
         self.n = workers
-        self.progress = progress
+        self.poll: Callable[[], None] = lambda: None
         self.moved_states = 0
         """Frontier states handed from one worker to another to balance the load (pickled)."""
         self.expanded_by_worker = [0] * workers
         """How many states each worker expanded: the load balance."""
-        self.level = 0
-        """The level whose frontier the workers hold (the last boundary passed)."""
-        self.checkpointed_level: int | None = None
-        """The boundary this run last wrote a checkpoint of (a stop there need not write it again)."""
-        self.checkpoint_seconds = 0.0
-        """Time spent gathering and writing checkpoints (for measurements)."""
-        self.interrupted = False
         self.conns: list[Connection] = []
         self.procs: list = []
         self.outstanding: set[int] = set()
         self.memory_limit = model.options.max_memory_mb * 1024 * 1024 if model.options.max_memory_mb else None
         self.spill_states = DEFAULT_SPILL_STATES
-        """A worker whose frontier holds more states than this keeps it on disk (see parallel_worker.Worker._set_frontier)."""
+        """A worker whose frontier holds more states than this keeps it on disk (see worker.Worker._set_frontier)."""
         self.spilled_levels = 0
         """Levels whose frontier some worker kept on disk (summed over the workers)."""
-        self.next_memory_check = 0.0
+        self.tmp: str | None = None
+        self.level: int | None = None
+        """The level under way (expanded, not yet committed or abandoned)."""
+        self._merged: Any = None
+
+    # -- the backend protocol ---------------------------------------------------------------
+
+    def start(self, states: Any, fps: np.ndarray, visited: np.ndarray, poll: Callable[[], None]) -> None:
+        import multiprocessing
+
+        self.poll = poll
+        init = [(r, fp, s) for r, (fp, s) in enumerate(zip(np.asarray(fps).tolist(), states))]
+        visited = np.asarray(visited, dtype=np.int64)
+        ctx = multiprocessing.get_context("fork")
+        self.tmp = tmp = tempfile.mkdtemp(prefix="modelcheck-workers-")
+        for w in range(self.n):
+            parent_conn, child_conn = ctx.Pipe()
+            p = ctx.Process(target=worker_main,
+                            args=(child_conn, self.model, w, self.n, tmp, init[w::self.n], visited, os.getpid(),
+                                  self.spill_states),
+                            daemon=True)
+            p.start()
+            child_conn.close()
+            self.conns.append(parent_conn)
+            self.procs.append(p)
+
+    verbose = False
+
+    def detail(self) -> str:
+        return ""
+
+    def memory_bytes(self) -> int | None:
+        return processes_memory_bytes([os.getpid()] + [p.pid for p in self.procs], self.memory_limit)
+
+    def expand(self, request: LevelRequest) -> Iterator[LevelReport]:
+        """One report for the whole level: the workers expand, pick the first discoverers, and check them."""
+        level = request.level
+        self.level = level
+        expanded = self._call_all("expand", level, abandonable=True)
+        self._call_all("dedup", level, abandonable=True)
+        merged = self._call_all("collect", level, request.unreached, request.violated, abandonable=True)
+        for w, e in enumerate(expanded):
+            self.expanded_by_worker[w] += e["expanded"]
+        keys = [m["keys"] for m in merged]
+        all_keys = np.concatenate(keys) if keys else np.empty(0, np.int64)
+        all_fps = np.concatenate([m["fps"] for m in merged]) if keys else np.empty(0, np.int64)
+        order = np.argsort(all_keys, kind="stable")
+        self._merged = (keys, all_keys, all_fps, order, all_keys[order])
+        deadlocks = sorted(e["deadlock"] for e in expanded if e["deadlock"] is not None)
+        violations = sorted(v for m in merged for v in m["violations"])
+        sometimes: dict[str, Any] = {}
+        for m in merged:
+            for name, key in m["sometimes"].items():
+                if name not in sometimes or key < sometimes[name]:
+                    sometimes[name] = key
+        failures = sorted((e["error"] for e in expanded + merged if e["error"] is not None), key=lambda e: e[0])
+        yield LevelReport(
+            complete_through=None,
+            generated=sum(e["generated"] for e in expanded),
+            new_states=len(all_keys),
+            violations=[(unpack(key), fp, tuple(names)) for key, fp, names in violations],
+            deadlocks=deadlocks[:1],
+            sometimes={name: unpack(key) for name, key in sometimes.items()},
+            failures=failures,
+        )
+
+    def new_state_parent(self, n: int) -> Any:
+        sorted_keys = self._merged[4]
+        return int(sorted_keys[n - 1]) >> SUCC_BITS
+
+    def commit(self, bound: Any) -> LevelCommit:
+        keys, all_keys, all_fps, order, sorted_keys = self._merged
+        stats = self._call_all("stats", bound, abandonable=True)
+        # From here on the level is kept: the workers advance (nothing below may be abandoned).
+        if bound is not None:
+            self._call_all("advance", None)
+            new_count = int(np.searchsorted(sorted_keys, (bound + 1) << SUCC_BITS, side="left"))
+        else:
+            ranks = np.empty(len(all_keys), dtype=np.int64)
+            ranks[order] = np.arange(len(all_keys), dtype=np.int64)
+            per_worker = []
+            lo = 0
+            for k in keys:
+                per_worker.append((ranks[lo:lo + len(k)],))
+                lo += len(k)
+            committed = self._call_all("advance", per_worker=per_worker)
+            self.spilled_levels = sum(r["spilled_levels"] for r in committed)
+            self._rebalance(self.level + 1, [len(k) for k in keys])
+            new_count = len(all_keys)
+        n = len(self.model.actions)
+        generated = [sum(st["generated"][a] for st in stats) for a in range(n)]
+        distinct = [sum(st["distinct"][a] for st in stats) for a in range(n)]
+        fps = all_fps[order][:new_count]
+        parents = (sorted_keys[:new_count] >> SUCC_BITS).astype(np.int32)
+        self._merged = None
+        self.level = None
+        return LevelCommit(generated, distinct, new_count, fps, parents)
+
+    def abandon(self) -> None:
+        """Cut the level under way short and bring every worker back to the last boundary."""
+        if not self.procs:
+            return
+        for w in self.outstanding:
+            try:
+                os.kill(self.procs[w].pid, signal.SIGUSR1)
+            except OSError:
+                pass
+        self._gather(abandonable=False)  # "abandoned", or "ok" from those that had finished
+        for name in os.listdir(self.tmp):
+            try:
+                os.unlink(os.path.join(self.tmp, name))
+            except OSError:
+                pass
+        self._call_all("rollback")
+        self._merged = None
+        self.level = None
+
+    def frontier_states(self) -> FrontierSnapshot:
+        parts = self._call_all("frontier_states")
+        total = sum(len(ranks) for ranks, _, _ in parts)
+        fps = np.empty(total, dtype=np.int64)
+        for ranks, part_fps, _ in parts:
+            fps[ranks] = part_fps
+        return FrontierSnapshot(fps, _FrontierParts([(ranks, blob) for ranks, _, blob in parts]))
+
+    def close(self) -> None:
+        self._stop_workers()
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.tmp = None
 
     # -- talking to the workers -------------------------------------------------
 
@@ -184,11 +281,11 @@ class ParallelBFS(SearchCounters):
         self.outstanding.add(w)
 
     def _gather(self, abandonable: bool) -> list:
-        """The replies to the commands sent; while abandonable, a stop request raises :class:`_Stop`."""
+        """The replies to the commands sent; while abandonable, a stop request raises :class:`LevelAbandoned`."""
         replies: list = [None] * self.n
         while self.outstanding:
             if abandonable:
-                self._poll_stop()
+                self.poll()
             ready = wait([self.conns[w] for w in self.outstanding], timeout=POLL_SECONDS)
             for conn in ready:
                 w = self.conns.index(conn)
@@ -222,177 +319,6 @@ class ParallelBFS(SearchCounters):
             self._send(w, cmd, *(per_worker[w] if per_worker is not None else args))
         return self._gather(abandonable)
 
-    def _poll_stop(self) -> None:
-        """Raise :class:`_Stop` if Ctrl-C/SIGTERM came or the processes are over the memory budget."""
-        if self.interrupted:
-            raise _Stop("interrupt")
-        if self.memory_limit is not None:
-            now = time.monotonic()
-            if now >= self.next_memory_check:
-                used = processes_memory_bytes([os.getpid()] + [p.pid for p in self.procs], self.memory_limit)
-                # Measuring large processes takes a while: spend at most ~5% of this process on it.
-                spent = time.monotonic() - now
-                self.next_memory_check = now + max(MEMORY_POLL_SECONDS, 20 * spent)
-                if used > self.memory_limit:
-                    raise _Stop("max-memory")
-
-    def _abandon(self) -> None:
-        """Cut the level under way short and bring every worker back to the last boundary."""
-        for w in self.outstanding:
-            try:
-                os.kill(self.procs[w].pid, signal.SIGUSR1)
-            except OSError:
-                pass
-        self._gather(abandonable=False)  # "abandoned", or "ok" from those that had finished
-        for name in os.listdir(self.tmp):
-            try:
-                os.unlink(os.path.join(self.tmp, name))
-            except OSError:
-                pass
-        self._call_all("rollback")
-
-    def _on_signal(self, signum: int, frame: Any) -> None:
-        if self.interrupted:  # a second Ctrl-C: stop now; the last checkpoint written stays valid
-            raise KeyboardInterrupt
-        self.interrupted = True
-
-    # -- traces -----------------------------------------------------------------
-
-    def _trace(self, level: int, fp: int) -> tuple:
-        return tuple(replay(self.model, self.parents.path_to(level, fp)))
-
-    def _raise(self, level: int, info: tuple) -> None:
-        _rank, pfp, (message, spec, where, is_state_error) = info
-        from modelcheck.errors import StateError
-
-        cls = StateError if is_state_error else SpecRuntimeError
-        raise cls(message, spec=spec, where=where, trace=list(self._trace(level, pfp)))
-
-    # -- checkpoints ------------------------------------------------------------
-
-    def _write_checkpoint(self, ticker: Ticker) -> None:
-        """The last level boundary, in the local engine's checkpoint format (2)."""
-        start = time.perf_counter()
-        level = self.level
-        fps = self.parents.fps[: level + 1]
-        parts = self._call_all("frontier_states")
-        if sum(len(ranks) for ranks, _ in parts) != len(fps[level]):
-            raise WorkerCrash(f"the workers hold {sum(len(r) for r, _ in parts)} frontier states, "
-                              f"level {level} has {len(fps[level])}")
-        snap = boundary_payload(
-            level=level,
-            frontier=_FrontierParts(parts),  # loads as the list of states in rank order
-            seen=np.sort(np.concatenate(fps)),
-            parent_fps=fps,
-            parent_idx=self.parents.parent_idx[: level + 1],
-            elapsed=self.elapsed_before + ticker.elapsed(),
-            **self.counters(),
-        )
-        # The local engine's identity and format: its checkpoints and ours are interchangeable.
-        write_checkpoint(self.model.options.checkpoint_dir, checkpoint_identity(self.model), snap)
-        self.checkpoints_written += 1
-        self.checkpointed_level = level
-        self.checkpoint_seconds += time.perf_counter() - start
-
-    def _restore(self) -> tuple[list[tuple[int, int, Any]], np.ndarray]:
-        """Counters and parent records from a checkpoint; the frontier as (rank, fp, state) and the visited set."""
-        snap = read_boundary(self.model.options.resume, checkpoint_identity(self.model))
-        level = snap["level"]
-        self.restore_parents(snap)
-        self.restore_counters(snap)
-        self.elapsed_before = snap["elapsed"]
-        self.level = level
-        cur = self.parents.fps[level].tolist()
-        frontier = snap["frontier"]
-        if len(cur) != len(frontier) or len(self.parents.fps) != level + 1:
-            raise CheckpointError(f"checkpoint in {self.model.options.resume} is inconsistent; start the run again")
-        seen = np.asarray(snap["seen"], dtype=np.int64)
-        self.distinct = len(seen)
-        return [(r, fp, s) for r, (fp, s) in enumerate(zip(cur, frontier))], seen
-
-    # -- the run ----------------------------------------------------------------
-
-    def run(self) -> CheckResult:
-        import multiprocessing
-
-        from modelcheck.search.local import LocalBFS
-
-        model = self.model
-        opts = model.options
-        ticker = Ticker(opts.progress_seconds)
-        if opts.resume:
-            init, init_fps = self._restore()
-        else:
-            # Level 1 in this process, exactly as the one-process engine does it; a run that
-            # ends there (a violation in an initial state) is left to that engine.
-            init = []
-            seen: set[int] = set()
-            generated = 0
-            stop_at_init = False
-            for s in model.init_states():
-                generated += 1
-                if not model.in_model(s):
-                    continue
-                fp = model.fingerprint(s)
-                if fp in seen:
-                    continue
-                seen.add(fp)
-                init.append((len(init), fp, s))
-                if model.failed_invariants(s) and not opts.continue_after_violation:
-                    stop_at_init = True
-            if stop_at_init or not init or (opts.max_depth is not None and opts.max_depth <= 1):
-                return LocalBFS(model, self.progress).run()
-            self.generated = generated
-            self.distinct = len(init)
-            self.depth = 1
-            init_fps = np.array([fp for _, fp, _ in init], dtype=np.int64)
-            self.parents.add_level(init_fps, np.zeros(len(init), dtype=np.int32))
-            for _, fp, s in init:
-                for p in model.sometimes:
-                    if not self.sometimes_reached[p.name] and model._call(f"property {p.name}", p.fn, model.c, s):
-                        self.sometimes_reached[p.name] = True
-                for inv in model.failed_invariants(s):
-                    if inv.name not in self.violated_names:
-                        self.violations.append(Violation("invariant", inv.name, inv.description,
-                                                         tuple(replay(model, [fp]))))
-                        self.violated_names.add(inv.name)
-
-        previous = {}
-        if threading.current_thread() is threading.main_thread():
-            # Ctrl-C and SIGTERM only set a flag: the coordinator stops where it can leave a
-            # consistent boundary behind (the workers ignore both; they follow the coordinator).
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                previous[sig] = signal.signal(sig, self._on_signal)
-        ctx = multiprocessing.get_context("fork")
-        self.tmp = tmp = tempfile.mkdtemp(prefix="modelcheck-workers-")
-        try:
-            for w in range(self.n):
-                parent_conn, child_conn = ctx.Pipe()
-                p = ctx.Process(target=worker_main,
-                                args=(child_conn, model, w, self.n, tmp, init[w::self.n], init_fps, os.getpid(),
-                                      self.spill_states),
-                                daemon=True)
-                p.start()
-                child_conn.close()
-                self.conns.append(parent_conn)
-                self.procs.append(p)
-            del init, init_fps
-            try:
-                self._search(ticker)
-            except _Stop as stop:
-                self.stopped_by = stop.reason
-                if opts.checkpoint_dir and self.checkpointed_level != self.level:
-                    self._write_checkpoint(ticker)
-            except KeyboardInterrupt:
-                # A second Ctrl-C: the last checkpoint written stays the one to resume from.
-                self.stopped_by = "interrupt"
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
-            self._stop_workers()
-            shutil.rmtree(tmp, ignore_errors=True)
-        return self.result(self.elapsed_before + ticker.elapsed())
-
     def _stop_workers(self) -> None:
         for conn in self.conns:
             try:
@@ -407,124 +333,9 @@ class ParallelBFS(SearchCounters):
                 p.join(timeout=5)
         for conn in self.conns:
             conn.close()
-
-    def _search(self, ticker: Ticker) -> None:
-        model = self.model
-        opts = model.options
-        level = self.level
-        frontier_size = len(self.parents.fps[level])
-        last_checkpoint = ticker.elapsed()
-        while frontier_size:
-            # A level boundary: the workers hold the frontier of ``level``, the counters are its.
-            self.level = level
-            self.queue_left = frontier_size  # what a stop here leaves unexplored
-            if opts.max_depth is not None and level + 1 >= opts.max_depth:
-                self.stopped_by = "max-depth"
-                return
-            self._poll_stop()
-            if opts.checkpoint_dir and ticker.elapsed() - last_checkpoint >= opts.checkpoint_every:
-                self._write_checkpoint(ticker)
-                last_checkpoint = ticker.elapsed()
-                self._poll_stop()
-            # Until "advance", the workers' boundary state is untouched: a stop abandons the level.
-            try:
-                expanded = self._call_all("expand", level, abandonable=True)
-                self._call_all("dedup", level, abandonable=True)
-                merged = self._call_all("collect", level, abandonable=True)
-                for w, e in enumerate(expanded):
-                    self.expanded_by_worker[w] += e["expanded"]
-            except _Stop:
-                self._abandon()
-                raise
-            keys = [m["keys"] for m in merged]
-            all_keys = np.concatenate(keys) if keys else np.empty(0, np.int64)
-            all_fps = np.concatenate([m["fps"] for m in merged]) if keys else np.empty(0, np.int64)
-            order = np.argsort(all_keys, kind="stable")
-            sorted_keys = all_keys[order]
-            # Where would the one-process search stop in this level?  (parent ranks)
-            inf = 1 << 62
-            deadlocks = [e["deadlock"] for e in expanded if e["deadlock"] is not None]
-            first_deadlock = min(deadlocks) if deadlocks else None
-            check_dl = model.check_deadlock and "Deadlock" not in self.violated_names and first_deadlock is not None
-            violations = sorted(v for m in merged for v in m["violations"])
-            pending = [(key, fp, name) for key, fp, names in violations for name in names
-                       if name not in self.violated_names]
-            stop_parent = inf
-            stop_reason = None
-            if pending and not opts.continue_after_violation:
-                stop_parent, stop_reason = pending[0][0] >> SUCC_BITS, "violation"
-            if check_dl and not opts.continue_after_violation and first_deadlock[0] < stop_parent:
-                stop_parent, stop_reason = first_deadlock[0], "deadlock"
-            if opts.max_states is not None:
-                need = opts.max_states - self.distinct
-                if 1 <= need <= len(sorted_keys):
-                    p_m = int(sorted_keys[need - 1]) >> SUCC_BITS
-                    if p_m < stop_parent:
-                        stop_parent, stop_reason = p_m, "max-states"
-            errors = [e["error"] for e in expanded + merged if e["error"] is not None]
-            if errors:
-                first_error = min(errors, key=lambda e: e[0])
-                if first_error[0] <= stop_parent:
-                    self._raise(level, first_error)
-            upto = stop_parent if stop_reason else None
-            try:
-                stats = self._call_all("stats", upto, abandonable=True)
-            except _Stop:
-                self._abandon()
-                raise
-            # The level's commit: workers first, then this process's counters and parent records.
-            if stop_reason:
-                self._call_all("advance", None)
-            else:
-                ranks = np.empty(len(all_keys), dtype=np.int64)
-                ranks[order] = np.arange(len(all_keys), dtype=np.int64)
-                per_worker = []
-                lo = 0
-                for k in keys:
-                    per_worker.append((ranks[lo:lo + len(k)],))
-                    lo += len(k)
-                committed = self._call_all("advance", per_worker=per_worker)
-                self.spilled_levels = sum(r["spilled_levels"] for r in committed)
-                self._rebalance(level + 1, [len(k) for k in keys])
-            self.parents.add_level(all_fps[order], (sorted_keys >> SUCC_BITS).astype(np.int32))
-            for st in stats:
-                for a, (g, d) in enumerate(zip(st["generated"], st["distinct"])):
-                    self.act_generated[a] += g
-                    self.act_distinct[a] += d
-                    self.generated += g
-            new_count = len(sorted_keys) if upto is None else int(
-                np.searchsorted(sorted_keys, ((upto + 1) << SUCC_BITS), side="left"))
-            self.distinct += new_count
-            for m in merged:
-                for name in m["sometimes"]:
-                    self.sometimes_reached[name] = True
-            if check_dl and first_deadlock[0] <= stop_parent:
-                self.violations.append(Violation("deadlock", "Deadlock", "a reachable state has no successor",
-                                                 self._trace(level, first_deadlock[1])))
-                self.violated_names.add("Deadlock")
-            for key, fp, name in pending:
-                if (key >> SUCC_BITS) <= stop_parent and name not in self.violated_names:
-                    inv = model.spec.invariant(name)
-                    self.violations.append(Violation("invariant", name, inv.description,
-                                                     self._trace(level + 1, fp)))
-                    self.violated_names.add(name)
-            level += 1
-            if new_count:
-                self.depth = level + 1
-            if stop_reason:
-                if stop_reason == "max-states":
-                    self.stopped_by = "max-states"
-                self.level = level
-                self.queue_left = new_count
-                return
-            frontier_size = new_count
-            self.level = level
-            self.queue_left = frontier_size
-            if self.progress is not None and ticker.due():
-                try:
-                    self.progress(Progress(level, self.generated, self.distinct, frontier_size, ticker.elapsed()))
-                except KeyboardInterrupt:  # e.g. raised by a library user's sink: stop at this boundary
-                    self.interrupted = True
+        self.conns = []
+        self.procs = []
+        self.outstanding = set()
 
     def _rebalance(self, level: int, sizes: list[int]) -> None:
         """Even out the next frontiers: a worker keeps the states it generated, so one can end up with most."""
@@ -535,8 +346,3 @@ class ParallelBFS(SearchCounters):
         srcs = [[src for src, ms in moves.items() for dst, _ in ms if dst == w] for w in range(self.n)]
         self._call_all("take", per_worker=[(level, srcs[w]) for w in range(self.n)])
         self.moved_states += sum(count for ms in moves.values() for _, count in ms)
-
-
-def check_parallel(model: BoundModel, workers: int, progress: ProgressSink | None = None) -> CheckResult:
-    """Explore with ``workers`` processes; identical result to the one-process engine."""
-    return ParallelBFS(model, workers, progress).run()

@@ -1,4 +1,4 @@
-"""One worker process of ``--workers N`` (see :mod:`modelcheck.search.workers.coordinator` for the whole protocol).
+"""One worker process of the ``workers`` backend (see :mod:`modelcheck.search.workers.coordinator` for the protocol).
 
 A worker owns the fingerprints ``fp % N == w`` and generates the successors of
 its part of the frontier.  The coordinator drives it one command at a time
@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 
 from modelcheck.errors import SpecRuntimeError
+from modelcheck.search.backend import SpecFailure
+from modelcheck.search.discovery import MAX_SUCCESSORS, SUCC_BITS, check_successor_count
 from modelcheck.search.frontier import StoredStates
 from modelcheck.model.bound import BoundModel
 from modelcheck.model.successor_hash import successor_fingerprint_array
@@ -50,9 +52,6 @@ what the one-process engine does a batch at a time.  At 131,072 they had left
 the caches: Kip320 with three replicas and two workers took 3.9 s instead of
 3.4 s (MaxLeaderEpoch=3, 58.8 s instead of 53.5 s)."""
 
-SUCC_BITS = 20
-"""Bits of a discovery key for the successor index (a state has < 2**20 successors)."""
-
 ABANDONABLE = frozenset({"expand", "dedup", "collect", "stats"})
 """Worker commands that change nothing a level boundary needs, so they may be cut short."""
 
@@ -61,13 +60,18 @@ class _Abandon(BaseException):
     """Raised in a worker by SIGUSR1 during an abandonable command (BaseException: spec wrappers let it through)."""
 
 
-def _wrap_error(model: BoundModel, exc: BaseException, ai: int, b: tuple) -> tuple[str, str, str, bool]:
+def _wrap_error(exc: SpecRuntimeError) -> SpecFailure:
     """An exception raised in spec code, as plain data that crosses processes."""
-    if isinstance(exc, SpecRuntimeError):
-        return (str(exc), exc.spec, exc.where, type(exc).__name__ == "StateError")
-    act = model.actions[ai]
-    return (f"spec {model.spec.name}: action {act.label(b)} raised {type(exc).__name__}: {exc}",
-            model.spec.name, f"action {act.label(b)}", False)
+    return SpecFailure.of(exc)
+
+
+def _too_many(model: BoundModel, count: int) -> SpecRuntimeError:
+    """The error for a state with more successors than a discovery key numbers."""
+    try:
+        check_successor_count(count, model.spec.name)
+    except SpecRuntimeError as err:
+        return err
+    raise AssertionError(f"{count} successors are within the limit")
 
 
 def _pick(states: list, positions: list, offset: int) -> list:
@@ -188,10 +192,13 @@ class Worker:
                             pfps.append(own_fp)
                             j += 1
                 except SpecRuntimeError as exc:
-                    error = (rank, own_fp, _wrap_error(model, exc, 0, ()))
+                    error = (rank, own_fp, _wrap_error(exc))
                     break
                 if j == 0 and deadlock is None:
                     deadlock = (rank, own_fp)
+                if j > MAX_SUCCESSORS:
+                    error = (rank, own_fp, _wrap_error(_too_many(model, j)))
+                    break
                 if len(fps) - filtered_upto >= CHUNK_CANDIDATES:
                     filtered_upto = self._drop_losers(filtered_upto, keys, fps, states, pfps, kept_ai)
         else:
@@ -246,11 +253,16 @@ class Worker:
                 except SpecRuntimeError as exc:
                     del buf_ai[before:]
                     del buf_t[before:]
-                    error = (int(f_ranks[p]), int(f_fps[p]), _wrap_error(model, exc, 0, ()))
+                    error = (int(f_ranks[p]), int(f_fps[p]), _wrap_error(exc))
                     break
                 m = len(buf_t) - before
                 if m == 0 and deadlock is None:
                     deadlock = (int(f_ranks[p]), int(f_fps[p]))
+                if m > MAX_SUCCESSORS:
+                    del buf_ai[before:]
+                    del buf_t[before:]
+                    error = (int(f_ranks[p]), int(f_fps[p]), _wrap_error(_too_many(model, m)))
+                    break
                 seg_n.append(m)
                 buf_parents.append(s)
                 if len(buf_t) >= CHUNK_CANDIDATES:
@@ -279,7 +291,7 @@ class Worker:
         for v in range(n):
             sel = owner == v
             np.save(self._path(level, "cand", self.w, v), np.stack((self.keys[sel], self.fps[sel])))
-        return {"deadlock": deadlock, "error": error, "expanded": len(self.f_states)}
+        return {"deadlock": deadlock, "error": error, "expanded": len(self.f_states), "generated": len(self.cand_ai)}
 
     def _cut_at_unhashable(self, seg_lo: int, seg_n: array, buf_ai: list, buf_t: list) -> tuple:
         """Find the first parent with an unhashable successor, cut the buffers before it, and return its error.
@@ -293,7 +305,7 @@ class Worker:
         del buf_ai[lo:]
         del buf_t[lo:]
         parent = seg_lo + p
-        return (int(self.f_ranks[parent]), int(self.f_fps[parent]), _wrap_error(self.model, exc, 0, ()))
+        return (int(self.f_ranks[parent]), int(self.f_fps[parent]), _wrap_error(exc))
 
     def _drop_losers(self, start: int, keys: array, fps: array, states: list, pfps: array,
                      kept_ai: array) -> int:
@@ -371,8 +383,12 @@ class Worker:
             np.save(self._path(level, "win", self.w, v), np.sort(win_keys[win_src == v]))
         return {}
 
-    def collect(self, level: int) -> dict:
-        """Generator role: keep this worker's winning candidates, in key order, and check their invariants."""
+    def collect(self, level: int, unreached: frozenset, violated: frozenset) -> dict:
+        """Generator role: keep this worker's winning candidates, in key order, and check them.
+
+        Reported: per invariant not in ``violated``, the first violating state;
+        per property in ``unreached``, the key of the first state reaching it.
+        """
         model = self.model
         parts = []
         for v in range(self.n):
@@ -391,8 +407,9 @@ class Worker:
         self.new_ai = self.kept_ai[pos]
         self.new_states = new_states
         violations: list = []
-        sometimes: set[str] = set()
-        properties = model.sometimes
+        sometimes: dict[str, int] = {}
+        properties = [p for p in model.sometimes if p.name in unreached]
+        reported = set(violated)
         check_invariants = bool(model.invariants)
         invariants_hold = model.invariants_test()
         c = model.c
@@ -405,13 +422,15 @@ class Worker:
                     model.check_state(t, f"action {model.actions[int(self.new_ai[k])].name}")
                 for p in properties:
                     if p.name not in sometimes and model._call(f"property {p.name}", p.fn, c, t):
-                        sometimes.add(p.name)
+                        sometimes[p.name] = int(win[k])  # keys ascend: the first is the smallest
                 if check_invariants and not invariants_hold(t):
-                    failed = model.failed_invariants(t)  # which ones (or the error naming one)
-                    if failed:
-                        violations.append((int(win[k]), new_fps[k], [inv.name for inv in failed]))
+                    # Which ones (or the error naming one); each is reported at its first state only.
+                    names = [inv.name for inv in model.failed_invariants(t) if inv.name not in reported]
+                    if names:
+                        violations.append((int(win[k]), new_fps[k], names))
+                        reported.update(names)
             except SpecRuntimeError as exc:
-                error = (int(win[k]) >> SUCC_BITS, int(self.new_pfps[k]), _wrap_error(model, exc, 0, ()))
+                error = (int(win[k]) >> SUCC_BITS, int(self.new_pfps[k]), _wrap_error(exc))
                 break
         return {"keys": win, "fps": self.new_fps, "violations": violations, "sometimes": sometimes,
                 "error": error}
@@ -513,9 +532,10 @@ class Worker:
             self.__dict__.pop(name, None)
         return {}
 
-    def frontier_states(self) -> tuple[np.ndarray, bytes]:
-        """This worker's part of the frontier, for a checkpoint: global ranks and the pickled states."""
-        return self.f_ranks.copy(), pickle.dumps(self._frontier_list(), protocol=pickle.HIGHEST_PROTOCOL)
+    def frontier_states(self) -> tuple[np.ndarray, np.ndarray, bytes]:
+        """This worker's part of the frontier, for a checkpoint: global ranks, fingerprints and the pickled states."""
+        return (self.f_ranks.copy(), self.f_fps.copy(),
+                pickle.dumps(self._frontier_list(), protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def worker_main(conn: Connection, model: BoundModel, index: int, count: int, tmp: str,

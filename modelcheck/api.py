@@ -1,0 +1,221 @@
+"""``modelcheck.check()``: the one entry for checking a spec, from Python or from the command line.
+
+The command line, ``graph``, ``render-known`` and the tests all go through
+:func:`check`, so option conflicts, the preflight walk and the choice of
+search are the same for every caller::
+
+    import modelcheck
+    r = modelcheck.check("kip320", constants={"Replicas": 2})
+    r.result, r.distinct_states, r.states_generated, r.depth     # "holds", 5973, 11839, 18
+    r = modelcheck.check("truncate-to-hw", invariants=["StrongIsr"])
+    r.violation.trace                                            # steps: action, parameters, state
+    r.write_trace("out/")                                        # the files of ``check --out``
+
+The search modules are imported inside :func:`check`, after the compiled
+modules' finder is in place (:mod:`modelcheck.build.compiled`), so importing
+this module installs nothing and a check runs the compiled build where one
+is current.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import attrs
+
+from modelcheck.errors import UsageError
+from modelcheck.options import CheckOptions, option_conflict
+from modelcheck.output.results import CheckResult
+from modelcheck.search.progress import ProgressSink, stderr_sink
+from modelcheck.spec.constants import build_constants
+from modelcheck.spec.declare import Spec
+from modelcheck.spec.loader import load_spec, spec_reference
+
+ENGINES = ("local", "spark")
+
+_DEFAULTS = {
+    "engine": "local", "workers": 1, "master": None, "partitions": None, "checkpoint": None,
+    "checkpoint_every": 600.0, "resume": None, "max_memory_mb": None, "max_states": None,
+    "seed": None, "walks": None, "walk_seconds": None,
+}
+"""Defaults of the options :func:`modelcheck.options.option_conflict` looks at, by its parameter names."""
+_CONFLICT_NAMES = {"checkpoint": "checkpoint_dir"}
+
+
+def check(spec: str | Spec, constants: Mapping[str, Any] | None = None, **options: Any) -> CheckResult:
+    """Check ``spec`` and return what was found, as ``modelcheck check --json`` prints it.
+
+    ``spec`` is a registered name (``"kip320"``), a file (``"path/to/spec.py"``,
+    optionally ``":ATTR"``), a module (``"pkg.module:SPEC"``) or a :class:`Spec`.
+    ``constants`` maps constant names to values (Python values, or text as on
+    the command line); the rest keep their defaults.  The options are those of
+    :func:`prepare`.  Bad input raises :class:`~modelcheck.errors.UsageError`
+    (or a relative); an exception in spec code raises
+    :class:`~modelcheck.errors.SpecRuntimeError` with the trace that leads to it.
+    """
+    return prepare(spec, constants, **options).run()
+
+
+def prepare(
+    spec: str | Spec,
+    constants: Mapping[str, Any] | None = None,
+    *,
+    invariants: Sequence[str] | None = None,
+    deadlock: bool | None = None,
+    max_depth: int | None = None,
+    max_states: int | None = None,
+    continue_after_violation: bool = False,
+    symmetry: bool = False,
+    engine: str = "local",
+    workers: int = 1,
+    master: str | None = None,
+    partitions: int | None = None,
+    checkpoint: str | None = None,
+    checkpoint_every: float = 600.0,
+    resume: str | None = None,
+    max_memory_mb: int | None = None,
+    simulate: bool = False,
+    seed: int | None = None,
+    walks: int | None = None,
+    walk_seconds: float | None = None,
+    progress: ProgressSink | bool = False,
+    progress_seconds: float = 5.0,
+    preflight: bool = True,
+    spark_context: Any = None,
+    verbose: bool = False,
+) -> "PreparedCheck":
+    """Validate a check's spec, constants and options, and choose its search, without running it.
+
+    The search: exhaustive breadth-first search in this process, in
+    ``workers`` processes, or on Spark (``engine="spark"``, or a ``master``
+    URL; ``spark_context`` reuses a running SparkContext); or random walks
+    (``simulate=True``, reproducible with ``seed``).  Every exhaustive search
+    gives identical results.  ``checkpoint``/``resume`` name a directory of
+    level-boundary checkpoints, any search resuming any other's.
+    ``progress``: True prints TLC-shaped progress lines on stderr; a callable
+    receives each :class:`~modelcheck.search.progress.Progress`.  An option
+    the chosen search would ignore is refused, as on the command line.
+    """
+    from modelcheck.build import compiled
+
+    compiled.activate()  # before the first spec or engine module is imported
+    given = {name: value for name, value in dict(
+        engine=engine, workers=workers, master=master, partitions=partitions, checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every, resume=resume, max_memory_mb=max_memory_mb, max_states=max_states,
+        seed=seed, walks=walks, walk_seconds=walk_seconds).items() if value != _DEFAULTS[name]}
+    if engine not in ENGINES:
+        raise UsageError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+    if master is not None:
+        engine = "spark"
+    conflict = option_conflict({_CONFLICT_NAMES.get(k, k): v for k, v in given.items()},
+                               simulate=simulate, engine=engine)
+    if conflict:
+        raise UsageError(conflict)
+    if workers < 1:
+        raise UsageError(f"workers must be at least 1, got {workers}")
+    loaded = spec if isinstance(spec, Spec) else load_spec(spec)
+    consts = build_constants(loaded, constants or {})
+    known = [p.name for p in loaded.invariants]
+    for name in invariants or ():
+        if name not in known:
+            raise UsageError(f"unknown invariant {name!r} for spec {loaded.name}; it declares: {', '.join(known)}")
+    if symmetry and loaded.symmetry is None:
+        raise UsageError(f"spec {loaded.name} declares no symmetry; drop --symmetry")
+    options = CheckOptions(
+        invariants=tuple(invariants) if invariants is not None else None,
+        check_deadlock=deadlock,
+        max_depth=max_depth,
+        max_states=max_states,
+        continue_after_violation=continue_after_violation,
+        symmetry=symmetry,
+        progress_seconds=progress_seconds,
+        checkpoint_dir=checkpoint or resume,
+        checkpoint_every=checkpoint_every,
+        resume=resume,
+        max_memory_mb=max_memory_mb,
+    )
+    reference = None
+    if engine == "spark" and not simulate:
+        reference = spec_reference(loaded, spec if isinstance(spec, str) else None)
+    return PreparedCheck(
+        spec=loaded, constants=consts, options=options, engine=engine, workers=workers, master=master,
+        partitions=partitions, reference=reference, simulate=simulate, seed=seed or 0, walks=walks,
+        walk_seconds=walk_seconds, sink=_sink(progress), preflight=preflight, spark_context=spark_context,
+        verbose=verbose)
+
+
+@attrs.frozen
+class PreparedCheck:
+    """A validated check, ready to run: what :func:`prepare` chose."""
+
+    spec: Spec
+    constants: Any
+    options: CheckOptions
+    engine: str
+    """``local`` or ``spark`` (``local`` with ``workers`` > 1 runs in worker processes)."""
+    workers: int
+    master: str | None
+    partitions: int | None
+    reference: str | None
+    """How Spark executors import the spec again."""
+    simulate: bool
+    seed: int
+    walks: int | None
+    walk_seconds: float | None
+    sink: ProgressSink | None
+    preflight: bool
+    spark_context: Any
+    verbose: bool
+
+    @property
+    def invariants(self) -> tuple[str, ...]:
+        """The invariants checked (the spec's defaults unless some were named)."""
+        return self.options.invariants or self.spec.default_invariants
+
+    def run(self) -> CheckResult:
+        """Run the preflight walk, then the search; the result, with the spec it came from."""
+        from modelcheck.model.bound import BoundModel
+        from modelcheck.model.preflight import preflight as run_preflight
+
+        model = BoundModel(self.spec, self.constants, self.options)
+        # A short sample walk first: non-deterministic actions, non-canonical states and
+        # invariants that --symmetry would make unsound are reported before the search.
+        warnings = run_preflight(model) if self.preflight else []
+        if self.simulate:
+            from modelcheck.search.simulate import simulate as run_simulation
+
+            walk_model = BoundModel(self.spec, self.constants, attrs.evolve(self.options, max_depth=None))
+            result = run_simulation(walk_model, seed=self.seed, walks=self.walks, seconds=self.walk_seconds,
+                                    max_depth=self.options.max_depth or 100, progress=self.sink)
+        else:
+            from modelcheck.search.driver import LevelDriver
+
+            result = LevelDriver(model, self._backend(model), self.sink).run()
+        return attrs.evolve(result, warnings=tuple(warnings) + result.warnings, spec_object=self.spec,
+                            constants_object=self.constants)
+
+    def _backend(self, model: Any) -> Any:
+        if self.engine == "spark":
+            from modelcheck.spark_explore.backend import SparkBackend
+
+            assert self.reference is not None
+            return SparkBackend(model, self.reference, master=self.master, partitions=self.partitions,
+                                sc=self.spark_context, verbose=self.verbose)
+        if self.workers > 1:
+            from modelcheck.search.workers.coordinator import WorkersBackend
+
+            return WorkersBackend(model, self.workers)
+        from modelcheck.search.local import LocalBackend
+
+        return LocalBackend(model)
+
+
+def _sink(progress: ProgressSink | bool) -> ProgressSink | None:
+    if progress is True:
+        return stderr_sink()
+    if progress is False or progress is None:
+        return None
+    if not callable(progress):
+        raise UsageError("progress must be True, False or a function taking a Progress")
+    return progress
+

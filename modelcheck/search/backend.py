@@ -1,0 +1,170 @@
+"""The contract between the level driver and the backends that expand levels.
+
+The driver (:mod:`modelcheck.search.driver`) owns everything that decides a
+result: the initial level, bounds, where a run stops inside a level, the
+counters, parent records, traces, ``sometimes`` properties, checkpoints and
+interrupts.  A backend owns the states of one level and the visited set, and
+expands a level as fast as it can: in this process (:mod:`.local`), in
+worker processes (:mod:`.workers`) or on Spark
+(:mod:`modelcheck.spark_explore`).  In the spirit of TLC's ``FPSet`` and
+``StateQueue``, the contract is small:
+
+``start(level)``
+    take the first frontier (the initial states, or a checkpoint's frontier)
+    and the fingerprints seen so far;
+``expand(request)``
+    expand the frontier, yielding :class:`LevelReport` s in discovery order of
+    the parents (one for the whole level, or one per batch); every event
+    carries its discovery position (:mod:`.discovery`);
+``new_state_parent(n)``
+    the parent after whose expansion the level holds ``n`` new states (for
+    ``--max-states``);
+``commit(bound)``
+    keep the level, or only what the parents up to ``bound`` found when the
+    run stops there: per-action counts and the new states' parent records
+    (:class:`LevelCommit`), and, unless stopping, the next frontier;
+``abandon()``
+    drop the level under way (an interrupt): the frontier and visited set are
+    those of the boundary again;
+``frontier_states()``
+    the frontier in discovery order, for a checkpoint;
+``close()``.
+
+A backend never decides counts, stops or traces on its own: it reports, and
+the driver decides, so every backend gives the same result by construction.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator, Protocol, Sequence
+
+import attrs
+import numpy as np
+
+from modelcheck.errors import SpecRuntimeError, StateError
+
+Position = tuple[Any, int]
+"""A candidate's discovery position: (its parent's rank or path key, its index among the parent's successors)."""
+
+
+@attrs.frozen
+class SpecFailure:
+    """An exception raised by spec code in a backend, as plain data that crosses processes."""
+
+    message: str
+    spec: str
+    where: str
+    state_error: bool = False
+    """A non-canonical or unhashable state (:class:`StateError`) rather than an exception in spec code."""
+
+    @classmethod
+    def of(cls, err: SpecRuntimeError) -> "SpecFailure":
+        return cls(str(err), err.spec, err.where, isinstance(err, StateError))
+
+    def error(self, trace: list) -> SpecRuntimeError:
+        """The exception to raise, with the trace that leads to the parent that failed."""
+        kind = StateError if self.state_error else SpecRuntimeError
+        return kind(self.message, spec=self.spec, where=self.where, trace=trace)
+
+
+@attrs.define
+class LevelReport:
+    """What a backend found while expanding a level: one report per piece, in discovery order of the parents.
+
+    Events are only those the driver may need: per invariant, the first
+    violating new state of the piece; the first parent without successors;
+    per property, the first new state that satisfies it; the first failure
+    of spec code.  Counts are cumulative over the level so far.
+    """
+
+    complete_through: Any = None
+    """The last parent (rank or path) whose expansion this and the earlier reports cover, None for the whole level."""
+    generated: int = 0
+    """Successors generated so far in this level (duplicates included)."""
+    new_states: int = 0
+    """New states found so far in this level."""
+    violations: list[tuple[Position, int, tuple[str, ...]]] = attrs.Factory(list)
+    """(position, fingerprint, violated invariants) of violating new states, in position order."""
+    deadlocks: list[tuple[Any, int]] = attrs.Factory(list)
+    """(parent, its fingerprint) of parents with no successor at all, in order."""
+    sometimes: dict[str, Position] = attrs.Factory(dict)
+    """The first position at which each property was reached."""
+    failures: list[tuple[Any, int, SpecFailure]] = attrs.Factory(list)
+    """(parent, its fingerprint, failure) where spec code failed while expanding or checking, in order."""
+
+
+@attrs.frozen
+class LevelRequest:
+    """What the driver asks of a level's expansion."""
+
+    level: int
+    """The index of the level being expanded (0: the initial states)."""
+    unreached: frozenset[str]
+    """The ``sometimes`` properties not yet reached: only these are evaluated on new states."""
+    violated: frozenset[str]
+    """Invariants already violated (reported once): their further failures need not be reported."""
+    last: bool = False
+    """No level will be expanded after this one (``--max-depth``): its new states need no expansion."""
+
+
+@attrs.define
+class LevelCommit:
+    """A level as kept: its counts and the parent records of its new states."""
+
+    generated: Sequence[int]
+    """Per action: successors generated by the parents kept."""
+    distinct: Sequence[int]
+    """Per action: new states first reached by it."""
+    new_count: int
+    """New states kept (the next frontier's size when the run goes on)."""
+    fps: np.ndarray
+    """The new states' fingerprints."""
+    parents: np.ndarray
+    """Each one's parent: its index in the level before (ranked backends) or its fingerprint (``by_fingerprint``)."""
+    by_fingerprint: bool = False
+    """``parents`` holds fingerprints and ``fps`` is in no particular order (the driver indexes them)."""
+
+
+@attrs.frozen
+class FrontierSnapshot:
+    """A level boundary's frontier as a checkpoint stores it."""
+
+    fps: np.ndarray
+    """The frontier's fingerprints in discovery order."""
+    states: Any
+    """The states in the same order: a list, or an object that pickles as one."""
+
+
+class LevelAbandoned(Exception):
+    """A level was cut short (Ctrl-C, SIGTERM, the memory budget): ``reason`` is the run's ``stopped_by``."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Backend(Protocol):
+    """What the level driver needs of a backend (see the module docstring)."""
+
+    name: str
+    """The engine's name in reports (``local``, ``spark``)."""
+    verbose: bool
+    """Report progress after every level, with :meth:`detail`."""
+
+    def start(self, states: Any, fps: np.ndarray, visited: np.ndarray, poll: Callable[[], None]) -> None: ...
+
+    def expand(self, request: LevelRequest) -> Iterator[LevelReport]: ...
+
+    def new_state_parent(self, n: int) -> Any: ...
+
+    def commit(self, bound: Any) -> LevelCommit: ...
+
+    def abandon(self) -> None: ...
+
+    def frontier_states(self) -> FrontierSnapshot: ...
+
+    def memory_bytes(self) -> int | None: ...
+
+    def detail(self) -> str: ...
+
+    def close(self) -> None: ...
