@@ -14,7 +14,7 @@ Importing this package installs nothing: the compiled modules' finder goes
 in when a check starts (see :mod:`modelcheck.build.compiled`).
 
 ``specs/``, ``invariants/``, ``spark_explore/`` and ``counterexamples/`` live at
-the top of the repository (the design card fixes the layout) but install as
+the top of the repository (so the project's parts show at a glance) but install as
 ``modelcheck.specs`` and so on (setup.cfg ``package_dir``), so they cannot clash
 with other packages of those generic names.  In a source checkout where this
 package is imported straight from the tree, the repository root is added to

@@ -12,8 +12,9 @@ order-preserving digit (the path form of :mod:`modelcheck.search.discovery`),
 so comparing keys as bytes is comparing discovery order.
 
 ``modelcheck compile`` builds this module with the engine's (its loops run
-per candidate: 1.5 s of a 23 s Kip320 run with local[2]); executors import
-the build as the driver does, and Spark pickles its functions by name.
+per candidate); executors import the build as the driver does (the worker
+daemon puts the compiled modules' finder in place), and Spark pickles its
+functions by name.
 """
 
 # modelcheck: compile
@@ -44,10 +45,8 @@ CHUNK = 256
 """Records pickled together: a chunk is one pickle, so states share the sub-objects they share in memory.
 
 Siblings, which share most of their parent's, are adjacent, so small chunks
-lose little (179 bytes a Kip320 candidate against 177 with 8192), while
-pickle's memo of a big chunk outgrows the CPU caches: measured in the
-executors, pickling took 3.8 µs a candidate and unpickling 2.5 at 256,
-against 6.6 and 3.5 at 8192 (Kip320, local[2]: 17.0 s against 19.5 to 19.9)."""
+lose little sharing, while pickle's memo of a big chunk outgrows the CPU
+caches and makes both pickling and unpickling slower (docs/benchmarks.md)."""
 
 # A level's RDD (persisted, partitioned by shard) holds (shard index, payload) pairs. The payloads:
 BLOB = 0  # (BLOB, pickled list of (fp, key, parent fp, action, state)): candidates for this shard
@@ -184,7 +183,7 @@ def _level_task(job: tuple, stats: Any, level: int | None, expand: bool, unreach
     deadlocked = []
     check_deadlock = model.check_deadlock
     constrained = model.spec.state_constraint is not None or model.spec.action_constraint is not None
-    budget = [200, 0]  # deep canonical checks (40 µs each) on the first successors of each task
+    budget = [200, 0]  # deep canonical checks (slow) on the first successors of each task
     # Map-side dedup: a fingerprint already emitted by this task came with a smaller key (parents
     # are taken in ascending key order), so a repeat can never win; it stays behind, like a
     # constrained-out successor, still counted as generated.

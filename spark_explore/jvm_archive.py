@@ -1,12 +1,11 @@
 """A class-data archive of Spark's JVM, so that a check starts Spark in about half the time.
 
-Starting Spark loads and verifies some ten thousand classes from jars: 2.3 to
-2.5 s until the SparkContext is up, and 1.6 to 1.8 s more for the first job
-(Kip320 on local[2] takes 16 to 18 s in all).  The JVM can map those classes
-from an archive written at the exit of an earlier run (Java's dynamic
-class-data sharing, ``-XX:ArchiveClassesAtExit`` / ``-XX:SharedArchiveFile``):
-1.3 to 1.5 s to the SparkContext and 1.2 to 1.4 s to the end of the first
-job, measured on the project machine.
+Starting Spark loads and verifies some ten thousand classes from jars, a
+good part of a small check's time.  The JVM can map those classes from an
+archive written at the exit of an earlier run (Java's dynamic class-data
+sharing, ``-XX:ArchiveClassesAtExit`` / ``-XX:SharedArchiveFile``), which
+roughly halves the time to the SparkContext and to the end of the first job
+(docs/benchmarks.md).
 
 ``modelcheck compile`` (run by ``bin/setup``) builds the archive with a small
 job under ``spark-submit``, into the same per-environment directory as the

@@ -2,12 +2,12 @@
 
 Spec states are trees of NamedTuples.  Pickle reduces each NamedTuple through
 ``object.__reduce_ex__``, which calls the class's ``__getnewargs__``, a
-Python function, once per record: 14 % of the Python workers' CPU in a
-Kip320 run on Spark, where pickling the candidates was 40 %.  A pickler
+Python function, once per record: a large share of the Python workers' CPU
+on Spark, where pickling the candidates is most of the work.  A pickler
 whose dispatch table maps each plain NamedTuple class to :func:`_namedtuple_reduce`
 (compiled by ``modelcheck compile``) gives the same reduction without that
-call, and so the same bytes: 6.6 instead of 9.6 to 10.4 µs a candidate,
-177 bytes either way (docs/benchmarks.md).  Every other class keeps its own
+call, and so the same bytes, about a third faster (docs/benchmarks.md).
+Every other class keeps its own
 reduction, looked up as pickle itself would.
 """
 

@@ -1,4 +1,4 @@
-"""Starting Spark for a check: the settings that ../shared/notes/spark.md found to matter.
+"""Starting Spark for a check: the settings that measurably matter for BFS levels (docs/spark.md).
 
 * Python tasks talk to the JVM over a Unix domain socket (a level took 0.33 s
   instead of 1.0 s over loopback TCP) and Python workers are reused.
@@ -24,9 +24,9 @@ DEFAULT_MASTER = "local[*]"
 
 JIT_OPTION = "-XX:TieredStopAtLevel=1"
 """The JVMs compile with C1 only. Here they only move pickled byte arrays (shuffle, cache), which
-C1's code does as well; C2's compiler threads took 12 % of all CPU (7.6 of 60 s) of a Kip320 run
-with local[2], and without them that run took 2.5 to 3.6 s less (docs/benchmarks.md). Options the
-user sets (``spark.driver.extraJavaOptions``, ``spark.executor.extraJavaOptions``) replace it."""
+C1's code does as well, while C2's compiler threads took a noticeable share of the two cores and
+runs were faster without them (docs/benchmarks.md). Options the user sets
+(``spark.driver.extraJavaOptions``, ``spark.executor.extraJavaOptions``) replace it."""
 
 
 def spark_context(master: str | None, app_name: str = "modelcheck") -> Any:

@@ -2,7 +2,7 @@
 
 The published TLA+ models abstract these away; this spec (registered as
 ``broker-failures``) keeps them, at the level of detail of the seed documents
-(../shared/seeds/DIGEST.md and the worked LEO/HW tables):
+(the seed notes on Kafka internals, and their worked LEO/HW tables):
 
 * **Brokers** hold a log of records (id, leader epoch), LEO, an in-memory HW,
   the HW last checkpointed to disk, a leader-epoch cache, and whether they are

@@ -106,16 +106,6 @@ def init(c: KafkaConstants):
 # -- predicates shared by the actions ------------------------------------------
 
 
-def presumes_leadership(s: KafkaState, r: int) -> bool:
-    """ReplicaPresumesLeadership: the replica believes it leads (and so accepts writes)."""
-    return s.replica_state[r].leader == r
-
-
-def is_following(s: KafkaState, follower: int, leader: int) -> bool:
-    """ReplicaIsFollowing."""
-    return s.replica_state[follower].leader == leader
-
-
 def is_true_leader(s: KafkaState, leader: int) -> bool:
     """IsTrueLeader: the quorum names it, it agrees, and its epoch is the quorum's."""
     q = s.quorum_state

@@ -34,29 +34,6 @@ def has_offset(log: Log, offset: int) -> bool:
     return offset < len(log)
 
 
-def has_entry(log: Log, record: Record, offset: int) -> bool:
-    """HasEntry: the log holds exactly ``record`` at ``offset``."""
-    return offset < len(log) and log[offset] == record
-
-
-def latest_record(log: Log) -> Record | None:
-    """GetLatestRecord (None where TLA+ has Nil): the record at ``endOffset - 1``."""
-    return log[-1] if log else None
-
-
-def truncate_to(log: Log, new_end: int) -> Log | None:
-    """TruncateTo: the log cut to ``new_end``, or None where the TLA+ guard fails (``new_end`` > end)."""
-    if new_end > len(log):
-        return None
-    return log[:new_end]
-
-
-def matching_offsets(log1: Log, log2: Log) -> list[int]:
-    """Kip279's MatchingOffsets: offsets where ``log2`` holds the same record as ``log1``."""
-    n = min(len(log1), len(log2))
-    return [o for o in range(n) if log1[o] == log2[o]]
-
-
 def first_non_matching_offset_from_tail(leader_log: Log, follower_log: Log) -> int:
     """Kip279's truncation point: one past the last offset where both logs agree (0 if none).
 

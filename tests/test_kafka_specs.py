@@ -76,7 +76,7 @@ def test_symmetry_reduces_and_keeps_the_violation_length():
 
 @pytest.mark.slow
 def test_kip320_symmetry_orbit_count_matches_tlc():
-    """TLC with SYMMETRY Permutations(Replicas) reports 123,311 distinct states (issue 7's table)."""
+    """TLC with SYMMETRY Permutations(Replicas) reports 123,311 distinct states (the reference table)."""
     spec = load_spec("kip320")
     r = check(spec, consts_for(spec), CheckOptions(symmetry=True))
     assert r.result == "holds"

@@ -1,4 +1,4 @@
-"""Every row of ../shared/reference/tlc-results.md (TLC 2.18 on the published TLA+ models).
+"""Every row of the reference table: TLC 2.18's counts on the published TLA+ models (README, "Known results").
 
 "States generated" is compared too: our actions return one successor per
 satisfied TLA+ disjunct (Kip279's truncation on an empty log, Kip320's

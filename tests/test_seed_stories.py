@@ -1,6 +1,6 @@
-"""The seeds' failure stories (../shared/seeds/DIGEST.md) checked as the seeds tell them.
+"""The seeds' failure stories (docs/stories.md) checked as the seed notes on Kafka internals tell them.
 
-Every expected result of issue 4 is asserted by behaviour: which invariant
+Every expected result is asserted by behaviour: which invariant
 fails, the labels of the shortest trace, and what the last state holds.  The
 trace lengths are confirmed by a naive breadth-first search written here (no
 fingerprints, no parent table), and state counts of the checks that hold by

@@ -151,13 +151,6 @@ class BoundModel:
             else:
                 yield ai, b, r
 
-    def failed_invariant(self, s: State) -> Predicate | None:
-        """The first checked invariant that ``s`` violates, or None."""
-        for inv in self.invariants:
-            if not self._call(f"invariant {inv.name}", inv.fn, self.c, s):
-                return inv
-        return None
-
     def invariants_test(self) -> Callable[[State], bool]:
         """``holds(s)``: whether every checked invariant holds on ``s``, the engines' per-state test.
 

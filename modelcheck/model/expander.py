@@ -6,9 +6,9 @@ replicas, 37.6 million in a run.  The call itself is then the cost, and a
 generic loop adds to each one the iteration, the binding tuple's indexing and
 the checks of a per-arity dispatch.  So the engine generates, once per run,
 straight-line Python with one call per binding and the binding's values as
-constants (``r = f4(c, s, 0, 2)``), which measured 10 to 15 % faster than the
-loop on Kip320's 737,794 states (see docs/benchmarks.md).  Spec authors still
-write plain functions; nothing here changes what they see.
+constants (``r = f4(c, s, 0, 2)``), which is faster than the loop
+(docs/benchmarks.md has the measurements).  Spec authors still write plain
+functions; nothing here changes what they see.
 
 Two forms are built from the same plan:
 
@@ -20,7 +20,7 @@ Two forms are built from the same plan:
   each satisfied disjunct) and its action index to two lists: the columns the
   engines keep per batch.  It is the generated straight-line code when this
   module is interpreted, and a plain loop over the bindings when ``modelcheck
-  compile`` has built this module (the loop is then C, 9 % faster again).
+  compile`` has built this module (the loop is then C, faster again).
 """
 
 # modelcheck: compile

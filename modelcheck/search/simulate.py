@@ -19,6 +19,7 @@ import time
 from modelcheck.spec.constants import constants_to_dict
 from modelcheck.model.bound import BoundModel
 from modelcheck.search.progress import Progress, ProgressSink, Ticker
+from modelcheck.search.verdict import verdict
 from modelcheck.output.results import ActionStats, CheckResult, TraceStep, Violation
 
 
@@ -102,16 +103,9 @@ def simulate(
                 progress(Progress(longest, generated, len(seen), 0, ticker.elapsed()))
     except KeyboardInterrupt:
         stopped_by = "interrupt"
-    if any(v.kind == "invariant" for v in violations):
-        result = "violated"
-    elif violations:
-        result = "deadlock"
-    elif stopped_by:
-        result = "interrupted"
-    else:
-        # Random walks never prove that an invariant holds.
-        result = "incomplete"
-        stopped_by = "simulation"
+    if not violations and not stopped_by:
+        stopped_by = "simulation"  # random walks never prove that an invariant holds: incomplete
+    result = verdict(violations, stopped_by)
     return CheckResult(
         spec=model.spec.name,
         constants=constants_to_dict(model.c),

@@ -39,18 +39,17 @@ except ImportError:  # Cython is the optional ``compile`` extra; interpreted, lo
 DEFAULT_SPILL_STATES = 1_000_000
 """Frontier states a worker keeps in memory; beyond, the frontier goes to disk for the level.
 
-Higher than the one-process engine's 400,000 (modelcheck.search.frontier): pickling
+Higher than the local backend's 400,000 (modelcheck.search.frontier): pickling
 and reading back a state costs about as much as expanding it, and the workers'
 memory is already within 2 GiB at ten million Kip320 states without spilling."""
 
 CHUNK_CANDIDATES = 4096
 """Successors a worker fingerprints and filters at a time, while they are still in the CPU caches.
 
-A chunk's states (about three new objects each) fit in a core's 1 MiB L2
-cache; hashing them and freeing the losers right after they were built is
-what the one-process engine does a batch at a time.  At 131,072 they had left
-the caches: Kip320 with three replicas and two workers took 3.9 s instead of
-3.4 s (MaxLeaderEpoch=3, 58.8 s instead of 53.5 s)."""
+A chunk's states (about three new objects each) fit in a core's L2 cache;
+hashing them and freeing the losers right after they were built is what the
+local backend does a batch at a time.  Chunks of 131,072 had left the caches
+and made whole runs slower (docs/benchmarks.md, the workers' chunks)."""
 
 ABANDONABLE = frozenset({"expand", "dedup", "collect", "stats"})
 """Worker commands that change nothing a level boundary needs, so they may be cut short."""
