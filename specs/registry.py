@@ -11,4 +11,5 @@ REGISTRY: dict[str, str] = {
     "kip320": "modelcheck.specs.kip320:SPEC",
     "async-isr": "modelcheck.specs.async_isr:SPEC",
     "broker-failures": "modelcheck.specs.broker_failures:SPEC",
+    "producer-ordering": "modelcheck.specs.producer_ordering:SPEC",
 }
