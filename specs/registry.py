@@ -12,4 +12,5 @@ REGISTRY: dict[str, str] = {
     "async-isr": "modelcheck.specs.async_isr:SPEC",
     "broker-failures": "modelcheck.specs.broker_failures:SPEC",
     "producer-ordering": "modelcheck.specs.producer_ordering:SPEC",
+    "consumer-offsets": "modelcheck.specs.consumer_offsets:SPEC",
 }
