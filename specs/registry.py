@@ -13,4 +13,5 @@ REGISTRY: dict[str, str] = {
     "broker-failures": "modelcheck.specs.broker_failures:SPEC",
     "producer-ordering": "modelcheck.specs.producer_ordering:SPEC",
     "consumer-offsets": "modelcheck.specs.consumer_offsets:SPEC",
+    "controller-failover": "modelcheck.specs.controller_failover:SPEC",
 }
