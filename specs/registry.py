@@ -14,4 +14,5 @@ REGISTRY: dict[str, str] = {
     "producer-ordering": "modelcheck.specs.producer_ordering:SPEC",
     "consumer-offsets": "modelcheck.specs.consumer_offsets:SPEC",
     "controller-failover": "modelcheck.specs.controller_failover:SPEC",
+    "partition-reassignment": "modelcheck.specs.partition_reassignment:SPEC",
 }
