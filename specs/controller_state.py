@@ -202,7 +202,9 @@ def view(c: ControllerConstants, s: ClusterState) -> dict[str, Any]:
 
 
 def lanes(c: ControllerConstants, s: ClusterState) -> dict[str, dict[str, Any]]:
-    """One lane per broker: controller role, replica role and leader epoch, the epoch it fences by, its log."""
+    """One lane per broker: controller role, replica role and leader epoch, the epoch it fences by, its log,
+    and the LeaderAndIsr requests on their way to it (``b1: b1@e1 ctrl 1``: from b1, b1 leads leader
+    epoch 1, controller epoch 1)."""
     out = {}
     for b, broker in enumerate(s.brokers):
         inbox = sorted(r for r in s.requests if r.dest == b)
@@ -213,8 +215,7 @@ def lanes(c: ControllerConstants, s: ClusterState) -> dict[str, dict[str, Any]]:
             "seen ctrl epoch": broker.seen_controller_epoch,
             "log": "[" + ", ".join(str(x) for x in broker.log) + "]",
             "LeaderAndIsr to it": "; ".join(
-                f"from {broker_name(r.sender)}: "
-                f"{'none' if r.leader == NONE else broker_name(r.leader)} leads e{r.leader_epoch} (ctrl e{r.controller_epoch})"
+                f"{broker_name(r.sender)}: {broker_name(r.leader)}@e{r.leader_epoch} ctrl {r.controller_epoch}"
                 for r in inbox) or "-",
         }
     return out

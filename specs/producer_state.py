@@ -32,7 +32,7 @@ DUPLICATE_SEQUENCE = 3
 """Idempotent broker: the batch was already appended; answered as a success, nothing appended."""
 
 CODE_NAMES = {
-    NONE_ERROR: "NONE",
+    NONE_ERROR: "NONE (written)",
     RETRIABLE_ERROR: "NOT_LEADER_FOR_PARTITION",
     OUT_OF_ORDER_SEQUENCE: "OUT_OF_ORDER_SEQUENCE_NUMBER",
     DUPLICATE_SEQUENCE: "DUPLICATE_SEQUENCE_NUMBER",

@@ -175,7 +175,7 @@ def lanes(c: ReassignConstants, s: ReassignState) -> dict[str, dict[str, Any]]:
     out = {}
     for b, r in enumerate(s.replicas):
         if not r.hosted:
-            role = "-"
+            role = "no replica"
         elif b == s.leader:
             role = "leader"
         else:
