@@ -110,6 +110,15 @@ def test_more_failures_still_hold_with_fencing():
     assert r.result == "holds"
 
 
+def test_no_failures_state_count_by_hand():
+    """Crashes=0, SessionExpiries=0, Records=1, counted by hand: nothing needs an election, so only the
+    data path moves: the initial state, b2's append, then b1 and b3 fetch in either order (b1 only,
+    b3 only, both: the record is acknowledged).  5 distinct states; generated: the initial one, the
+    append, two fetches from the append, one more from each single fetch = 6; depth 4."""
+    _, _, r = run(Crashes=0, SessionExpiries=0, Records=1)
+    assert (r.result, r.distinct_states, r.states_generated, r.depth) == ("holds", 5, 6, 4)
+
+
 def test_cli_commands(cli):
     p = cli("check", SPEC, "-q")
     assert p.returncode == 0

@@ -116,6 +116,16 @@ def test_persisting_the_target_assignment_first_cannot_be_resumed_after_a_contro
     assert r.result == "holds"
 
 
+def test_one_replica_moved_without_records_or_crashes_state_count_by_hand():
+    """Replicas=1:2, Records=0, ControllerCrashes=0, Order=kafka, counted by hand: one chain of nine
+    states (initial, AR := {b1, b2}, b2 fetches and joins the ISR, the controller sees it, b2 leads,
+    b1 leaves the ISR, b1 is stopped, AR := {b2} persisted, the move is complete); b1's fetches
+    change nothing once it follows (same empty log, and no longer in AR once removed).  9 distinct
+    states, 10 generated (the last one's stuttering step), depth 9."""
+    _, _, r = run(deadlock=True, Replicas="1:2", Records=0, ControllerCrashes=0)
+    assert (r.result, r.distinct_states, r.states_generated, r.depth) == ("holds", 9, 10, 9)
+
+
 def test_cli_commands(cli):
     p = cli("check", SPEC, "--deadlock", "-q")
     assert p.returncode == 0
