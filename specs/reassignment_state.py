@@ -178,6 +178,8 @@ def lanes(c: ReassignConstants, s: ReassignState) -> dict[str, dict[str, Any]]:
             role = "no replica"
         elif b == s.leader:
             role = "leader"
+        elif s.leader == NONE:
+            role = "replica, no leader"
         else:
             role = "follower"
         out[broker_name(b)] = {
