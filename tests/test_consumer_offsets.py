@@ -9,30 +9,14 @@ naive explorer, both in ``tests/naive.py``.
 from __future__ import annotations
 
 from conftest import json_report
-from modelcheck import compiled
-from modelcheck.cli import build_constants
-from modelcheck.engine import check
-from modelcheck.loader import load_spec
-from modelcheck.result import CheckOptions
-from naive import naive_explore, naive_shortest
+from naive import naive_shortest
+from story_checks import INTERPRETED_ENV, assert_counts_match_naive, constants, labels, load_spec, run_spec
 
 SPEC = "consumer-offsets"
 
 
 def run(invariants, **values):
-    spec = load_spec(SPEC)
-    consts = build_constants(spec, tuple((k, str(v)) for k, v in values.items()))
-    return spec, consts, check(spec, consts, CheckOptions(invariants=tuple(invariants)))
-
-
-def labels(violation) -> list[str]:
-    return [step.action for step in violation.trace[1:]]
-
-
-def assert_counts_match_naive(spec, consts, result) -> None:
-    naive = naive_explore(spec, consts)
-    assert (result.distinct_states, result.states_generated, result.depth) == (
-        naive["distinct"], naive["generated"], naive["depth"])
+    return run_spec(SPEC, invariants, **values)
 
 
 def test_committing_after_processing_loses_nothing():
@@ -79,7 +63,7 @@ def test_a_rebalance_without_a_crash_of_the_owner_is_seamless():
     from modelcheck.specs import consumer_offsets as co
 
     spec = load_spec(SPEC)
-    c = build_constants(spec, ())
+    c = constants(spec)
     s = co.crash(c, co.poll(c, next(iter(spec.init(c))), 0), 1)
     assert co.complete_rebalance(c, s, 0) is None  # c1 is still processing offset 0
     s = co.commit_offset(c, co.process_record(c, s, 0), 0)
@@ -107,7 +91,7 @@ def test_cli_commands(cli):
 
 def test_compiled_and_interpreted_give_identical_results(cli):
     args = ("check", SPEC, "--const", "Commit=before-processing", "--continue", "--json")
-    a = cli(*args, env={compiled.DISABLE_ENV: ""})
-    b = cli(*args, env={compiled.DISABLE_ENV: "1"})
+    a = cli(*args, env={INTERPRETED_ENV: ""})
+    b = cli(*args, env={INTERPRETED_ENV: "1"})
     assert a.returncode == b.returncode == 1
     assert json_report(a) == json_report(b)

@@ -9,25 +9,15 @@ naive explorer, both in ``tests/naive.py``.
 from __future__ import annotations
 
 from conftest import json_report
-from modelcheck import compiled
-from modelcheck.cli import build_constants
-from modelcheck.engine import check
-from modelcheck.loader import load_spec
-from modelcheck.result import CheckOptions
-from naive import naive_explore, naive_shortest
+from naive import naive_shortest
+from story_checks import INTERPRETED_ENV, assert_counts_match_naive, constants, labels, load_spec, run_spec
 
 SPEC = "controller-failover"
 INVARIANTS = ("OneLeaderPerPartition", "AckedWritesSurvive")
 
 
 def run(invariants=INVARIANTS, **values):
-    spec = load_spec(SPEC)
-    consts = build_constants(spec, tuple((k, str(v)) for k, v in values.items()))
-    return spec, consts, check(spec, consts, CheckOptions(invariants=tuple(invariants)))
-
-
-def labels(violation) -> list[str]:
-    return [step.action for step in violation.trace[1:]]
+    return run_spec(SPEC, invariants, **values)
 
 
 def replay(spec, c, steps):
@@ -61,8 +51,7 @@ def test_with_fencing_one_leader_and_acked_writes_survive():
     spec, c, r = run(ControllerEpochFencing="true")
     assert r.result == "holds"
     assert r.sometimes_reached == {"ControllerFailedOver": True, "NewLeaderServes": True, "SomethingAcked": True}
-    naive = naive_explore(spec, c)
-    assert (r.distinct_states, r.states_generated, r.depth) == (naive["distinct"], naive["generated"], naive["depth"])
+    assert_counts_match_naive(spec, c, r)
 
 
 def test_without_fencing_the_zombie_installs_a_second_leader():
@@ -79,7 +68,7 @@ def test_the_same_schedule_with_fencing_stops_the_zombie_at_its_write():
     """Replayed with fencing: /controller_epoch is 2 when the zombie (epoch 1) comes to write, so it
     cannot elect; it aborts and resigns, and only the new controller's leader is ever installed."""
     spec = load_spec(SPEC)
-    c = build_constants(spec, (("ControllerEpochFencing", "true"),))
+    c = constants(spec, ControllerEpochFencing="true")
     states = replay(spec, c, ZOMBIE_STORY[:4])
     before = states[-1]
     assert before.brokers[0].pending and before.zk_controller_epoch == 2
@@ -95,7 +84,7 @@ def test_brokers_reject_a_stale_controller_epoch_only_with_fencing():
 
     spec = load_spec(SPEC)
     for fencing, becomes_leader in (("true", False), ("false", True)):
-        c = build_constants(spec, (("ControllerEpochFencing", fencing),))
+        c = constants(spec, ControllerEpochFencing=fencing)
         s = next(iter(spec.init(c)))
         b3 = s.brokers[2]._replace(seen_controller_epoch=2)
         s = cf.set_broker(s, 2, b3)._replace(requests=frozenset({LeaderAndIsr(0, 2, 1, 2, 1, frozenset({2}))}))
@@ -128,7 +117,7 @@ def test_cli_commands(cli):
 
 def test_compiled_and_interpreted_give_identical_results(cli):
     args = ("check", SPEC, "--const", "ControllerEpochFencing=false", "--continue", "--json")
-    a = cli(*args, env={compiled.DISABLE_ENV: ""})
-    b = cli(*args, env={compiled.DISABLE_ENV: "1"})
+    a = cli(*args, env={INTERPRETED_ENV: ""})
+    b = cli(*args, env={INTERPRETED_ENV: "1"})
     assert a.returncode == b.returncode == 1
     assert json_report(a) == json_report(b)

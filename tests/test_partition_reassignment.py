@@ -13,25 +13,15 @@ from __future__ import annotations
 import pytest
 
 from conftest import json_report
-from modelcheck import compiled
-from modelcheck.cli import build_constants
-from modelcheck.engine import check
-from modelcheck.loader import load_spec
-from modelcheck.result import CheckOptions
-from naive import naive_explore, naive_shortest, naive_terminal_states
+from naive import naive_shortest, naive_terminal_states
+from story_checks import INTERPRETED_ENV, assert_counts_match_naive, labels, run_spec
 
 SPEC = "partition-reassignment"
 INVARIANTS = ("LeaderInIsr", "AckedRecordsSurvive", "CompletedAtTarget")
 
 
 def run(invariants=INVARIANTS, deadlock=False, **values):
-    spec = load_spec(SPEC)
-    consts = build_constants(spec, tuple((k, str(v)) for k, v in values.items()))
-    return spec, consts, check(spec, consts, CheckOptions(invariants=tuple(invariants), check_deadlock=deadlock))
-
-
-def labels(violation) -> list[str]:
-    return [step.action for step in violation.trace[1:]]
+    return run_spec(SPEC, invariants, deadlock=deadlock, **values)
 
 
 @pytest.mark.parametrize("replicas", ["1,2:2,3", "1:2", "1,2:3,4"])
@@ -40,8 +30,7 @@ def test_the_seeds_order_keeps_data_and_leader_and_resumes_after_a_controller_cr
     spec, c, r = run(deadlock=True, Replicas=replicas, Order="kafka")
     assert r.result == "holds"
     assert r.sometimes_reached == {"MoveCompleted": True, "ResumedAfterControllerCrash": True, "RecordAcked": True}
-    naive = naive_explore(spec, c)
-    assert (r.distinct_states, r.states_generated, r.depth) == (naive["distinct"], naive["generated"], naive["depth"])
+    assert_counts_match_naive(spec, c, r)
     # Independently of the engine's deadlock check: every state the naive explorer finds without a
     # successor is a completed move (with the stuttering step, there should be none at all).
     assert naive_terminal_states(spec, c) == []
@@ -140,7 +129,7 @@ def test_cli_commands(cli):
 
 def test_compiled_and_interpreted_give_identical_results(cli):
     args = ("check", SPEC, "--const", "Order=persist-ar-early", "--continue", "--json")
-    a = cli(*args, env={compiled.DISABLE_ENV: ""})
-    b = cli(*args, env={compiled.DISABLE_ENV: "1"})
+    a = cli(*args, env={INTERPRETED_ENV: ""})
+    b = cli(*args, env={INTERPRETED_ENV: "1"})
     assert a.returncode == b.returncode == 1
     assert json_report(a) == json_report(b)

@@ -11,30 +11,14 @@ from __future__ import annotations
 import pytest
 
 from conftest import json_report
-from modelcheck import compiled
-from modelcheck.cli import build_constants
-from modelcheck.engine import check
-from modelcheck.loader import load_spec
-from modelcheck.result import CheckOptions
-from naive import naive_explore, naive_shortest
+from naive import naive_shortest
+from story_checks import INTERPRETED_ENV, assert_counts_match_naive, constants, labels, load_spec, run_spec
 
 SPEC = "producer-ordering"
 
 
 def run(invariants, **values):
-    spec = load_spec(SPEC)
-    consts = build_constants(spec, tuple((k, str(v)) for k, v in values.items()))
-    return spec, consts, check(spec, consts, CheckOptions(invariants=tuple(invariants)))
-
-
-def labels(violation) -> list[str]:
-    return [step.action for step in violation.trace[1:]]
-
-
-def assert_counts_match_naive(spec, consts, result) -> None:
-    naive = naive_explore(spec, consts)
-    assert (result.distinct_states, result.states_generated, result.depth) == (
-        naive["distinct"], naive["generated"], naive["depth"])
+    return run_spec(SPEC, invariants, **values)
 
 
 def test_two_in_flight_a_retried_batch_lands_after_a_later_one():
@@ -116,7 +100,7 @@ def test_the_idempotent_broker_answers_a_retried_batch_it_has_as_a_success():
     from modelcheck.specs.producer_state import DUPLICATE_SEQUENCE, OUT_OF_ORDER_SEQUENCE
 
     spec = load_spec(SPEC)
-    c = build_constants(spec, (("Idempotent", "true"),))
+    c = constants(spec, Idempotent="true")
     s = next(iter(spec.init(c)))
     s = po.broker_handles_produce(c, po.send_batch(c, s, 0), 0)
     s = po.send_batch(c, po.request_times_out(c, s, 0), 0)
@@ -142,7 +126,7 @@ def test_cli_commands(cli):
 
 def test_compiled_and_interpreted_give_identical_results(cli):
     args = ("check", SPEC, "--const", "Idempotent=true", "--json")
-    a = cli(*args, env={compiled.DISABLE_ENV: ""})
-    b = cli(*args, env={compiled.DISABLE_ENV: "1"})
+    a = cli(*args, env={INTERPRETED_ENV: ""})
+    b = cli(*args, env={INTERPRETED_ENV: "1"})
     assert a.returncode == b.returncode == 0
     assert json_report(a) == json_report(b)
