@@ -60,4 +60,38 @@ KNOWN: list[KnownTrace] = [
                "AckedRecordsSurvive",
                "KAFKA-7128: a leader restarted with a stale checkpointed HW readmits an empty follower to the "
                "ISR (LEO >= HW); the follower is elected next and the acknowledged record is lost."),
+    KnownTrace("producer-reordering", "producer-ordering", (("MaxInFlight", "2"), ("Idempotent", "false")),
+               "InOrder",
+               "retries with two requests in flight: batch0 fails, batch1 is written, batch0 succeeds on its "
+               "retry and lands after batch1 (the seeds' remedy is max.in.flight=1; Kafka's, the idempotent "
+               "producer)."),
+    KnownTrace("producer-duplicate", "producer-ordering", (("Idempotent", "false"),), "NoDuplicates",
+               "retries without idempotence: batch0 is written, its response is lost, the request times out "
+               "and the retry writes batch0 a second time."),
+    KnownTrace("controller-zombie-second-leader", "controller-failover", (("ControllerEpochFencing", "false"),),
+               "OneLeaderPerPartition",
+               "Without controller-epoch fencing: the leader b2 dies, controller b1's session expires before it "
+               "acts, b3 becomes controller; both elect a leader in leader epoch 1 (the zombie b1 itself, b3 "
+               "itself), and each broker takes the LeaderAndIsr that reaches it first: b1 and b3 both lead."),
+    KnownTrace("reassignment-shrink-isr-early", "partition-reassignment", (("Order", "shrink-isr-early"),),
+               "LeaderInIsr",
+               "Reassigning b1,b2 -> b2,b3 with the ISR shrunk before the new replica joined it: the leader b1 "
+               "leaves the ISR, the partition has no leader, and b3 can never catch up."),
+    KnownTrace("reassignment-stop-old-early", "partition-reassignment",
+               (("Order", "stop-old-early"), ("Replicas", "1:2")), "AckedRecordsSurvive",
+               "Moving b1 -> b2 with the old replica stopped and deleted before the new one caught up: the "
+               "acknowledged record existed only on b1 and is gone."),
+    KnownTrace("reassignment-persist-ar-early", "partition-reassignment", (("Order", "persist-ar-early"),),
+               "CompletedAtTarget",
+               "Reassigning b1,b2 -> b2,b3 with AR = RAR persisted before the move: the controller crashes, the "
+               "next one reads OAR = {b2, b3} from ZooKeeper, never removes or stops b1, and declares the move "
+               "complete with b1 still a replica in the ISR."),
+    KnownTrace("consumer-commit-after-processing-duplicate", "consumer-offsets", (("Commit", "after-processing"),),
+               "NoDuplicates",
+               "Committing after processing (at-least-once): c1 processes offset 0 and crashes before committing; "
+               "c2 takes the partition over at the committed offset 0 and processes the record again."),
+    KnownTrace("consumer-commit-before-processing-loss", "consumer-offsets", (("Commit", "before-processing"),),
+               "NoLoss",
+               "Committing before processing (at-most-once): c1 polls offset 0, commits offset 1 and crashes "
+               "before processing; every later owner starts at offset 1, so the record is never processed."),
 ]

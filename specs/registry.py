@@ -11,4 +11,8 @@ REGISTRY: dict[str, str] = {
     "kip320": "modelcheck.specs.kip320:SPEC",
     "async-isr": "modelcheck.specs.async_isr:SPEC",
     "broker-failures": "modelcheck.specs.broker_failures:SPEC",
+    "producer-ordering": "modelcheck.specs.producer_ordering:SPEC",
+    "consumer-offsets": "modelcheck.specs.consumer_offsets:SPEC",
+    "controller-failover": "modelcheck.specs.controller_failover:SPEC",
+    "partition-reassignment": "modelcheck.specs.partition_reassignment:SPEC",
 }

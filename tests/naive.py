@@ -41,3 +41,53 @@ def naive_explore(spec: Any, consts: Any) -> dict[str, int]:
         "generated": generated,
         "depth": max(depth_of.values(), default=0),
     }
+
+
+def _successors(spec: Any, consts: Any, s: Any) -> list:
+    out = []
+    for act in spec.actions:
+        for binding in act.bindings(consts):
+            r = act.fn(consts, s, *binding)
+            out.extend([] if r is None else (r if isinstance(r, list) else [r]))
+    return out
+
+
+def naive_shortest(spec: Any, consts: Any, invariant: str) -> int:
+    """States on a shortest path to a state violating ``invariant`` (0 if none), by a plain BFS over full states."""
+    pred = spec.invariant(invariant).fn
+    depth: dict[Any, int] = {}
+    queue: deque = deque()
+    for s in spec.init(consts):
+        if s not in depth:
+            depth[s] = 1
+            queue.append(s)
+    while queue:
+        s = queue.popleft()
+        if not pred(consts, s):
+            return depth[s]
+        for t in _successors(spec, consts, s):
+            if t not in depth:
+                depth[t] = depth[s] + 1
+                queue.append(t)
+    return 0
+
+
+def naive_terminal_states(spec: Any, consts: Any) -> list:
+    """Every reachable state without a successor (what a deadlock check reports), the slow way."""
+    seen: set = set()
+    queue: deque = deque()
+    terminal = []
+    for s in spec.init(consts):
+        if s not in seen:
+            seen.add(s)
+            queue.append(s)
+    while queue:
+        s = queue.popleft()
+        succs = _successors(spec, consts, s)
+        if not succs:
+            terminal.append(s)
+        for t in succs:
+            if t not in seen:
+                seen.add(t)
+                queue.append(t)
+    return terminal

@@ -1,0 +1,280 @@
+"""Controller failover and the controller epoch that fences a zombie controller.
+
+The seed notes on the controller say: every broker watches the ephemeral
+/controller node; when the controller fails the node disappears, the live
+brokers race to create it, and ZooKeeper lets exactly one win.  The winner
+reads and increments the controller epoch, loads its context (live brokers,
+each partition's leader and ISR) from ZooKeeper and sends the leadership to
+every live broker.  On a broker failure the controller (3.1) reads the
+partition's ISR from ZooKeeper, (3.2) picks a live ISR member as leader and
+the surviving ISR members as the new ISR, (3.3) writes leader, ISR, a new
+leader epoch and its controller epoch to the partition's state znode, only
+if the controller epoch has not changed since 3.1, and (4) sends
+LeaderAndIsr to the brokers.  A broker rejects a LeaderAndIsr whose
+controller epoch is older than the newest it has seen (StaleControllerEpoch),
+and, per partition, one whose leader epoch is not newer than its own
+(StaleLeaderEpoch).
+
+The story this spec (registered as ``controller-failover``) is about: a
+controller whose ZooKeeper session expires (a long GC pause, say) loses
+/controller, but it has not noticed yet and still acts as controller, a
+zombie.  Its ZooKeeper client has reconnected with a new session (so its
+writes go through and its broker stays registered).  If it had read the
+partition state before a new controller was elected, it still writes its
+decision and sends LeaderAndIsr.  Without the epoch checks
+(``ControllerEpochFencing=false``) the zombie's election overwrites the new
+controller's, with the same leader epoch, and each broker takes whichever
+LeaderAndIsr reaches it first: two brokers act as leader.
+
+Modelled: broker crashes (``crash``: the broker stays down; the controller's
+/brokers/ids watch fires), the controller's session expiry
+(``expire_controller_session``) and the zombie noticing it
+(``resign_controller``), the race for /controller (``elect_controller``),
+the election steps 3.1 (``read_partition_state``) and 3.2 to 4
+(``elect_leader``, or ``abort_election`` when the epoch has changed),
+LeaderAndIsr handling (``handle_leader_and_isr``), and just enough
+replication for acks=all: ``produce`` at a broker acting as leader,
+``follower_fetch`` (the follower's log becomes the leader's: truncation and
+catch-up in one step; the details are ``broker-failures``' subject).
+Clean election only (no live ISR member: no leader).  Not modelled: broker
+restarts (a restarted broker forgets the controller epoch it saw, and a
+stale request still queued for it is a separate story).
+
+Failures are bounded, so runs end; states without successors are expected.
+"""
+
+from __future__ import annotations
+
+from modelcheck import Spec, action
+from modelcheck.specs.controller_state import (
+    BROKER,
+    CONTROLLER,
+    NEW_LEADER,
+    NONE,
+    SENDER,
+    ClusterState,
+    ControllerConstants,
+    LeaderAndIsr,
+    PartitionState,
+    acts_as_leader,
+    init,
+    lanes,
+    set_broker,
+    view,
+)
+
+
+def _common_prefix(a: tuple, b: tuple) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def acknowledge(s: ClusterState, leader: int) -> ClusterState:
+    """acks=all: the leader acknowledges the records every member of its ISR holds (its high watermark)."""
+    ld = s.brokers[leader]
+    hw = min(_common_prefix(ld.log, s.brokers[m].log) for m in ld.isr) if ld.isr else 0
+    done = frozenset(ld.log[:hw])
+    return s if done <= s.acked else s._replace(acked=s.acked | done)
+
+
+def needs_election(p: PartitionState, live: frozenset) -> bool:
+    """The partition's leader is dead, or its ISR holds a dead broker while some member lives."""
+    if p.leader != NONE and p.leader not in live:
+        return True
+    return bool(p.isr & live) and not p.isr <= live
+
+
+def _send(sender: int, epoch: int, dests, p: PartitionState) -> frozenset:
+    return frozenset(LeaderAndIsr(sender, d, epoch, p.leader, p.leader_epoch, p.isr) for d in dests)
+
+
+# -- failures ----------------------------------------------------------------------------------
+
+
+@action("crash", broker=BROKER)
+def crash(c: ControllerConstants, s: ClusterState, broker: int):
+    """A broker dies and stays down; its /brokers/ids node vanishes and the controller's watch fires."""
+    b = s.brokers[broker]
+    if not b.alive or s.crashes >= c.Crashes:
+        return None
+    t = set_broker(s, broker, b._replace(alive=False, controller_epoch=0, live_brokers=frozenset(), pending=()))
+    t = t._replace(crashes=s.crashes + 1, requests=frozenset(r for r in s.requests if r.dest != broker))
+    if s.zk_controller == broker:
+        return t._replace(zk_controller=NONE)  # the ephemeral /controller node goes with the session
+    if s.zk_controller != NONE:
+        ctl = t.brokers[s.zk_controller]
+        t = set_broker(t, s.zk_controller, ctl._replace(live_brokers=ctl.live_brokers - {broker}))
+    return t
+
+
+@action("expire_controller_session", broker=BROKER)
+def expire_controller_session(c: ControllerConstants, s: ClusterState, broker: int):
+    """The controller's ZooKeeper session expires (e.g. a long GC pause): /controller is deleted, but the
+    controller has not noticed and goes on acting, a zombie; its client reconnects with a new session."""
+    if s.zk_controller != broker or s.expiries >= c.SessionExpiries:
+        return None
+    return s._replace(zk_controller=NONE, expiries=s.expiries + 1)
+
+
+@action("resign_controller", broker=BROKER)
+def resign_controller(c: ControllerConstants, s: ClusterState, broker: int):
+    """The zombie processes its session expiry and stops acting as controller."""
+    b = s.brokers[broker]
+    if not b.alive or b.controller_epoch == 0 or s.zk_controller == broker:
+        return None
+    return set_broker(s, broker, b._replace(controller_epoch=0, live_brokers=frozenset(), pending=()))
+
+
+# -- controller failover -------------------------------------------------------------------------
+
+
+@action("elect_controller", broker=BROKER)
+def elect_controller(c: ControllerConstants, s: ClusterState, broker: int):
+    """``broker`` wins the race for /controller: it bumps /controller_epoch, loads its context from
+    ZooKeeper and sends the partition's leadership to every live broker."""
+    b = s.brokers[broker]
+    if s.zk_controller != NONE or not b.alive or b.controller_epoch != 0:
+        return None
+    epoch = s.zk_controller_epoch + 1
+    live = frozenset(i for i, x in enumerate(s.brokers) if x.alive)
+    p = s.zk_partition
+    pending = p if needs_election(p, live) else ()
+    t = set_broker(s, broker, b._replace(controller_epoch=epoch, live_brokers=live, pending=pending))
+    return t._replace(zk_controller=broker, zk_controller_epoch=epoch, requests=t.requests | _send(broker, epoch, live, p))
+
+
+# -- leader election (the seeds' steps 3.1 to 4) -------------------------------------------------
+
+
+@action("read_partition_state", controller=CONTROLLER)
+def read_partition_state(c: ControllerConstants, s: ClusterState, controller: int):
+    """Step 3.1: a controller that saw a broker fail reads the partition's leader and ISR from ZooKeeper."""
+    b = s.brokers[controller]
+    if not b.alive or b.controller_epoch == 0 or b.pending:
+        return None
+    if not needs_election(s.zk_partition, b.live_brokers):
+        return None
+    return set_broker(s, controller, b._replace(pending=s.zk_partition))
+
+
+@action("elect_leader", controller=CONTROLLER, leader=NEW_LEADER)
+def elect_leader(c: ControllerConstants, s: ClusterState, controller: int, leader: int):
+    """Steps 3.2 to 4: keep a live leader or pick a live ISR member, shrink the ISR to the live members,
+    write leader, ISR, leader epoch + 1 and the controller epoch to ZooKeeper, send LeaderAndIsr.
+
+    With fencing, the write happens only while /controller_epoch is still this controller's.
+    """
+    b = s.brokers[controller]
+    if not b.alive or not b.pending:
+        return None
+    if c.ControllerEpochFencing and s.zk_controller_epoch != b.controller_epoch:
+        return None
+    p = b.pending
+    live = b.live_brokers
+    isr = p.isr & live or p.isr
+    if p.leader != NONE and p.leader in live:
+        allowed = leader == p.leader
+    elif isr & live:
+        allowed = leader in isr and leader in live
+    else:
+        allowed = leader == NONE
+    if not allowed:
+        return None
+    new = PartitionState(leader, p.leader_epoch + 1, isr, b.controller_epoch)
+    t = set_broker(s, controller, b._replace(pending=()))
+    return t._replace(zk_partition=new, requests=t.requests | _send(controller, b.controller_epoch, live, new))
+
+
+@action("abort_election", controller=CONTROLLER)
+def abort_election(c: ControllerConstants, s: ClusterState, controller: int):
+    """With fencing: /controller_epoch changed since step 3.1, so a newer controller exists; this one
+    writes nothing and resigns."""
+    b = s.brokers[controller]
+    if not c.ControllerEpochFencing or not b.alive or not b.pending:
+        return None
+    if s.zk_controller_epoch == b.controller_epoch:
+        return None
+    return set_broker(s, controller, b._replace(controller_epoch=0, live_brokers=frozenset(), pending=()))
+
+
+# -- brokers -------------------------------------------------------------------------------------
+
+
+@action("handle_leader_and_isr", broker=BROKER, sender=SENDER)
+def handle_leader_and_isr(c: ControllerConstants, s: ClusterState, broker: int, sender: int):
+    """The broker handles the oldest LeaderAndIsr from ``sender``: StaleControllerEpoch (with fencing),
+    StaleLeaderEpoch, or it becomes leader or follower as the request says."""
+    b = s.brokers[broker]
+    if not b.alive:
+        return None
+    channel = [r for r in s.requests if r.sender == sender and r.dest == broker]
+    if not channel:
+        return None
+    req = min(channel, key=lambda r: r.leader_epoch)
+    t = s._replace(requests=s.requests - {req})
+    if c.ControllerEpochFencing and req.controller_epoch < b.seen_controller_epoch:
+        return t  # StaleControllerEpoch
+    b = b._replace(seen_controller_epoch=max(b.seen_controller_epoch, req.controller_epoch))
+    if req.leader_epoch > b.leader_epoch:
+        b = b._replace(leader_epoch=req.leader_epoch, leader=req.leader, isr=req.isr)
+    return set_broker(t, broker, b)
+
+
+@action("produce", broker=BROKER)
+def produce(c: ControllerConstants, s: ClusterState, broker: int):
+    """A producer writes the next record (acks=all) to a broker acting as leader."""
+    if s.next_id >= c.Records or not acts_as_leader(s, broker):
+        return None
+    b = s.brokers[broker]
+    t = set_broker(s, broker, b._replace(log=b.log + (s.next_id,)))._replace(next_id=s.next_id + 1)
+    return acknowledge(t, broker)
+
+
+@action("follower_fetch", broker=BROKER)
+def follower_fetch(c: ControllerConstants, s: ClusterState, broker: int):
+    """A follower fetches from the leader it was told of, if that broker acts as leader: its log becomes the leader's."""
+    b = s.brokers[broker]
+    lead = b.leader
+    if not b.alive or lead == NONE or lead == broker or not acts_as_leader(s, lead):
+        return None
+    log = s.brokers[lead].log
+    if b.log == log:
+        return None
+    return acknowledge(set_broker(s, broker, b._replace(log=log)), lead)
+
+
+def _build() -> Spec:
+    from modelcheck.invariants import controller_failover as inv
+
+    return Spec(
+        name="controller-failover",
+        title="Controller failover: the controller epoch fences a zombie controller",
+        constants=ControllerConstants,
+        init=init,
+        actions=[
+            crash,
+            expire_controller_session,
+            resign_controller,
+            elect_controller,
+            read_partition_state,
+            elect_leader,
+            abort_election,
+            handle_leader_and_isr,
+            produce,
+            follower_fetch,
+        ],
+        invariants=inv.ALL,
+        sometimes=inv.SOMETIMES,
+        deadlock_expected=True,
+        view=view,
+        lanes=lanes,
+        description=__doc__,
+        reference="modelcheck.specs.controller_failover:SPEC",
+    )
+
+
+SPEC = _build()

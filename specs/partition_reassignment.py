@@ -1,0 +1,266 @@
+"""Partition reassignment: the seeds' order of steps, and what each wrong order breaks.
+
+The seed notes on the controller describe moving a partition from its
+original replicas (OAR) to reassigned ones (RAR):
+
+1. update AR in ZooKeeper to OAR + RAR, bump the leader epoch, send
+   LeaderAndIsr to every replica of AR (RAR - OAR start as new replicas);
+2. wait until every replica of RAR is in sync with the leader (in the ISR);
+3. if the leader is not in RAR, elect a new leader from RAR;
+4. take OAR - RAR out of the ISR (and tell the leader);
+5. stop OAR - RAR (StopReplica) and delete them from disk;
+6. set AR in ZooKeeper to RAR;
+7. delete /admin/reassign_partitions.
+
+AR in ZooKeeper is updated last because it is the only persistent copy: if
+the controller crashes before that, a new controller can still finish the
+move.  The server notes give the same order as "grow AR, grow ISR, shrink
+ISR, shrink AR".  This spec (registered as ``partition-reassignment``)
+runs the controller through the steps in the ``Order`` chosen, one action
+per step; ``kafka`` is the seeds' order, and each wrong order moves one step
+earlier: ``shrink-isr-early`` (4 before 2), ``stop-old-early`` (5 before 2)
+and ``persist-ar-early`` (6 right after 1).
+
+Around it: producers write (acks=all, acknowledged once every ISR member has
+the record), followers fetch (the log becomes the leader's, and a follower
+whose log reached the leader's joins the ISR), and the controller may crash
+between any two steps (``controller_crash``); the next controller
+(``elect_controller``) reads AR and /admin/reassign_partitions from ZooKeeper
+and runs the steps again from the first, with OAR := ZooKeeper's AR.
+LeaderAndIsr and StopReplica take effect at once (their delivery is
+``controller-failover``'s subject).  A replica removed from the ISR while it
+leads leaves the partition without a leader, as the controller's ISR shrink
+does.
+
+``reassignment_done`` is a stuttering step once the move is complete, so
+that ``--deadlock`` reports exactly the runs that get stuck short of the
+target: with ``Order=kafka`` there are none, whatever the controller crash.
+"""
+
+from __future__ import annotations
+
+from modelcheck import Spec, action
+from modelcheck.specs.reassignment_state import (
+    AWAIT_ISR,
+    BROKER,
+    COMPLETE,
+    GROW_AR,
+    MOVE_LEADER,
+    NONE,
+    ORDERS,
+    PERSIST_AR,
+    SHRINK_ISR,
+    STOP_OLD,
+    ReassignConstants,
+    ReassignState,
+    Replica,
+    init,
+    lanes,
+    replica_sets,
+    view,
+)
+
+
+def _common_prefix(a: tuple, b: tuple) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def acknowledge(s: ReassignState) -> ReassignState:
+    """acks=all: the leader acknowledges the records every ISR member holds (below its high watermark)."""
+    if s.leader == NONE:
+        return s
+    log = s.replicas[s.leader].log
+    hw = min((_common_prefix(log, s.replicas[m].log) for m in s.isr), default=0)
+    done = frozenset(log[:hw])
+    return s if done <= s.acked else s._replace(acked=s.acked | done)
+
+
+def _at(c: ReassignConstants, s: ReassignState, kind: int) -> bool:
+    """The running controller's next step is ``kind``."""
+    order = ORDERS[c.Order]
+    return s.controller_up and s.reassigning and s.step < len(order) and order[s.step] == kind
+
+
+def _advance(c: ReassignConstants, s: ReassignState) -> ReassignState:
+    """On to the next step, passing over the leader move when the leader is already in RAR."""
+    order = ORDERS[c.Order]
+    _, new = replica_sets(c)
+    step = s.step + 1
+    while step < len(order) and order[step] == MOVE_LEADER and s.leader in new:
+        step += 1
+    return s._replace(step=step)
+
+
+def _set_replicas(s: ReassignState, changes: dict) -> ReassignState:
+    return s._replace(replicas=tuple(changes.get(b, r) for b, r in enumerate(s.replicas)))
+
+
+# -- data path ------------------------------------------------------------------------------------
+
+
+@action("produce")
+def produce(c: ReassignConstants, s: ReassignState):
+    """A producer writes the next record (acks=all) to the leader."""
+    if s.leader == NONE or s.next_id >= c.Records:
+        return None
+    ld = s.replicas[s.leader]
+    t = _set_replicas(s, {s.leader: ld._replace(log=ld.log + (s.next_id,))})._replace(next_id=s.next_id + 1)
+    return acknowledge(t)
+
+
+@action("follower_fetch", broker=BROKER)
+def follower_fetch(c: ReassignConstants, s: ReassignState, broker: int):
+    """A follower fetches: its log becomes the leader's; having reached the leader's LEO, it joins the ISR
+    if it is in AR as the leader knows it (the seeds' conditions for ISR expansion)."""
+    r = s.replicas[broker]
+    if s.leader == NONE or broker == s.leader or not r.hosted:
+        return None
+    log = s.replicas[s.leader].log
+    isr = s.isr | {broker} if broker in s.known_assignment else s.isr
+    if r.log == log and isr == s.isr:
+        return None
+    return acknowledge(_set_replicas(s, {broker: r._replace(log=log)})._replace(isr=isr))
+
+
+# -- the controller's steps -----------------------------------------------------------------------
+
+
+@action("add_reassigned_replicas")
+def add_reassigned_replicas(c: ReassignConstants, s: ReassignState):
+    """Step 1: AR := OAR + RAR in ZooKeeper, leader epoch + 1, LeaderAndIsr to AR: RAR - OAR start empty."""
+    if not _at(c, s, GROW_AR):
+        return None
+    _, new = replica_sets(c)
+    created = {b: Replica(True, ()) for b in new if not s.replicas[b].hosted}
+    ar = s.old_replicas | new
+    t = _set_replicas(s, created)._replace(zk_assignment=ar, known_assignment=ar, leader_epoch=s.leader_epoch + 1)
+    return _advance(c, t)
+
+
+@action("reassigned_replicas_in_sync")
+def reassigned_replicas_in_sync(c: ReassignConstants, s: ReassignState):
+    """Step 2: the controller sees every replica of RAR in the ISR."""
+    _, new = replica_sets(c)
+    if not _at(c, s, AWAIT_ISR) or not new <= s.isr:
+        return None
+    return _advance(c, s)
+
+
+@action("elect_leader_from_reassigned", broker=BROKER)
+def elect_leader_from_reassigned(c: ReassignConstants, s: ReassignState, broker: int):
+    """Step 3: the leader is not in RAR, so a replica of RAR that is in the ISR becomes leader (epoch + 1)."""
+    _, new = replica_sets(c)
+    if not _at(c, s, MOVE_LEADER) or broker not in new or broker not in s.isr or not s.replicas[broker].hosted:
+        return None
+    return _advance(c, s._replace(leader=broker, leader_epoch=s.leader_epoch + 1))
+
+
+@action("remove_old_replicas_from_isr")
+def remove_old_replicas_from_isr(c: ReassignConstants, s: ReassignState):
+    """Step 4: ISR := ISR - (OAR - RAR) in ZooKeeper; the LeaderAndIsr to the leader no longer lists them
+    in AR (a removed leader: no leader)."""
+    if not _at(c, s, SHRINK_ISR):
+        return None
+    _, new = replica_sets(c)
+    gone = s.old_replicas - new
+    leader = NONE if s.leader in gone else s.leader
+    t = s._replace(isr=s.isr - gone, known_assignment=s.known_assignment - gone, leader=leader,
+                   leader_epoch=s.leader_epoch + 1)
+    return _advance(c, t)
+
+
+@action("stop_old_replicas")
+def stop_old_replicas(c: ReassignConstants, s: ReassignState):
+    """Step 5: StopReplica to OAR - RAR, which delete the partition from disk (a stopped leader: no leader)."""
+    if not _at(c, s, STOP_OLD):
+        return None
+    _, new = replica_sets(c)
+    gone = s.old_replicas - new
+    t = _set_replicas(s, {b: Replica(False, ()) for b in gone})
+    t = t._replace(known_assignment=s.known_assignment - gone, leader=NONE if s.leader in gone else s.leader)
+    return _advance(c, t)
+
+
+@action("update_assigned_replicas")
+def update_assigned_replicas(c: ReassignConstants, s: ReassignState):
+    """Step 6: AR := RAR in ZooKeeper, the only persistent record of the assignment."""
+    if not _at(c, s, PERSIST_AR):
+        return None
+    _, new = replica_sets(c)
+    return _advance(c, s._replace(zk_assignment=new))
+
+
+@action("complete_reassignment")
+def complete_reassignment(c: ReassignConstants, s: ReassignState):
+    """Step 7: delete /admin/reassign_partitions: the move is over."""
+    if not _at(c, s, COMPLETE):
+        return None
+    return _advance(c, s._replace(reassigning=False))
+
+
+# -- controller failover --------------------------------------------------------------------------
+
+
+@action("controller_crash")
+def controller_crash(c: ReassignConstants, s: ReassignState):
+    """The controller dies mid-move, losing its in-memory progress and OAR."""
+    if not s.controller_up or not s.reassigning or s.crashes >= c.ControllerCrashes:
+        return None
+    return s._replace(controller_up=False, old_replicas=frozenset(), step=0, crashes=s.crashes + 1)
+
+
+@action("elect_controller")
+def elect_controller(c: ReassignConstants, s: ReassignState):
+    """A new controller reads AR and /admin/reassign_partitions from ZooKeeper and restarts the move
+    from step 1, with OAR := ZooKeeper's AR."""
+    if s.controller_up:
+        return None
+    return s._replace(controller_up=True, old_replicas=s.zk_assignment if s.reassigning else frozenset(), step=0)
+
+
+@action("reassignment_done")
+def reassignment_done(c: ReassignConstants, s: ReassignState):
+    """The move is complete: a stuttering step (not a deadlock)."""
+    if s.reassigning:
+        return None
+    return s
+
+
+def _build() -> Spec:
+    from modelcheck.invariants import partition_reassignment as inv
+
+    return Spec(
+        name="partition-reassignment",
+        title="Partition reassignment: grow AR, grow ISR, move the leader, shrink ISR, shrink AR, persist AR last",
+        constants=ReassignConstants,
+        init=init,
+        actions=[
+            produce,
+            follower_fetch,
+            add_reassigned_replicas,
+            reassigned_replicas_in_sync,
+            elect_leader_from_reassigned,
+            remove_old_replicas_from_isr,
+            stop_old_replicas,
+            update_assigned_replicas,
+            complete_reassignment,
+            controller_crash,
+            elect_controller,
+            reassignment_done,
+        ],
+        invariants=inv.ALL,
+        sometimes=inv.SOMETIMES,
+        deadlock_expected=True,
+        view=view,
+        lanes=lanes,
+        description=__doc__,
+        reference="modelcheck.specs.partition_reassignment:SPEC",
+    )
+
+
+SPEC = _build()

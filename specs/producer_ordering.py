@@ -1,0 +1,147 @@
+"""Producer retries and max.in.flight: the seeds' reordering story, and the idempotent producer that fixes it.
+
+The seed notes on the producer say: ``retries`` is how often a failed send is
+tried again, and ``max.in.flight.requests.per.connection`` (default 5) how many
+requests the producer's I/O thread sends before the broker answers.  With
+retries > 0, if the first message fails, the second succeeds and the first then
+succeeds on its retry, the order changes; to keep strict order with retries,
+set max.in.flight to 1 so that only one request is ever outstanding, at a
+cost in throughput.  Kafka 0.11 added the idempotent producer: each batch
+carries the producer id and a per-partition sequence number, the broker
+appends only the next sequence, answers a batch it already has as a
+duplicate and refuses one that skips ahead, which keeps the order with up to
+five requests in flight.
+
+This spec (registered as ``producer-ordering``) follows one producer and one
+partition leader through those steps:
+
+* ``send_batch``: the sender thread drains the next batch of the accumulator
+  into a ProduceRequest, while fewer than ``MaxInFlight`` are unanswered;
+* ``broker_handles_produce``: the leader handles the oldest request on the
+  connection (one TCP connection: in order) and appends it; with
+  ``Idempotent=true`` it appends only the next sequence number, answers
+  DUPLICATE_SEQUENCE_NUMBER (a success) for one it already has, and
+  OUT_OF_ORDER_SEQUENCE_NUMBER for one beyond;
+* ``receive_response``: the callback gets a success, or the batch goes back
+  into the accumulator while it has retries left (at the front, as Kafka's
+  producer re-enqueues it; in sequence order when idempotent), else fails;
+* the two failure points: ``broker_rejects_produce`` (a retriable error such
+  as NotLeaderForPartition: nothing appended) and ``request_times_out``
+  (the batch was appended, its success response is lost, the producer
+  retries it).
+
+Runs end when every batch is acknowledged or failed; states without
+successors are expected.
+"""
+
+from __future__ import annotations
+
+from modelcheck import Spec, action
+from modelcheck.specs.producer_state import (
+    BATCH,
+    DUPLICATE_SEQUENCE,
+    NONE_ERROR,
+    OUT_OF_ORDER_SEQUENCE,
+    RETRIABLE_ERROR,
+    ProducerConstants,
+    ProducerState,
+    in_flight,
+    init,
+    lanes,
+    view,
+)
+
+
+def _requeue(c: ProducerConstants, queue: tuple, batch: int) -> tuple:
+    """Put a batch to retry back into the accumulator: at the front, or in sequence order when idempotent."""
+    if not c.Idempotent:
+        return (batch,) + queue
+    return tuple(sorted(queue + (batch,)))
+
+
+def _failed_attempt(c: ProducerConstants, s: ProducerState, batch: int) -> ProducerState:
+    """The attempt failed: retry while the batch has retries left, else report the error to the application."""
+    if s.attempts[batch] <= c.Retries:
+        return s._replace(queue=_requeue(c, s.queue, batch))
+    return s._replace(failed=s.failed | {batch})
+
+
+@action("send_batch", batch=BATCH)
+def send_batch(c: ProducerConstants, s: ProducerState, batch: int):
+    """The sender sends the accumulator's next batch, if fewer than max.in.flight requests are unanswered."""
+    if not s.queue or s.queue[0] != batch or in_flight(s) >= c.MaxInFlight:
+        return None
+    attempts = s.attempts[:batch] + (s.attempts[batch] + 1,) + s.attempts[batch + 1:]
+    return s._replace(queue=s.queue[1:], requests=s.requests + (batch,), attempts=attempts)
+
+
+@action("broker_handles_produce", batch=BATCH)
+def broker_handles_produce(c: ProducerConstants, s: ProducerState, batch: int):
+    """The leader handles the oldest request: it appends the batch (idempotent: only the next sequence number)."""
+    if not s.requests or s.requests[0] != batch:
+        return None
+    log = s.log
+    code = NONE_ERROR
+    if c.Idempotent:
+        expected = log[-1] + 1 if log else 0
+        if batch < expected:
+            code = DUPLICATE_SEQUENCE
+        elif batch > expected:
+            code = OUT_OF_ORDER_SEQUENCE
+    if code == NONE_ERROR:
+        log = log + (batch,)
+    return s._replace(requests=s.requests[1:], responses=s.responses + ((batch, code),), log=log)
+
+
+@action("broker_rejects_produce", batch=BATCH)
+def broker_rejects_produce(c: ProducerConstants, s: ProducerState, batch: int):
+    """Failure point: the leader answers the oldest request with a retriable error and appends nothing."""
+    if not s.requests or s.requests[0] != batch:
+        return None
+    return s._replace(requests=s.requests[1:], responses=s.responses + ((batch, RETRIABLE_ERROR),))
+
+
+@action("receive_response", batch=BATCH)
+def receive_response(c: ProducerConstants, s: ProducerState, batch: int):
+    """The producer reads the oldest response: success (a duplicate counts as one), or a retry, or the error."""
+    if not s.responses or s.responses[0][0] != batch:
+        return None
+    code = s.responses[0][1]
+    t = s._replace(responses=s.responses[1:])
+    if code in (NONE_ERROR, DUPLICATE_SEQUENCE):
+        return t._replace(acked=t.acked | {batch})
+    return _failed_attempt(c, t, batch)
+
+
+@action("request_times_out", batch=BATCH)
+def request_times_out(c: ProducerConstants, s: ProducerState, batch: int):
+    """Failure point: the success response to the oldest request is lost, so the request times out and is retried.
+
+    The broker has the batch all the same.  (Losing an error response ends
+    like receiving it, so only lost successes are a step of their own.)
+    """
+    if not s.responses or s.responses[0] != (batch, NONE_ERROR) and s.responses[0] != (batch, DUPLICATE_SEQUENCE):
+        return None
+    return _failed_attempt(c, s._replace(responses=s.responses[1:]), batch)
+
+
+def _build() -> Spec:
+    from modelcheck.invariants import producer_ordering as inv
+
+    return Spec(
+        name="producer-ordering",
+        title="Producer retries and max.in.flight: reordering and duplicates, and the idempotent producer",
+        constants=ProducerConstants,
+        init=init,
+        actions=[send_batch, broker_handles_produce, broker_rejects_produce, receive_response, request_times_out],
+        invariants=inv.ALL,
+        sometimes=inv.SOMETIMES,
+        deadlock_expected=True,
+        view=view,
+        lanes=lanes,
+        description=__doc__,
+        reference="modelcheck.specs.producer_ordering:SPEC",
+    )
+
+
+SPEC = _build()

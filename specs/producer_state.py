@@ -1,0 +1,153 @@
+"""State, constants and display of the ``producer-ordering`` spec (one producer, one partition).
+
+Kept apart from the actions so that the invariants (``invariants/producer_ordering.py``)
+can import the state without importing the spec.
+
+Encoding (canonical: ints, bools, tuples, frozensets only):
+
+* batches are ``0 .. Batches-1`` in the order the application sent them, shown
+  ``batch0 ..``; with ``Idempotent=true`` a batch's sequence number is its index
+  (the producer id is fixed: one producer);
+* the accumulator, the requests on the connection and the responses coming back
+  are tuples in FIFO order (one TCP connection: the broker handles requests in
+  the order they were sent, and the producer reads responses in that order);
+* a response is ``(batch, code)`` with ``code`` one of the error codes below.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import attrs
+
+from modelcheck import Domain, constant
+
+NONE_ERROR = 0
+"""The broker appended the batch."""
+RETRIABLE_ERROR = 1
+"""NotLeaderForPartition / NotEnoughReplicas: nothing appended, the producer may retry."""
+OUT_OF_ORDER_SEQUENCE = 2
+"""Idempotent broker: the batch's sequence number is beyond the next one expected; nothing appended."""
+DUPLICATE_SEQUENCE = 3
+"""Idempotent broker: the batch was already appended; answered as a success, nothing appended."""
+
+CODE_NAMES = {
+    NONE_ERROR: "NONE (written)",
+    RETRIABLE_ERROR: "NOT_LEADER_FOR_PARTITION",
+    OUT_OF_ORDER_SEQUENCE: "OUT_OF_ORDER_SEQUENCE_NUMBER",
+    DUPLICATE_SEQUENCE: "DUPLICATE_SEQUENCE_NUMBER",
+}
+
+
+@attrs.frozen
+class ProducerConstants:
+    """The producer settings the seeds' ordering rule is about, and the bound on batches.
+
+    The defaults are the seeds' world: retries > 0 and the default of five
+    requests in flight, without the idempotent producer (Kafka 0.11).
+    """
+
+    MaxInFlight: int = constant(
+        5, "max.in.flight.requests.per.connection: requests sent and not yet answered (Kafka refuses more "
+           "than 5 with idempotence)", minimum=1, maximum=5)
+    Retries: int = constant(1, "retries: how many times one batch is sent again after a failed attempt",
+                            minimum=0, maximum=3)
+    Idempotent: bool = constant(
+        False, "enable.idempotence: batches carry a producer id and sequence number, and the broker "
+               "appends only the next sequence (Kafka 0.11)")
+    Batches: int = constant(3, "batches the application sends to the partition, in this order",
+                            minimum=1, maximum=5)
+
+
+class ProducerState(NamedTuple):
+    """The producer's accumulator and in-flight requests, the connection, and the partition's log."""
+
+    queue: tuple
+    """Batches waiting in the accumulator, the next to send first (retried batches go back in here)."""
+    requests: tuple
+    """ProduceRequests on the connection, oldest first: sent, not yet handled by the broker."""
+    responses: tuple
+    """``(batch, code)`` responses on their way back, oldest first."""
+    attempts: tuple
+    """Per batch: how many times it was sent."""
+    acked: frozenset
+    """Batches the application's callback was told are written."""
+    failed: frozenset
+    """Batches whose retries ran out: the callback got the error."""
+    log: tuple
+    """The partition's log: batch ids in offset order."""
+
+
+def batch_name(b: int) -> str:
+    """``batch0`` for the first batch the application sent."""
+    return f"batch{b}"
+
+
+BATCH = Domain("batch", lambda c: range(c.Batches), batch_name)
+
+
+def in_flight(s: ProducerState) -> int:
+    """Requests sent and not yet answered: on the connection, handled by the broker, or answered in transit."""
+    return len(s.requests) + len(s.responses)
+
+
+def init(c: ProducerConstants):
+    """Every batch waits in the accumulator, in the application's order; nothing sent, the log empty."""
+    yield ProducerState(
+        queue=tuple(range(c.Batches)),
+        requests=(),
+        responses=(),
+        attempts=(0,) * c.Batches,
+        acked=frozenset(),
+        failed=frozenset(),
+        log=(),
+    )
+
+
+def _names(batches) -> str:
+    return "[" + ", ".join(batch_name(b) for b in batches) + "]"
+
+
+def view(c: ProducerConstants, s: ProducerState) -> dict[str, Any]:
+    """Every variable by name: the producer's side, the connection, and the log."""
+    return {
+        "producer": {
+            "accumulator": _names(s.queue),
+            "attempts": {batch_name(b): n for b, n in enumerate(s.attempts)},
+            "acked": _names(sorted(s.acked)),
+            "failed": _names(sorted(s.failed)),
+        },
+        "connection": {
+            "requests": _names(s.requests),
+            "responses": "[" + ", ".join(f"{batch_name(b)}: {CODE_NAMES[code]}" for b, code in s.responses) + "]",
+        },
+        "log": _names(s.log),
+    }
+
+
+def _status(s: ProducerState, b: int) -> str:
+    if b in s.acked:
+        return "acked"
+    if b in s.failed:
+        return "failed"
+    for rb, code in s.responses:
+        if rb == b:
+            return f"answered {CODE_NAMES[code]}"
+    if b in s.requests:
+        return "request in flight"
+    if b in s.queue:
+        return "to retry" if s.attempts[b] else "in accumulator"
+    return "-"
+
+
+def lanes(c: ProducerConstants, s: ProducerState) -> dict[str, dict[str, Any]]:
+    """One lane per batch: where it is, how often it was sent, and at which offsets of the log it landed."""
+    out = {}
+    for b in range(c.Batches):
+        offsets = [str(i) for i, x in enumerate(s.log) if x == b]
+        out[batch_name(b)] = {
+            "status": _status(s, b),
+            "sent": s.attempts[b],
+            "log offsets": ", ".join(offsets) if offsets else "-",
+        }
+    return out

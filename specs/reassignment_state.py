@@ -1,0 +1,191 @@
+"""State, constants and display of the ``partition-reassignment`` spec (one partition moved to new brokers).
+
+Kept apart from the actions so that the invariants (``invariants/partition_reassignment.py``)
+can import the state without importing the spec.
+
+Encoding (canonical: ints, bools, tuples, frozensets only): brokers are
+``0 .. n-1``, shown ``b1 ..``; ``NONE = -1``; a log is a tuple of record ids;
+the controller's progress is an index into the steps of the chosen ``Order``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import attrs
+
+from modelcheck import Domain, constant
+
+NONE = -1
+"""No leader (the partition is offline)."""
+
+GROW_AR, AWAIT_ISR, MOVE_LEADER, SHRINK_ISR, STOP_OLD, PERSIST_AR, COMPLETE = range(7)
+"""The reassignment's steps, as the seeds list them (see :mod:`modelcheck.specs.partition_reassignment`)."""
+STEP_NAMES = {
+    GROW_AR: "AR := OAR + RAR",
+    AWAIT_ISR: "wait for RAR in ISR",
+    MOVE_LEADER: "leader from RAR",
+    SHRINK_ISR: "ISR -= OAR - RAR",
+    STOP_OLD: "stop and delete OAR - RAR",
+    PERSIST_AR: "persist AR := RAR",
+    COMPLETE: "delete /admin/reassign_partitions",
+}
+
+ORDERS: dict[str, tuple[int, ...]] = {
+    "kafka": (GROW_AR, AWAIT_ISR, MOVE_LEADER, SHRINK_ISR, STOP_OLD, PERSIST_AR, COMPLETE),
+    "shrink-isr-early": (GROW_AR, SHRINK_ISR, AWAIT_ISR, MOVE_LEADER, STOP_OLD, PERSIST_AR, COMPLETE),
+    "stop-old-early": (GROW_AR, STOP_OLD, AWAIT_ISR, MOVE_LEADER, SHRINK_ISR, PERSIST_AR, COMPLETE),
+    "persist-ar-early": (GROW_AR, PERSIST_AR, AWAIT_ISR, MOVE_LEADER, SHRINK_ISR, STOP_OLD, COMPLETE),
+}
+"""``kafka`` is the seeds' order (grow AR, grow ISR, move the leader, shrink ISR, shrink AR, persist AR
+last); each other one moves a single step earlier."""
+
+REPLICA_SETS = ("1,2:2,3", "1:2", "1,2:3,4")
+"""``OAR:RAR`` as broker numbers."""
+
+
+@attrs.frozen
+class ReassignConstants:
+    """Which replicas move where, in which order of steps, and how often the controller crashes."""
+
+    Replicas: str = constant(
+        "1,2:2,3", "the original and the reassigned replicas, OAR:RAR (the first of OAR leads)", choices=REPLICA_SETS)
+    Order: str = constant(
+        "kafka",
+        "the controller's order of steps: kafka (the seeds' order: grow AR, grow ISR, move the leader, shrink ISR, "
+        "shrink AR, persist AR last) or a wrong one: shrink-isr-early, stop-old-early, persist-ar-early",
+        choices=tuple(ORDERS))
+    Records: int = constant(1, "records producers send in total (acks=all)", minimum=0, maximum=3)
+    ControllerCrashes: int = constant(1, "controller crashes during the move (a new controller resumes it)",
+                                      minimum=0, maximum=2)
+
+
+def replica_sets(c: ReassignConstants) -> tuple[frozenset, frozenset]:
+    """(OAR, RAR) as sets of broker indices."""
+    old, new = c.Replicas.split(":")
+    return (frozenset(int(x) - 1 for x in old.split(",")), frozenset(int(x) - 1 for x in new.split(",")))
+
+
+def broker_count(c: ReassignConstants) -> int:
+    """Brokers involved: every broker of OAR and RAR."""
+    old, new = replica_sets(c)
+    return max(old | new) + 1
+
+
+class Replica(NamedTuple):
+    """One broker's replica of the partition."""
+
+    hosted: bool
+    """The broker hosts the replica (created by LeaderAndIsr; StopReplica and delete remove it)."""
+    log: tuple
+
+
+class ReassignState(NamedTuple):
+    """ZooKeeper's view of the partition, the replicas, the controller's progress, the producers' acks."""
+
+    replicas: tuple
+    leader: int
+    leader_epoch: int
+    isr: frozenset
+    zk_assignment: frozenset
+    """AR as ZooKeeper stores it (/brokers/topics/[topic]): the only persistent copy."""
+    known_assignment: frozenset
+    """AR as the last LeaderAndIsr told the replicas: the leader admits only these into the ISR."""
+    reassigning: bool
+    """/admin/reassign_partitions still holds the target RAR."""
+    controller_up: bool
+    old_replicas: frozenset
+    """OAR as the running controller knows it: ZooKeeper's AR when it started, or resumed, the move."""
+    step: int
+    """The controller's position in its order of steps (in memory: lost in a crash)."""
+    next_id: int
+    acked: frozenset
+    crashes: int
+
+
+def broker_name(b: int) -> str:
+    """``b1`` for broker 0."""
+    return "none" if b == NONE else f"b{b + 1}"
+
+
+BROKER = Domain("broker", lambda c: range(broker_count(c)), broker_name)
+
+
+def init(c: ReassignConstants):
+    """The admin tool has written the target: the first of OAR leads epoch 0, ISR = AR = OAR, logs empty."""
+    old, _ = replica_sets(c)
+    n = broker_count(c)
+    yield ReassignState(
+        replicas=tuple(Replica(b in old, ()) for b in range(n)),
+        leader=min(old),
+        leader_epoch=0,
+        isr=old,
+        zk_assignment=old,
+        known_assignment=old,
+        reassigning=True,
+        controller_up=True,
+        old_replicas=old,
+        step=0,
+        next_id=0,
+        acked=frozenset(),
+        crashes=0,
+    )
+
+
+def _names(bs) -> str:
+    return "{" + ", ".join(broker_name(b) for b in sorted(bs)) + "}"
+
+
+def next_step(c: ReassignConstants, s: ReassignState) -> str:
+    """The controller's next step, as the seeds name it."""
+    if not s.controller_up:
+        return "(controller down)"
+    if not s.reassigning:
+        return "(done)"
+    return STEP_NAMES[ORDERS[c.Order][s.step]]
+
+
+def view(c: ReassignConstants, s: ReassignState) -> dict[str, Any]:
+    """Every variable by name: ZooKeeper, the controller, the replicas, the producer."""
+    _, new = replica_sets(c)
+    return {
+        "zookeeper": {
+            "assignedReplicas": _names(s.zk_assignment),
+            "reassignPartitions": _names(new) if s.reassigning else "-",
+            "leader": broker_name(s.leader),
+            "leaderEpoch": s.leader_epoch,
+            "isr": _names(s.isr),
+        },
+        "controller": {
+            "up": s.controller_up,
+            "oar": _names(s.old_replicas) if s.controller_up else "-",
+            "nextStep": next_step(c, s),
+            "crashes": s.crashes,
+        },
+        "replicas": {
+            broker_name(b): {"hosted": r.hosted, "log": "[" + ", ".join(str(x) for x in r.log) + "]"}
+            for b, r in enumerate(s.replicas)
+        },
+        "producer": {"nextId": s.next_id, "acked": sorted(s.acked)},
+    }
+
+
+def lanes(c: ReassignConstants, s: ReassignState) -> dict[str, dict[str, Any]]:
+    """One lane per broker: in AR (ZooKeeper), in the ISR, its role and its log."""
+    out = {}
+    for b, r in enumerate(s.replicas):
+        if not r.hosted:
+            role = "no replica"
+        elif b == s.leader:
+            role = "leader"
+        elif s.leader == NONE:
+            role = "replica, no leader"
+        else:
+            role = "follower"
+        out[broker_name(b)] = {
+            "in AR": b in s.zk_assignment,
+            "in ISR": b in s.isr,
+            "role": role,
+            "log": "[" + ", ".join(str(x) for x in r.log) + "]" if r.hosted else "-",
+        }
+    return out
