@@ -24,7 +24,7 @@ from modelcheck.spec.loader import load_spec, registered_specs, spec_reference
 from modelcheck.options import option_conflict
 from modelcheck.search.progress import stderr_sink
 from modelcheck.output.tlc_text import coverage_lines, summary_lines
-from modelcheck.output.json_form import result_to_json, trace_to_json
+from modelcheck.output.json_form import explanation_json, result_to_json, trace_to_json
 from modelcheck.options import CheckOptions
 from modelcheck.output.results import CheckResult
 from modelcheck.spec.declare import Spec
@@ -268,8 +268,9 @@ def _write_counterexamples(spec: Spec, c: Any, result: CheckResult, out_dir: str
 
 @main.command("render")
 @click.argument("trace_file", metavar="TRACE.json", type=click.Path(dir_okay=False))
-@click.option("--format", "-f", "fmt", type=click.Choice(["text", "dot", "svg", "png", "html", "json", "graph-json"]),
-              default="text", show_default=True, help="Output format.")
+@click.option("--format", "-f", "fmt",
+              type=click.Choice(["text", "dot", "svg", "png", "html", "json", "graph-json", "seq-svg"]),
+              default="text", show_default=True, help="Output format (seq-svg: the sequence diagram of the messages).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
 def render_cmd(trace_file: str, fmt: str, output: str | None) -> None:
     """Render a trace file written by ``check --out`` again, without re-running the check."""
@@ -393,6 +394,9 @@ def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, 
             click.echo(f"Error: Invariant {v.name} is violated.")
             if v.description:
                 click.echo(f"  ({v.name}: {v.description})")
+            why = explanation_json(spec, c, v).get("explanation")
+            if why:
+                click.echo(f"  Why: {why}")
         click.echo(f"Error: The behavior up to this point is ({len(v.trace)} states):")
         click.echo(render_text(trace_to_json(spec, c, v.trace), only_changes=not full_trace))
     if result.result == "holds":

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from modelcheck import Domain, Spec, action, constant, invariant
+from modelcheck.spec import Witness, culprit
 
 NIL = -1
 LEADER = 0
@@ -184,14 +185,41 @@ def follower_replicate(c: AsyncIsrConstants, s: AsyncIsrState, replica: int):
     return s._replace(leader_state=ls._replace(offsets=offsets))
 
 
-@invariant("ValidHighWatermark")
+def explain_valid_high_watermark(c: AsyncIsrConstants, s: AsyncIsrState) -> Witness:
+    """The controller-ISR member below the leader's HW, and the ISR the HW was computed over."""
+    hw = high_watermark(s)
+    ls = s.leader_state
+    r = next(r for r in s.controller_state.isr if ls.offsets[r] < hw)
+    name = replica_name(r)
+    return Witness(
+        f"{name} is in the controller's ISR {_names(s.controller_state.isr)} but has reached only offset "
+        f"{ls.offsets[r]}, below leader r1's HW {hw} (the smallest offset over the ISR and pending ISR "
+        f"{_names(_union(ls.isr, ls.pending_isr))}): offset {ls.offsets[r]} is committed but missing on {name}",
+        (culprit(name, "LEO"), culprit(name, "controller's ISR"), culprit(replica_name(LEADER), "HW")))
+
+
+def explain_type_ok(c: AsyncIsrConstants, s: AsyncIsrState) -> Witness:
+    """TypeOk's parts, named: which variable is out of type."""
+    n = c.Replicas
+    ls, cs = s.leader_state, s.controller_state
+    for what, isr in (("controllerState.isr", cs.isr), ("leaderState.isr", ls.isr),
+                      ("leaderState.pendingIsr", ls.pending_isr)):
+        if list(isr) != sorted(set(isr)) or not all(0 <= r < n for r in isr):
+            return Witness(f"{what} {isr} is not a set of replicas", (culprit(variable=what),))
+    if len(ls.offsets) != n or not all(o >= 0 for o in ls.offsets):
+        return Witness(f"the leader's offsets {ls.offsets} are not one natural per replica")
+    return Witness("a version, or an ISR in a request or update, is out of type",
+                   (culprit(variable="controllerState.version"), culprit(variable="leaderState.version")))
+
+
+@invariant("ValidHighWatermark", explain=explain_valid_high_watermark)
 def valid_high_watermark(c: AsyncIsrConstants, s: AsyncIsrState) -> bool:
     """Every member of the controller's ISR has reached the leader's high watermark."""
     hw = high_watermark(s)
     return all(s.leader_state.offsets[r] >= hw for r in s.controller_state.isr)
 
 
-@invariant("TypeOk")
+@invariant("TypeOk", explain=explain_type_ok)
 def type_ok(c: AsyncIsrConstants, s: AsyncIsrState) -> bool:
     """Versions are naturals (pending version Nil or natural), ISRs are sets of replicas, offsets naturals."""
     n = c.Replicas
