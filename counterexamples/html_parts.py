@@ -148,3 +148,11 @@ def message_list(events: list[dict], sent_before: dict[str, dict]) -> str:
             items.append(f'<li class="dropped"><span class="k">dropped</span> {esc(m["from"])} &rarr; '
                          f'{esc(m["to"])}: {esc(m["label"])} ({esc(ev.get("why", ""))})</li>')
     return f'<ul class="msgs">{"".join(items)}</ul>' if items else ""
+
+
+def value_change(before: object, after: object) -> str:
+    """``before -> after`` as HTML; for a list that grew at its end, only the items appended."""
+    if isinstance(before, list) and isinstance(after, list) and len(after) > len(before) \
+            and after[:len(before)] == before:
+        return " ".join(f"<b>+ {esc(item)}</b>" for item in after[len(before):])
+    return f"{esc(before)} &rarr; <b>{esc(after)}</b>"
