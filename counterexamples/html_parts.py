@@ -30,7 +30,7 @@ def action_html(label: str) -> str:
 
 def epoch_css() -> str:
     """One CSS class per epoch colour (``.e0``, ``.e1``...), the same colours as the SVG and DOT drawings."""
-    return "\n".join(f".log .cell.e{i} {{ background: {c}; }}" for i, c in enumerate(EPOCH_FILLS))
+    return "\n".join(f".log .cell.e{i}:not(.culprit) {{ background: {c}; }}" for i, c in enumerate(EPOCH_FILLS))
 
 
 def log_strip(value: object, width: int, hw: object, leo: object, culprits: set[int], down: bool = False) -> str | None:

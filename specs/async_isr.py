@@ -279,6 +279,52 @@ def lanes(c: AsyncIsrConstants, s: AsyncIsrState) -> dict[str, dict[str, Any]]:
     }
 
 
+def _request_id(m: Message) -> str:
+    return f"AlterIsr {_names(m.isr)} v{m.version}"
+
+
+def _update_id(m: Message) -> str:
+    return f"IsrUpdate {_names(m.isr)} v{m.version}"
+
+
+def messages(c: AsyncIsrConstants, s: AsyncIsrState, t: AsyncIsrState, action: str,
+             params: dict[str, str]) -> list[dict]:
+    """The model's own messages: the leader's ISR change requests and the controller's updates.
+
+    A request is sent when it joins ``requests`` and applied when the
+    controller accepts it; once the controller's version moves past a
+    request's, it can never be accepted (dropped as stale).  An update is
+    sent when it joins ``updates`` and applied when the leader adopts its
+    version; the updates it skipped over are dropped.
+    """
+    out: list[dict] = []
+    leader = replica_name(LEADER)
+    for m in t.requests:
+        if m not in s.requests:
+            out.append({"send": _request_id(m), "from": leader, "to": "controller", "kind": "AlterIsr",
+                        "label": f"AlterIsr(isr {_names(m.isr)}, version {m.version})"})
+    cs0, cs1 = s.controller_state, t.controller_state
+    if cs1.version > cs0.version:
+        for m in s.requests:
+            if m.version == cs0.version:
+                if action == "ControllerHandleRequest" and m.isr == cs1.isr:
+                    out.append({"receive": _request_id(m)})
+                else:
+                    out.append({"drop": _request_id(m), "why": f"version {m.version} is stale"})
+    for m in t.updates:
+        if m not in s.updates:
+            out.append({"send": _update_id(m), "from": "controller", "to": leader, "kind": "IsrUpdate",
+                        "label": f"IsrUpdate(isr {_names(m.isr)}, version {m.version})"})
+    v0, v1 = s.leader_state.version, t.leader_state.version
+    if v1 > v0:
+        for m in s.updates:
+            if m.version == v1 and m.isr == t.leader_state.isr:
+                out.append({"receive": _update_id(m)})
+            elif v0 < m.version < v1:
+                out.append({"drop": _update_id(m), "why": f"superseded by version {v1}"})
+    return out
+
+
 SPEC = Spec(
     name="async-isr",
     title="AsyncIsr (ISR changes requested asynchronously from the controller)",
@@ -299,6 +345,7 @@ SPEC = Spec(
     deadlock_expected=True,
     view=view,
     lanes=lanes,
+    messages=messages,
     description=__doc__,
     reference="modelcheck.specs.async_isr:SPEC",
 )
