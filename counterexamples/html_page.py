@@ -91,7 +91,7 @@ def _step_list(steps: list[dict]) -> str:
     bad = ' class="bad"'
     items = "".join(
         f'<li role="option" id="opt-{i + 1}" tabindex="-1" aria-selected="false" data-i="{i}"{bad if i == last else ""}>'
-        f'<a href="#step-{i + 1}"><span class="n">{i + 1}</span>{esc(s["action"] or "Initial state")}</a></li>'
+        f'<a href="#step-{i + 1}"><span class="n">{i + 1}</span><span>{action_html(s["action"] or "Initial state")}</span></a></li>'
         for i, s in enumerate(steps)
     )
     return f'<ol class="steplist" id="steplist" role="listbox" tabindex="0" aria-label="Steps of the trace">{items}</ol>'

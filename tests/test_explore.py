@@ -57,8 +57,9 @@ def test_every_enabled_action_with_its_changes(explorer):
     first = view["successors"][0]
     assert "<code>quorumState.leader</code> None &rarr; <b>r1</b>" in first["changes"]
     assert "<b>+ [epoch 0, leader r1, isr {r1, r2, r3}]</b>" in first["changes"]  # appended, not the whole list
-    assert first["violates"] == []  # electing r1 mends LeaderInIsr, which the initial state violates
-    assert [s["violates"] for s in view["successors"]][3] == ["LeaderInIsr"]  # shrinking r1 away does not
+    assert first["violates"] == [] and first["mends"] == ["LeaderInIsr"]  # the initial state violates it
+    shrink = view["successors"][3]  # shrinking r1 away leaves it violated: not "broken" by this step
+    assert (shrink["violates"], shrink["breaks"], shrink["mends"]) == (["LeaderInIsr"], [], [])
     initial = {i["name"]: i for i in view["invariants"]}
     assert not initial["LeaderInIsr"]["holds"] and initial["LeaderInIsrWhenElected"]["holds"]
     assert initial["LeaderInIsr"]["explanation"].startswith("the quorum names no leader (None)")

@@ -87,14 +87,15 @@
     }
     d.successors.forEach(function (s) {
       var li = document.createElement('li');
-      if (s.violates.length) { li.className = 'breaks'; }
+      if (s.breaks.length) { li.className = 'breaks'; }
       var b = document.createElement('button');
       b.type = 'button';
       b.dataset.index = String(s.index);
       b.dataset.label = s.action;
       b.innerHTML = '<span class="n">' + s.index + '</span><span class="label">' + s.label_html + '</span>' +
-        (s.violates.length ? '<span class="bad"></span>' : '') + s.changes;
-      if (s.violates.length) { b.querySelector('.bad').textContent = 'breaks ' + s.violates.join(', '); }
+        '<span class="bad"></span><span class="mends"></span>' + s.changes;
+      if (s.breaks.length) { b.querySelector('.bad').textContent = 'breaks ' + s.breaks.join(', '); }
+      if (s.mends.length) { b.querySelector('.mends').textContent = 'mends ' + s.mends.join(', '); }
       b.addEventListener('click', function () { load(d.path + '.' + s.index, true); });
       li.appendChild(b);
       list.appendChild(li);
@@ -127,6 +128,9 @@
       $('compare').hidden = false;
       $('compare').scrollIntoView({block: 'nearest'});
     }).catch(function (e) { showError(e.message); });
+  });
+  $('only-changes').addEventListener('change', function () {
+    document.body.classList.toggle('only-changes', $('only-changes').checked);
   });
   window.addEventListener('popstate', function () { var p = hashPath(); load(p === null ? start : p, false); });
 

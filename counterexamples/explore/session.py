@@ -160,7 +160,8 @@ class Explorer:
             "variables": variables_table(flat, changed, L.culprit_variables(culprits)),
             "messages": msgs,
             "invariants": invariants,
-            "successors": [self._successor(j, label, flat, t) for j, (label, _, _, t) in enumerate(enabled)],
+            "successors": [self._successor(j, label, flat, t, {i["name"] for i in invariants if not i["holds"]})
+                           for j, (label, _, _, t) in enumerate(enabled)],
             "deadlock": not enabled,
         }
 
@@ -205,7 +206,8 @@ class Explorer:
             out.append(item)
         return out
 
-    def _successor(self, j: int, label: str, flat: dict, t: Any) -> dict:
+    def _successor(self, j: int, label: str, flat: dict, t: Any, broken_now: set[str]) -> dict:
+        """One enabled step: its label, what it changes, and the invariants it breaks or mends."""
         after = flatten(self.spec.describe_state(self.c, t))
         diffs = [(k, flat.get(k, ""), v) for k, v in after.items() if flat.get(k, object()) != v]
         violated = [p.name for p in self.spec.invariants if not p.fn(self.c, t)]
@@ -214,4 +216,5 @@ class Explorer:
             shown += f"<li>and {len(diffs) - 8} more</li>"
         return {"index": j, "action": label, "label_html": action_html(label),
                 "changes": f'<ul class="delta">{shown or "<li>no variable changes (a self-loop)</li>"}</ul>',
-                "violates": violated}
+                "violates": violated, "breaks": [n for n in violated if n not in broken_now],
+                "mends": [p.name for p in self.spec.invariants if p.name in broken_now and p.name not in violated]}
