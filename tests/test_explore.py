@@ -19,7 +19,7 @@ from modelcheck.cli import build_constants
 from modelcheck.counterexamples.explore.server import HOST, ExploreServer
 from modelcheck.counterexamples.explore.session import Explorer, PathError, parse_path
 from modelcheck.counterexamples.regenerate import KNOWN_DIR
-from modelcheck.loader import load_spec
+from modelcheck.spec.loader import load_spec
 
 HW_TRACE = os.path.join(KNOWN_DIR, "hw-data-loss", "trace.json")
 

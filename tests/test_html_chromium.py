@@ -165,7 +165,7 @@ def test_explorer_walks_the_hw_data_loss_path_to_the_violation(browser, explorer
     """From the initial state, click the enabled action the counterexample takes, eight times."""
     from modelcheck.cli import build_constants
     from modelcheck.counterexamples.explore.session import Explorer
-    from modelcheck.loader import load_spec
+    from modelcheck.spec.loader import load_spec
 
     with open(os.path.join(KNOWN_DIR, "hw-data-loss", "trace.json"), encoding="utf-8") as f:
         doc = json.load(f)

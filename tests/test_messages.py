@@ -15,9 +15,9 @@ from modelcheck.counterexamples.messages import actors, arrows
 from modelcheck.counterexamples.regenerate import known_document
 from modelcheck.counterexamples.seqdiagram import render_sequence_svg
 from modelcheck.counterexamples.text import flatten
-from modelcheck.loader import load_spec
-from modelcheck.model import BoundModel
-from modelcheck.result import CheckOptions
+from modelcheck.spec.loader import load_spec
+from modelcheck.model.bound import BoundModel
+from modelcheck.options import CheckOptions
 
 SPECS = [("truncate-to-hw", ()), ("kip101", ()), ("kip279", ()), ("kip320-first-try", ()), ("kip320", ()),
          ("async-isr", ()), ("broker-failures", ()),

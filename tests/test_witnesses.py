@@ -20,10 +20,10 @@ from modelcheck.counterexamples.known import KNOWN
 from modelcheck.counterexamples.lanes import max_log_length
 from modelcheck.counterexamples.regenerate import known_document
 from modelcheck.counterexamples.text import flatten
-from modelcheck.engine import check
+from modelcheck.search.local import check
 from modelcheck.errors import SpecDefinitionError
-from modelcheck.loader import load_spec
-from modelcheck.result import CheckOptions
+from modelcheck.spec.loader import load_spec
+from modelcheck.options import CheckOptions
 from modelcheck.spec import Witness, culprit
 from modelcheck.specs.replicated_log import Record
 
@@ -266,7 +266,7 @@ def test_an_explain_that_fails_does_not_hide_the_counterexample():
     def tiny(c, s):
         return s < 1
 
-    from modelcheck.report import explanation_json
+    from modelcheck.output.json_form import explanation_json
 
     spec = Spec(name="ok", title="t", constants=_C, init=_init, actions=[inc], invariants=[small, tiny])
     c = _C()
