@@ -13,7 +13,7 @@ from modelcheck.errors import ModelCheckError
 KNOWN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "known")
 GRAPHVIZ_STAMP = "graphviz-version.txt"
 """Which Graphviz drew the checked-in SVGs: the test compares SVG bytes only under the same one."""
-FORMATS = ("json", "text", "dot", "svg", "html")
+FORMATS = ("json", "text", "dot", "svg", "seq-svg", "html")
 
 
 def known_document(entry: KnownTrace) -> dict:

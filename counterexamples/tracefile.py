@@ -10,13 +10,17 @@ Schema (``format`` = ``modelcheck-trace``, ``version`` = 1)::
       "format": "modelcheck-trace", "version": 1,
       "spec": "truncate-to-hw", "title": "...",
       "constants": {"Replicas": 3, ...},
-      "violation": {"kind": "invariant" | "deadlock", "name": "StrongIsr", "description": "..."},
+      "violation": {"kind": "invariant" | "deadlock", "name": "StrongIsr", "description": "...",
+                    "explanation": "record 0@e1 at offset 0 is below ...",         (optional: the invariant's explain)
+                    "culprits": [{"lane": "r3", "field": "log", "offset": 0}, {"variable": "quorumState.isr"}]},
       "story": "One sentence on what the trace shows."               (optional; the known traces have one)
       "steps": [
         {"index": 1, "action": null | "LeaderWrite(r1)", "action_name": null | "LeaderWrite",
          "params": {"replica": "r1"},
          "state": {...nested variables...},
          "lanes": {"r1": {"log": "[0@e1]", "LEO": 1, ...}, ...}   (optional),
+         "messages": [{"send": "id", "from": "controller", "to": "r1", "label": "...", "kind": "LeaderAndIsr"},
+                      {"receive": "id"}, {"drop": "id", "why": "..."}]   (optional, steps 2..N: the spec's messages)
          "changed": ["replicaLog.r1", ...]}                         (dotted names)
       ]
     }
@@ -42,8 +46,13 @@ MAX_STEPS = 100_000
 
 
 def trace_document(spec_name: str, title: str, constants: dict, violation_kind: str, violation_name: str,
-                   description: str, steps: list[dict], story: str | None = None) -> dict:
-    """Build the document from JSON trace steps (``modelcheck.output.json_form.trace_to_json``)."""
+                   description: str, steps: list[dict], story: str | None = None,
+                   explanation: dict | None = None) -> dict:
+    """Build the document from JSON trace steps (``modelcheck.output.json_form.trace_to_json``).
+
+    ``explanation`` is ``{"explanation": sentence, "culprits": [...]}`` from the
+    violated invariant's ``explain`` (:func:`modelcheck.output.json_form.explanation_json`).
+    """
     out_steps = []
     prev = None
     for i, step in enumerate(steps, start=1):
@@ -56,6 +65,8 @@ def trace_document(spec_name: str, title: str, constants: dict, violation_kind: 
         }
         if step.get("lanes") is not None:
             item["lanes"] = step["lanes"]
+        if step.get("messages") is not None:
+            item["messages"] = step["messages"]
         item["changed"] = [] if prev is None else changed_fields(prev, step["state"])
         out_steps.append(item)
         prev = step["state"]
@@ -65,7 +76,8 @@ def trace_document(spec_name: str, title: str, constants: dict, violation_kind: 
         "spec": spec_name,
         "title": title,
         "constants": dict(constants),
-        "violation": {"kind": violation_kind, "name": violation_name, "description": description},
+        "violation": {"kind": violation_kind, "name": violation_name, "description": description,
+                      **(explanation or {})},
     }
     if story:
         doc["story"] = story
@@ -76,10 +88,11 @@ def trace_document(spec_name: str, title: str, constants: dict, violation_kind: 
 def document_from_violation(spec: Any, consts: Any, violation: Any, story: str | None = None) -> dict:
     """The document for one violation of a check; ``story`` says in words what it shows, when someone wrote it."""
     from modelcheck.spec.constants import constants_to_dict
-    from modelcheck.output.json_form import trace_to_json
+    from modelcheck.output.json_form import explanation_json, trace_to_json
 
     return trace_document(spec.name, spec.title, constants_to_dict(consts), violation.kind, violation.name,
-                          violation.description, trace_to_json(spec, consts, violation.trace), story)
+                          violation.description, trace_to_json(spec, consts, violation.trace), story,
+                          explanation_json(spec, consts, violation))
 
 
 def dumps(doc: dict) -> str:
@@ -123,6 +136,10 @@ def validate(doc: Any, path: str = "<trace>") -> None:
     _require(isinstance(v, dict), path, "'violation' must be an object")
     for key in ("kind", "name", "description"):
         _require(isinstance(v.get(key), str), path, f"violation.{key} must be a string")
+    _require(isinstance(v.get("explanation", ""), str), path, "violation.explanation must be a string")
+    culprits = v.get("culprits", [])
+    _require(isinstance(culprits, list) and all(_is_culprit(c) for c in culprits), path,
+             "violation.culprits must be a list of {lane, field, offset} or {variable} objects")
     _require(isinstance(doc.get("story", ""), str), path, "'story' must be a string")
     steps = doc.get("steps")
     _require(isinstance(steps, list) and len(steps) > 0, path, "'steps' must be a non-empty list")
@@ -141,3 +158,34 @@ def validate(doc: Any, path: str = "<trace>") -> None:
         lanes = step.get("lanes")
         _require(lanes is None or (isinstance(lanes, dict) and all(isinstance(x, dict) for x in lanes.values())),
                  path, f"step {i} lanes must map lane names to objects")
+        msgs = step.get("messages", [])
+        _require(isinstance(msgs, list), path, f"step {i} messages must be a list")
+        for m in msgs:
+            _require(_is_message(m), path, f"step {i} has a malformed message event: {str(m)[:80]}")
+
+
+def _is_culprit(c: Any) -> bool:
+    """A culprit names a lane cell (``lane``, ``field``, optional integer ``offset``) or a ``variable``."""
+    if not isinstance(c, dict) or not c or set(c) - {"lane", "field", "offset", "variable"}:
+        return False
+    if any(k in c and not isinstance(c[k], str) for k in ("lane", "field", "variable")):
+        return False
+    return "offset" not in c or (type(c["offset"]) is int and c["offset"] >= 0)
+
+
+_SEND_KEYS = {"send", "from", "to", "label", "kind", "delivered", "response"}
+
+
+def _is_message(m: Any) -> bool:
+    """One message event: a send (id, from, to, label; optional kind, delivered, response), a receive or a drop."""
+    if not isinstance(m, dict):
+        return False
+    if "send" in m:
+        return (set(m) <= _SEND_KEYS and all(isinstance(m.get(k), str) for k in ("send", "from", "to", "label"))
+                and isinstance(m.get("kind", ""), str)
+                and all(isinstance(m.get(k, False), bool) for k in ("delivered", "response")))
+    if "receive" in m:
+        return set(m) == {"receive"} and isinstance(m["receive"], str)
+    if "drop" in m:
+        return set(m) <= {"drop", "why"} and isinstance(m["drop"], str) and isinstance(m.get("why", ""), str)
+    return False

@@ -19,7 +19,7 @@ import click
 from modelcheck import __version__
 from modelcheck.errors import ModelCheckError, SpecRuntimeError, UsageError
 from modelcheck.options import option_conflict
-from modelcheck.output.json_form import trace_to_json
+from modelcheck.output.json_form import explanation_json, trace_to_json
 from modelcheck.output.results import CheckResult
 from modelcheck.output.tlc_text import coverage_lines, summary_lines
 from modelcheck.spec.constants import constants_to_dict
@@ -211,8 +211,9 @@ def _trace_stems(paths: list[str]) -> list[str]:
 
 @main.command("render")
 @click.argument("trace_file", metavar="TRACE.json", type=click.Path(dir_okay=False))
-@click.option("--format", "-f", "fmt", type=click.Choice(["text", "dot", "svg", "png", "html", "json", "graph-json"]),
-              default="text", show_default=True, help="Output format.")
+@click.option("--format", "-f", "fmt",
+              type=click.Choice(["text", "dot", "svg", "png", "html", "json", "graph-json", "seq-svg"]),
+              default="text", show_default=True, help="Output format (seq-svg: the sequence diagram of the messages).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
 def render_cmd(trace_file: str, fmt: str, output: str | None) -> None:
     """Render a trace file written by ``check --out`` again, without re-running the check."""
@@ -234,7 +235,8 @@ def render_cmd(trace_file: str, fmt: str, output: str | None) -> None:
 @click.argument("spec_ref", metavar="SPEC")
 @click.option("--const", "consts", type=ConstParam(), multiple=True, help="Set a constant.")
 @click.option("--invariant", "invariants", multiple=True, metavar="NAME", help="Mark states violating these.")
-@click.option("--format", "-f", "fmt", type=click.Choice(["dot", "json"]), default="dot", show_default=True)
+@click.option("--format", "-f", "fmt", type=click.Choice(["dot", "json", "svg", "png"]), default="dot",
+              show_default=True, help="svg and png are laid out by Graphviz; png needs --output.")
 @click.option("--limit", type=click.IntRange(min=1), default=5000, show_default=True,
               help="Refuse graphs with more states than this.")
 @click.option("--around-violation", "radius", type=click.IntRange(min=1), default=None, metavar="N",
@@ -242,12 +244,13 @@ def render_cmd(trace_file: str, fmt: str, output: str | None) -> None:
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
 def graph_cmd(spec_ref: str, consts: tuple, invariants: tuple, fmt: str, limit: int, radius: int | None,
               output: str | None) -> None:
-    """Export the reachable state graph of a small model, or the neighbourhood of its counterexample, as DOT or JSON."""
+    """Export the reachable state graph of a small model, or the neighbourhood of its counterexample (DOT, JSON, SVG, PNG)."""
     from modelcheck.api import prepare
-    from modelcheck.counterexamples.statespace import (neighbourhood_graph, state_graph, state_graph_dot,
-                                                        state_graph_json)
+    from modelcheck.counterexamples.statespace import neighbourhood_graph, state_graph, state_graph_output
     from modelcheck.model.bound import BoundModel
 
+    if fmt == "png" and not output:
+        raise UsageError("--format png writes binary data; give --output FILE")
     plan = prepare(spec_ref, dict(consts), invariants=invariants or None)
     model = BoundModel(plan.spec, plan.constants, plan.options)
     if radius is None:
@@ -258,12 +261,13 @@ def graph_cmd(spec_ref: str, consts: tuple, invariants: tuple, fmt: str, limit: 
             raise UsageError("--around-violation: the check found no violation, so there is no counterexample")
         trace = [step.state for step in result.violation.trace]
         g = neighbourhood_graph(model, trace, radius, limit)
-    text = state_graph_dot(g) if fmt == "dot" else state_graph_json(g)
+    data = state_graph_output(g, fmt)
     if output:
-        with open(output, "w", encoding="utf-8") as f:
-            f.write(text)
+        with open(output, "wb") as f:
+            f.write(data)
     else:
-        click.echo(text, nl=False)
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
 
 
 @main.command("render-known")
@@ -327,6 +331,9 @@ def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, 
             click.echo(f"Error: Invariant {v.name} is violated.")
             if v.description:
                 click.echo(f"  ({v.name}: {v.description})")
+            why = explanation_json(spec, c, v).get("explanation")
+            if why:
+                click.echo(f"  Why: {why}")
         click.echo(f"Error: The behavior up to this point is ({len(v.trace)} states):")
         click.echo(render_text(trace_to_json(spec, c, v.trace), only_changes=not full_trace))
     if result.result == "holds":
@@ -377,3 +384,41 @@ def run() -> None:
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
         sys.exit(130)
+
+
+@main.command("explore")
+@click.argument("spec_ref", metavar="SPEC")
+@click.option("--const", "consts", type=ConstParam(), multiple=True,
+              help="Set a constant (default: the trace's constants with --trace, else the spec's).")
+@click.option("--trace", "trace_file", type=click.Path(dir_okay=False), default=None,
+              help="Open at the end of this counterexample (a trace.json from check --out).")
+@click.option("--port", type=click.IntRange(min=0, max=65535), default=8000, show_default=True,
+              help="Port to listen on, on 127.0.0.1 only (0 picks a free one).")
+def explore_cmd(spec_ref: str, consts: tuple, trace_file: str | None, port: int) -> None:
+    """Browse SPEC's states in a local web page: every enabled action, step forward and back.
+
+    Serves http://127.0.0.1:PORT/ until Ctrl-C.  The page starts at an
+    initial state (or at the end of --trace), lists every enabled action with
+    the changes it makes, shows which invariants hold, keeps the path in its
+    URL and compares two states side by side.  It replays the spec on every
+    request, so no state graph is built: any state space can be browsed.
+    """
+    from modelcheck.counterexamples.explore.server import ExploreServer, start_path, trace_constants
+    from modelcheck.counterexamples.explore.session import Explorer
+    from modelcheck.counterexamples.tracefile import load
+    from modelcheck.spec.constants import build_constants
+
+    spec = load_spec(spec_ref)
+    doc = load(trace_file) if trace_file else None
+    if doc is not None and not consts:
+        consts = trace_constants(spec, doc)
+    explorer = Explorer(spec, build_constants(spec, consts))
+    server = ExploreServer(explorer, port, start_path(explorer, doc))
+    click.echo(f"Exploring {spec.name} at {server.url} (Ctrl-C to stop)")
+    sys.stdout.flush()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        click.echo("Stopped.")
+    finally:
+        server.server_close()

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from modelcheck import Domain, Spec, action, constant, invariant
+from modelcheck.spec import Witness, culprit
 
 NIL = -1
 LEADER = 0
@@ -184,14 +185,41 @@ def follower_replicate(c: AsyncIsrConstants, s: AsyncIsrState, replica: int):
     return s._replace(leader_state=ls._replace(offsets=offsets))
 
 
-@invariant("ValidHighWatermark")
+def explain_valid_high_watermark(c: AsyncIsrConstants, s: AsyncIsrState) -> Witness:
+    """The controller-ISR member below the leader's HW, and the ISR the HW was computed over."""
+    hw = high_watermark(s)
+    ls = s.leader_state
+    r = next(r for r in s.controller_state.isr if ls.offsets[r] < hw)
+    name = replica_name(r)
+    return Witness(
+        f"{name} is in the controller's ISR {_names(s.controller_state.isr)} but has reached only offset "
+        f"{ls.offsets[r]}, below leader r1's HW {hw} (the smallest offset over the ISR and pending ISR "
+        f"{_names(_union(ls.isr, ls.pending_isr))}): offset {ls.offsets[r]} is committed but missing on {name}",
+        (culprit(name, "LEO"), culprit(name, "controller's ISR"), culprit(replica_name(LEADER), "HW")))
+
+
+def explain_type_ok(c: AsyncIsrConstants, s: AsyncIsrState) -> Witness:
+    """TypeOk's parts, named: which variable is out of type."""
+    n = c.Replicas
+    ls, cs = s.leader_state, s.controller_state
+    for what, isr in (("controllerState.isr", cs.isr), ("leaderState.isr", ls.isr),
+                      ("leaderState.pendingIsr", ls.pending_isr)):
+        if list(isr) != sorted(set(isr)) or not all(0 <= r < n for r in isr):
+            return Witness(f"{what} {isr} is not a set of replicas", (culprit(variable=what),))
+    if len(ls.offsets) != n or not all(o >= 0 for o in ls.offsets):
+        return Witness(f"the leader's offsets {ls.offsets} are not one natural per replica")
+    return Witness("a version, or an ISR in a request or update, is out of type",
+                   (culprit(variable="controllerState.version"), culprit(variable="leaderState.version")))
+
+
+@invariant("ValidHighWatermark", explain=explain_valid_high_watermark)
 def valid_high_watermark(c: AsyncIsrConstants, s: AsyncIsrState) -> bool:
     """Every member of the controller's ISR has reached the leader's high watermark."""
     hw = high_watermark(s)
     return all(s.leader_state.offsets[r] >= hw for r in s.controller_state.isr)
 
 
-@invariant("TypeOk")
+@invariant("TypeOk", explain=explain_type_ok)
 def type_ok(c: AsyncIsrConstants, s: AsyncIsrState) -> bool:
     """Versions are naturals (pending version Nil or natural), ISRs are sets of replicas, offsets naturals."""
     n = c.Replicas
@@ -251,6 +279,52 @@ def lanes(c: AsyncIsrConstants, s: AsyncIsrState) -> dict[str, dict[str, Any]]:
     }
 
 
+def _request_id(m: Message) -> str:
+    return f"AlterIsr {_names(m.isr)} v{m.version}"
+
+
+def _update_id(m: Message) -> str:
+    return f"IsrUpdate {_names(m.isr)} v{m.version}"
+
+
+def messages(c: AsyncIsrConstants, s: AsyncIsrState, t: AsyncIsrState, action: str,
+             params: dict[str, str]) -> list[dict]:
+    """The model's own messages: the leader's ISR change requests and the controller's updates.
+
+    A request is sent when it joins ``requests`` and applied when the
+    controller accepts it; once the controller's version moves past a
+    request's, it can never be accepted (dropped as stale).  An update is
+    sent when it joins ``updates`` and applied when the leader adopts its
+    version; the updates it skipped over are dropped.
+    """
+    out: list[dict] = []
+    leader = replica_name(LEADER)
+    for m in t.requests:
+        if m not in s.requests:
+            out.append({"send": _request_id(m), "from": leader, "to": "controller", "kind": "AlterIsr",
+                        "label": f"AlterIsr(isr {_names(m.isr)}, version {m.version})"})
+    cs0, cs1 = s.controller_state, t.controller_state
+    if cs1.version > cs0.version:
+        for m in s.requests:
+            if m.version == cs0.version:
+                if action == "ControllerHandleRequest" and m.isr == cs1.isr:
+                    out.append({"receive": _request_id(m)})
+                else:
+                    out.append({"drop": _request_id(m), "why": f"version {m.version} is stale"})
+    for m in t.updates:
+        if m not in s.updates:
+            out.append({"send": _update_id(m), "from": "controller", "to": leader, "kind": "IsrUpdate",
+                        "label": f"IsrUpdate(isr {_names(m.isr)}, version {m.version})"})
+    v0, v1 = s.leader_state.version, t.leader_state.version
+    if v1 > v0:
+        for m in s.updates:
+            if m.version == v1 and m.isr == t.leader_state.isr:
+                out.append({"receive": _update_id(m)})
+            elif v0 < m.version < v1:
+                out.append({"drop": _update_id(m), "why": f"superseded by version {v1}"})
+    return out
+
+
 SPEC = Spec(
     name="async-isr",
     title="AsyncIsr (ISR changes requested asynchronously from the controller)",
@@ -271,6 +345,7 @@ SPEC = Spec(
     deadlock_expected=True,
     view=view,
     lanes=lanes,
+    messages=messages,
     description=__doc__,
     reference="modelcheck.specs.async_isr:SPEC",
 )

@@ -61,7 +61,7 @@ from modelcheck.specs.broker_state import (
     set_replica,
 )
 from modelcheck.specs.broker_truncation import assign, assign_records, truncate_cache, truncation_point
-from modelcheck.specs.broker_view import broker_signature, lanes, permute, view
+from modelcheck.specs.broker_view import broker_signature, lanes, messages, permute, view
 from modelcheck.specs.replicated_log import Record
 
 
@@ -94,7 +94,7 @@ def settle(c: FailureConstants, s: FailureState) -> FailureState:
 # -- producer ------------------------------------------------------------------------
 
 
-@action("produce", acks=ACKS_SETTING)
+@action("produce", label="produce({acks})", acks=ACKS_SETTING)
 def produce(c: FailureConstants, s: FailureState, acks: int):
     """The leader appends the producer's next record in its epoch (acks=all refused while the ISR is too small)."""
     if not leader_alive(s) or s.next_id >= c.Records:
@@ -343,6 +343,7 @@ def _build() -> Spec:
         deadlock_expected=True,
         view=view,
         lanes=lanes,
+        messages=messages,
         description=__doc__,
         reference="modelcheck.specs.broker_failures:SPEC",
     )

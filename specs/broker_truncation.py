@@ -102,3 +102,35 @@ def truncation_point(mode: str, log: tuple, epochs: Epochs, hw: int, leader_log:
         leo = min(own_end, leo)  # an intermediate truncation, then another OffsetsForLeaderEpoch round
         epochs = truncate_cache(epochs, leo)
     return leo
+
+
+def epoch_rounds(mode: str, log: tuple, epochs: Epochs, hw: int, leader_log: tuple,
+                 leader_epochs: Epochs) -> list[tuple[int, tuple[int, int] | int | None]]:
+    """The OffsetsForLeaderEpoch questions :func:`truncation_point` asks, with the leader's answers.
+
+    One ``(requested epoch, answer)`` per round, the answer as the leader's
+    ``endOffsetFor`` gives it (None for UNDEFINED); empty when no question is
+    asked (``hw`` mode, or an empty epoch cache).  For sequence diagrams; the
+    tests check that it follows :func:`truncation_point` round for round.
+    """
+    if mode == "hw" or not epochs:
+        return []
+    if mode == "leader-epoch":
+        asked = latest_epoch(epochs)
+        return [(asked, end_offset_kip101(leader_epochs, len(leader_log), asked))]
+    rounds: list = []
+    leo = len(log)
+    for _ in range(len(epochs) + 1):
+        if not epochs:
+            break
+        asked = latest_epoch(epochs)
+        answer = end_offset_kip279(leader_epochs, len(leader_log), asked)
+        rounds.append((asked, answer))
+        if answer is None:
+            break
+        own = end_offset_kip279(epochs, leo, answer[0])
+        if own is None or own[0] == answer[0]:
+            break
+        leo = min(own[1], leo)
+        epochs = truncate_cache(epochs, leo)
+    return rounds

@@ -393,7 +393,12 @@ def view(c: KafkaConstants, s: KafkaState) -> dict[str, Any]:
 
 
 def lanes(c: KafkaConstants, s: KafkaState) -> dict[str, dict[str, Any]]:
-    """Per-replica swim lanes: log, LEO, HW, epoch and role (as the replica itself believes)."""
+    """Per-replica swim lanes: log, LEO, HW, epoch, role and ISR as the replica itself believes, and quorum ISR membership.
+
+    Every per-replica variable of :func:`view` has a field here (the leader it
+    follows is in ``role``), so no change of a replica's state is invisible in
+    the lanes.
+    """
     out = {}
     q = s.quorum_state
     for i in range(c.Replicas):
@@ -410,8 +415,87 @@ def lanes(c: KafkaConstants, s: KafkaState) -> dict[str, dict[str, Any]]:
             "HW": rs.hw,
             "epoch": _epoch(rs.leader_epoch),
             "role": role,
+            "ISR": _names(rs.isr),
             "in quorum ISR": i in q.isr,
         }
+    return out
+
+
+# -- what a step sends and delivers (sequence diagrams) -----------------------------------
+
+CONTROLLER = "controller"
+"""The controller's actor name in sequence diagrams (it has no state of its own here: the quorum state is ZooKeeper's)."""
+FETCH_ACTIONS = ("FollowerReplicate", "FencedFollowerFetch", "FollowerFetch")
+"""Actions that are one whole fetch round trip: request (follower to leader) and response with the next record."""
+
+
+def replica_index(name: str) -> int:
+    """The index of a replica shown as ``r3`` (``None`` is NONE): trace parameters are shown names."""
+    return NONE if name == "None" else int(name[1:]) - 1
+
+
+def lai_label(q: QuorumState) -> str:
+    """A LeaderAndIsr request as a sequence diagram labels it."""
+    return f"LeaderAndIsr(epoch {q.leader_epoch}, leader {replica_name(q.leader)}, isr {_names(q.isr)})"
+
+
+def send(ident: str, sender: str, receiver: str, label: str, kind: str, *, delivered: bool = False,
+         response: bool = False) -> dict:
+    """One message leaving ``sender`` in this step (``delivered``: its receiver applies it in the same step)."""
+    out = {"send": ident, "from": sender, "to": receiver, "label": label, "kind": kind}
+    if delivered:
+        out["delivered"] = True
+    if response:
+        out["response"] = True
+    return out
+
+
+def exchange(ident: str, asker: str, answerer: str, question: str, answer: str, kind: str) -> list[dict]:
+    """A request and its response within one step: the model makes this round trip one atomic action."""
+    return [send(ident, asker, answerer, question, kind, delivered=True),
+            send(ident + " response", answerer, asker, answer, kind, delivered=True, response=True)]
+
+
+def messages(c: KafkaConstants, s: KafkaState, t: KafkaState, action: str, params: dict[str, str]) -> list[dict]:
+    """What the step ``s -> t`` sends and delivers, for the sequence diagram (see ``Spec(messages=...)``).
+
+    * LeaderAndIsr: a new request in ``leaderAndIsrRequests`` is sent by the
+      controller to every replica; a replica applies one when its leader
+      epoch moves to the request's epoch, and the requests it skipped over
+      are dropped (a replica never applies an older epoch afterwards).
+    * ISR updates: when the quorum ISR changes without a new epoch, the
+      leader wrote it to ZooKeeper (QuorumUpdateLeaderAndIsr), drawn as a
+      message from the leader to the controller.
+    * A fetch (``FETCH_ACTIONS``) is one atomic round trip: the follower's
+      request with its fetch offset, and the leader's response with the
+      record and the leader's HW.
+
+    Variants add their truncation exchanges (OffsetsForLeaderEpoch) on top.
+    """
+    out: list[dict] = []
+    for q in t.leader_and_isr_requests[len(s.leader_and_isr_requests):]:
+        for r in range(c.Replicas):
+            out.append(send(f"LeaderAndIsr e{q.leader_epoch} to {replica_name(r)}", CONTROLLER, replica_name(r),
+                            lai_label(q), "LeaderAndIsr"))
+    for r in range(c.Replicas):
+        before, after = s.replica_state[r].leader_epoch, t.replica_state[r].leader_epoch
+        if after > before:
+            for q in s.leader_and_isr_requests:
+                if before < q.leader_epoch < after:
+                    out.append({"drop": f"LeaderAndIsr e{q.leader_epoch} to {replica_name(r)}",
+                                "why": f"superseded by epoch {after}"})
+            out.append({"receive": f"LeaderAndIsr e{after} to {replica_name(r)}"})
+    q0, q1 = s.quorum_state, t.quorum_state
+    if q1.isr != q0.isr and q1.leader_epoch == q0.leader_epoch and q1.leader != NONE:
+        out.append(send("IsrUpdate", replica_name(q1.leader), CONTROLLER,
+                        f"ISR update {_names(q1.isr)} (epoch {q1.leader_epoch})", "IsrUpdate", delivered=True))
+    if action in FETCH_ACTIONS:
+        follower, leader = replica_index(params["follower"]), replica_index(params["leader"])
+        f_log = s.replica_log[follower]
+        record = t.replica_log[follower][len(f_log):]
+        out += exchange(f"Fetch by {params['follower']}", params["follower"], params["leader"],
+                        f"Fetch(offset {len(f_log)})",
+                        f"records {_log_text(record)}, HW {s.replica_state[leader].hw}", "Fetch")
     return out
 
 
@@ -438,6 +522,7 @@ BASE_SPEC_OPTIONS = dict(
     deadlock_expected=True,
     view=view,
     lanes=lanes,
+    messages=messages,
 )
 """Options every KafkaReplication variant shares: the published models check no deadlock
 (ids and epochs are bounded, so every run ends in a state without successors)."""

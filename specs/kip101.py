@@ -36,6 +36,23 @@ def become_follower_truncate_kip101(c: KafkaConstants, s: KafkaState, leader: in
     return kr.become_follower_and_truncate_to(s, leader, replica, offset) or None
 
 
+def messages(c: KafkaConstants, s: KafkaState, t: KafkaState, action: str, params: dict[str, str]) -> list[dict]:
+    """The shared messages, plus the OffsetsForLeaderEpoch question a new follower with records asks its leader."""
+    out = kr.messages(c, s, t, action, params)
+    if action == "BecomeFollowerTruncateKip101":
+        leader, replica = kr.replica_index(params["leader"]), kr.replica_index(params["replica"])
+        log = s.replica_log[replica]
+        if log and leader != kr.NONE:
+            epoch = log[-1].epoch
+            answer = lookup_offset_for_epoch(s, leader, replica, epoch)
+            l_log = s.replica_log[leader]
+            known = bool(l_log) and (l_log[-1].epoch == epoch or any(rec.epoch > epoch for rec in l_log))
+            text = f"end offset {answer}" if known else f"no end offset for epoch {epoch}: truncate to own HW {answer}"
+            out += kr.exchange(f"OffsetsForLeaderEpoch by {params['replica']}", params["replica"], params["leader"],
+                               f"OffsetsForLeaderEpoch(epoch {epoch})", text, "OffsetsForLeaderEpoch")
+    return out
+
+
 ACTIONS = kr.truncating_variant_actions(become_follower_truncate_kip101)
 
 SPEC = Spec(
@@ -45,5 +62,5 @@ SPEC = Spec(
     invariants=KAFKA_INVARIANTS,
     description=__doc__,
     reference="modelcheck.specs.kip101:SPEC",
-    **kr.BASE_SPEC_OPTIONS,
+    **dict(kr.BASE_SPEC_OPTIONS, messages=messages),
 )

@@ -35,6 +35,30 @@ def become_follower_truncate_kip279(c: KafkaConstants, s: KafkaState, leader: in
     return out or None
 
 
+def truncation_exchange(s: KafkaState, params: dict[str, str], question: str) -> list[dict]:
+    """OffsetsForLeaderEpoch rounds, walking back from the follower's tail to the last offset matching the leader.
+
+    The model computes the result in one step (FirstNonMatchingOffsetFromTail);
+    the diagram shows it as one question and its final answer.
+    """
+    leader, replica = kr.replica_index(params["leader"]), kr.replica_index(params["replica"])
+    log = s.replica_log[replica]
+    if not log or leader == kr.NONE:
+        return []
+    offset = first_non_matching_offset(s, leader, replica)
+    return kr.exchange(f"OffsetsForLeaderEpoch by {params['replica']}", params["replica"], params["leader"],
+                       question.format(epoch=log[-1].epoch), f"logs match below offset {offset}",
+                       "OffsetsForLeaderEpoch")
+
+
+def messages(c: KafkaConstants, s: KafkaState, t: KafkaState, action: str, params: dict[str, str]) -> list[dict]:
+    """The shared messages, plus the OffsetsForLeaderEpoch walk-back of a new follower with records."""
+    out = kr.messages(c, s, t, action, params)
+    if action == "BecomeFollowerTruncateKip279":
+        out += truncation_exchange(s, params, "OffsetsForLeaderEpoch(epoch {epoch}, walking back)")
+    return out
+
+
 ACTIONS = kr.truncating_variant_actions(become_follower_truncate_kip279)
 
 SPEC = Spec(
@@ -44,5 +68,5 @@ SPEC = Spec(
     invariants=KAFKA_INVARIANTS,
     description=__doc__,
     reference="modelcheck.specs.kip279:SPEC",
-    **kr.BASE_SPEC_OPTIONS,
+    **dict(kr.BASE_SPEC_OPTIONS, messages=messages),
 )

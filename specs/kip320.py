@@ -13,7 +13,7 @@ from modelcheck import Spec, action
 from modelcheck.invariants.kafka_isr import KAFKA_INVARIANTS
 from modelcheck.specs import kafka_replication as kr
 from modelcheck.specs.kafka_replication import NONE, REPLICA, KafkaConstants, KafkaState, ReplicaState, replace_at
-from modelcheck.specs.kip279 import first_non_matching_offset
+from modelcheck.specs.kip279 import first_non_matching_offset, truncation_exchange
 from modelcheck.specs.replicated_log import has_offset
 
 
@@ -118,6 +118,15 @@ def fenced_become_follower_and_truncate(c: KafkaConstants, s: KafkaState, leader
     return out or None
 
 
+def messages(c: KafkaConstants, s: KafkaState, t: KafkaState, action: str, params: dict[str, str]) -> list[dict]:
+    """The shared messages, plus the OffsetsForLeaderEpoch walk-back, fenced by the current leader epoch."""
+    out = kr.messages(c, s, t, action, params)
+    if action == "FencedBecomeFollowerAndTruncate" and t != s:
+        epoch = t.replica_state[kr.replica_index(params["replica"])].leader_epoch
+        out += truncation_exchange(s, params, "OffsetsForLeaderEpoch(epoch {epoch}, current epoch %d)" % epoch)
+    return out
+
+
 ACTIONS = [
     kr.controller_elect_leader,
     kr.controller_shrink_isr,
@@ -137,5 +146,5 @@ SPEC = Spec(
     invariants=KAFKA_INVARIANTS,
     description=__doc__,
     reference="modelcheck.specs.kip320:SPEC",
-    **kr.BASE_SPEC_OPTIONS,
+    **dict(kr.BASE_SPEC_OPTIONS, messages=messages),
 )

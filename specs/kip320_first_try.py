@@ -115,6 +115,19 @@ def become_follower(c: KafkaConstants, s: KafkaState, leader: int, replica: int)
     return out or None
 
 
+def messages(c: KafkaConstants, s: KafkaState, t: KafkaState, action: str, params: dict[str, str]) -> list[dict]:
+    """The shared messages, plus the fetch whose epoch-mismatch error makes a follower truncate."""
+    out = kr.messages(c, s, t, action, params)
+    if action == "FollowerTruncate":
+        follower = kr.replica_index(params["follower"])
+        log = s.replica_log[follower]
+        offset = len(t.replica_log[follower])
+        out += kr.exchange(f"Fetch by {params['follower']}", params["follower"], params["leader"],
+                           f"Fetch(offset {len(log)}, last epoch {log[-1].epoch if log else 'Nil'})",
+                           f"error: diverging epoch, logs match below offset {offset}", "Fetch")
+    return out
+
+
 ACTIONS = [
     kr.controller_elect_leader,
     kr.controller_shrink_isr,
@@ -135,5 +148,5 @@ SPEC = Spec(
     invariants=KAFKA_INVARIANTS,
     description=__doc__,
     reference="modelcheck.specs.kip320_first_try:SPEC",
-    **kr.BASE_SPEC_OPTIONS,
+    **dict(kr.BASE_SPEC_OPTIONS, messages=messages),
 )

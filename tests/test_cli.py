@@ -16,7 +16,10 @@ def test_check_truncate_to_hw_prints_the_9_state_trace_and_exits_1():
     assert p.returncode == 1, p.stderr
     assert "Error: Invariant StrongIsr is violated." in p.stdout
     assert "(9 states)" in p.stdout
-    assert "State 9: <BecomeFollowerTruncateToHighWatermark(r1, r3)>" in p.stdout
+    assert "State 9: <BecomeFollowerTruncateToHighWatermark(leader=r1, replica=r3)>" in p.stdout
+    # The violated invariant says why, naming the record, the offset and the replica that lacks it.
+    assert ("  Why: record 0@e1 at offset 0 is below leader r1's HW 1 but missing on r3, which is in the quorum "
+            "ISR {r1, r3}\n") in p.stdout
     assert "The depth of the complete state graph search is 9." in p.stdout
     assert "states generated" in p.stdout and "distinct states found" in p.stdout
 

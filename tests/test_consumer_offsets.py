@@ -31,12 +31,12 @@ def test_committing_after_processing_duplicates_after_a_crash():
     spec, c, r = run(("NoDuplicates",), Commit="after-processing")
     v = r.violations[0]
     assert labels(v) == [
-        "poll(c1)",
-        "process_record(c1)",
-        "crash(c1)",  # before commit_offset(c1)
-        "complete_rebalance(c2)",  # c2 fetches the committed offset: 0
-        "poll(c2)",
-        "process_record(c2)",  # offset 0, a second time
+        "poll(consumer=c1)",
+        "process_record(consumer=c1)",
+        "crash(consumer=c1)",  # before commit_offset(consumer=c1)
+        "complete_rebalance(consumer=c2)",  # c2 fetches the committed offset: 0
+        "poll(consumer=c2)",
+        "process_record(consumer=c2)",  # offset 0, a second time
     ]
     assert v.trace[-1].state.processed[0] == 2
     assert len(v.trace) == naive_shortest(spec, c, "NoDuplicates")
@@ -45,7 +45,7 @@ def test_committing_after_processing_duplicates_after_a_crash():
 def test_committing_before_processing_loses_a_record_after_a_crash():
     spec, c, r = run(("NoLoss",), Commit="before-processing")
     v = r.violations[0]
-    assert labels(v) == ["poll(c1)", "commit_offset(c1)", "crash(c1)"]
+    assert labels(v) == ["poll(consumer=c1)", "commit_offset(consumer=c1)", "crash(consumer=c1)"]
     last = v.trace[-1].state
     assert last.committed == 1 and last.processed[0] == 0
     assert len(v.trace) == naive_shortest(spec, c, "NoLoss")

@@ -35,15 +35,15 @@ def replay(spec, c, steps):
 
 
 ZOMBIE_STORY = [
-    "crash(b2)",  # the leader dies; controller b1's watch fires
-    "expire_controller_session(b1)",  # /controller is gone, b1 has not noticed: a zombie
-    "elect_controller(b3)",  # controller epoch 2; it reads the partition state: leader b2 is dead
-    "read_partition_state(controller b1)",  # the zombie reads it too (step 3.1)
-    "elect_leader(controller b1, leader b1)",  # the zombie writes b1, leader epoch 1, and sends LeaderAndIsr
-    "elect_leader(controller b3, leader b3)",  # the new controller writes b3, leader epoch 1 as well
-    "handle_leader_and_isr(b1, from b1)",  # b1 takes the zombie's request: leader in epoch 1
-    "handle_leader_and_isr(b3, from b3)",  # b3 takes the new controller's failover LeaderAndIsr (stale epoch 0)
-    "handle_leader_and_isr(b3, from b3)",  # and its election: leader in epoch 1
+    "crash(broker=b2)",  # the leader dies; controller b1's watch fires
+    "expire_controller_session(broker=b1)",  # /controller is gone, b1 has not noticed: a zombie
+    "elect_controller(broker=b3)",  # controller epoch 2; it reads the partition state: leader b2 is dead
+    "read_partition_state(controller=controller b1)",  # the zombie reads it too (step 3.1)
+    "elect_leader(controller=controller b1, leader=leader b1)",  # the zombie writes b1, leader epoch 1, and sends LeaderAndIsr
+    "elect_leader(controller=controller b3, leader=leader b3)",  # the new controller writes b3, leader epoch 1 as well
+    "handle_leader_and_isr(broker=b1, sender=from b1)",  # b1 takes the zombie's request: leader in epoch 1
+    "handle_leader_and_isr(broker=b3, sender=from b3)",  # b3 takes the new controller's failover LeaderAndIsr (stale epoch 0)
+    "handle_leader_and_isr(broker=b3, sender=from b3)",  # and its election: leader in epoch 1
 ]
 
 

@@ -99,7 +99,7 @@ def test_wide_and_non_int_domains(form):
 @pytest.mark.parametrize("form", FORMS)
 def test_an_action_that_raises_is_named_with_its_binding(form):
     model = BoundModel(WIDE_SPEC, WideConsts(), CheckOptions())
-    with pytest.raises(SpecRuntimeError, match=r"action Boom\(3\) raised ValueError: seven"):
+    with pytest.raises(SpecRuntimeError, match=r"action Boom\(x=3\) raised ValueError: seven"):
         form_of(model, form)((7,), [], [])
 
 

@@ -1,76 +1,230 @@
-"""The HTML page in headless Chromium: it renders steps, lanes and the graph with no console errors."""
+"""The trace pages and the explorer in headless Chromium, clicked and typed at as a user would.
+
+Driven over the DevTools protocol on a pipe (``tests/browser.py``).  Skips,
+saying why, only when Chromium is not installed; ``bin/setup`` installs it.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import re
-import shutil
+import signal
 import subprocess
+import sys
 
 import pytest
 
+from browser import CHROMIUM, Browser
+from conftest import ROOT
 from modelcheck.counterexamples.regenerate import KNOWN_DIR
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (bin/setup installs Debian's chromium)")
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--enable-logging=stderr", "--v=0"]
+HW_PAGE = "file://" + os.path.join(KNOWN_DIR, "hw-data-loss", "trace.html")
+READY = "document.body && document.body.dataset.ready === 'yes'"
 
 
-def chromium(url: str, tmp_path, *extra: str) -> subprocess.CompletedProcess:
-    profile = tmp_path / f"profile-{len(os.listdir(tmp_path))}"
-    return subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *extra, url],
-                          capture_output=True, text=True, timeout=120)
+@pytest.fixture(scope="module")
+def browser():
+    with Browser(1400, 1000) as b:
+        yield b
 
 
-def console_messages(stderr: str) -> list[str]:
-    return re.findall(r":CONSOLE[:(]\d*\)?\]? (.*)", stderr)
+def current_step(b: Browser) -> str:
+    return b.eval("document.querySelector('.stepdetail.current').id")
 
 
-def test_console_detection_catches_errors(tmp_path):
-    """The check below can fail: a page that throws is caught."""
+def test_console_errors_are_caught(browser, tmp_path):
+    """The no-console-errors checks below can fail: a page that throws is caught."""
     bad = tmp_path / "bad.html"
     bad.write_text('<html><body><script>throw new Error("boom")</script></body></html>')
-    p = chromium(bad.as_uri(), tmp_path, "--dump-dom")
-    assert any("boom" in m for m in console_messages(p.stderr))
+    before = len(browser.errors())
+    browser.goto(bad.as_uri())
+    assert any("boom" in e for e in browser.errors()[before:])
 
 
-def test_hw_data_loss_page_renders_without_console_errors(tmp_path):
-    page = os.path.join(KNOWN_DIR, "hw-data-loss", "trace.html")
-    url = "file://" + page
-    p = chromium(url, tmp_path, "--dump-dom")
-    assert p.returncode == 0
-    assert console_messages(p.stderr) == []
-    dom = p.stdout
-    assert 'data-ready="yes"' in dom  # the script ran to the end
-    assert "<b>State 9</b>" in dom and "StrongIsr violated" in dom  # the step view selected the last state
-    assert "<b>What happens:</b> Before KIP-101: a follower re-truncates to its stale HW" in dom  # known.py's story
-    assert dom.count('<li data-i="') == 9  # every step
-    assert 'class="lanes"' in dom and "<th>r3</th>" in dom  # the swim lanes
-    assert "<svg" in dom and "LeaderIncHighWatermark(r1)" in dom  # the graph
-    # Selecting a step selects its lane column and its graph node too.
-    assert re.findall(r'<th data-col="(\d+)" class="[^"]*\bsel\b', dom) == ["8"]
-    assert re.findall(r'<g id="\w+" class="node sel">\s*<rect class="selbox"[^>]*>(?:</rect>)?\s*<title>(\w+)</title>',
-                      dom) == ["s9"]
-    assert dom.count('class="selbox"') == 1
-    shot = tmp_path / "screenshot.png"
-    p = chromium(url, tmp_path, "--window-size=1400,1800", f"--screenshot={shot}")
-    assert p.returncode == 0 and shot.stat().st_size > 10_000
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+def test_hw_data_loss_page_opens_at_step_1_and_shows_why_in_red(browser, tmp_path):
+    before = len(browser.errors())
+    browser.goto(HW_PAGE, READY)
+    assert current_step(browser) == "step-1"
+    assert browser.eval("location.hash") == ""  # opening the page does not rewrite the URL
+    assert browser.eval("document.querySelectorAll('#steplist li[role=option]').length") == 9
+    # The sentence above the lanes names the record, the offset and the replica.
+    assert browser.eval("document.querySelector('#lanes p.why').textContent") == (
+        "Why: record 0@e1 at offset 0 is below leader r1's HW 1 but missing on r3, which is in the quorum ISR {r1, r3}")
+    # The culprit cells of the last row are red: r1's record and HW, r3's missing offset 0 and its ISR membership.
+    culprits = browser.eval("Array.from(document.querySelectorAll('#lanes-rows tr.bad .culprit'))"
+                            ".map(function (e) { return e.textContent; })")
+    assert culprits == ["0@e10", "HW 1", "missing0", "in quorum ISR TRUE"]  # (a cell's text, then its offset)
+    colours = browser.eval("(function () { var c = document.querySelector('#lanes-rows tr.bad .log .cell.culprit');"
+                           " var s = getComputedStyle(c); return [s.backgroundColor, s.borderTopColor]; })()")
+    assert colours == ["rgb(254, 202, 202)", "rgb(185, 28, 28)"]
+    assert browser.eval("document.querySelectorAll('#lanes-rows tr.bad .culprit').length") == 4
+    # The last step's detail carries the verdict, the sentence and the same red cells.
+    browser.click("#opt-9")
+    assert current_step(browser) == "step-9"
+    assert browser.eval("document.querySelector('#step-9 p.why').textContent").startswith("Why: record 0@e1 at offset 0")
+    assert browser.eval("document.querySelectorAll('#step-9 td.culprit, #step-9 .cell.culprit').length") >= 4
+    assert browser.eval("document.querySelector('#messages svg') !== null")
+    assert browser.errors()[before:] == []
+    shot = tmp_path / "page.png"
+    browser.screenshot(str(shot))
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
 
 
-def test_a_link_to_a_step_opens_that_step(tmp_path):
-    """trace.html#step=5 shows state 5: its replicas table with the write highlighted, its column, its node."""
-    page = os.path.join(KNOWN_DIR, "hw-data-loss", "trace.html")
-    p = chromium("file://" + page + "#step=5", tmp_path, "--dump-dom")
-    assert p.returncode == 0 and console_messages(p.stderr) == []
-    dom = p.stdout
-    assert "<b>State 5</b> after <code>LeaderWrite(r1)</code>" in dom
-    assert "StrongIsr violated</b></div>" not in dom  # only the last state carries the verdict
-    # r1's log and LEO changed in the replicas table of the step view.
-    assert re.search(r'<tr><th>r1</th><td class="changed">\[0@e1\]</td><td class="changed">1</td><td>0</td>', dom)
-    assert re.findall(r'<th data-col="(\d+)" class="[^"]*\bsel\b', dom) == ["4"]
-    assert re.findall(r'<g id="\w+" class="node sel">\s*<rect class="selbox"[^>]*>(?:</rect>)?\s*<title>(\w+)</title>',
-                      dom) == ["s5"]
-    assert dom.count('class="selbox"') == 1
+def test_a_link_to_a_step_opens_that_step_in_every_view(browser):
+    browser.goto(HW_PAGE + "#step=5", READY)
+    assert current_step(browser) == "step-5"
+    assert browser.eval("document.querySelector('#step-5 h3').textContent") == "State 5 after LeaderWrite(replica=r1)"
+    # r1's log and LEO changed in this step: highlighted in the step's lanes table.
+    assert browser.eval("Array.from(document.querySelectorAll('#step-5 table.mini tr:nth-child(2) td.changed'))"
+                        ".map(function (e) { return e.textContent; })") == ["0@e10HWLEO", "1"]
+    assert browser.eval("document.querySelector('#lanes-rows tr.sel').dataset.row") == "4"
+    assert browser.eval("document.querySelector('#messages g.row.sel').dataset.step") == "5"
+    assert browser.eval("document.querySelector('.graph g.node.sel title').textContent") == "s5"
+    assert browser.eval("document.querySelectorAll('.graph rect.selbox').length") == 1
+
+
+def test_selecting_updates_the_url_and_arrow_keys_need_the_steps_list(browser):
+    browser.goto(HW_PAGE, READY)
+    browser.click("#opt-3")
+    assert browser.eval("location.hash") == "#step=3" and current_step(browser) == "step-3"
+    browser.eval("document.activeElement.blur(); window.scrollTo(0, 0); true")
+    browser.key("ArrowDown")
+    assert browser.eval("location.hash") == "#step=3"  # the page scrolls; the step stays
+    for _ in range(12):  # Tab through the header's links until the steps list has the focus
+        browser.key("Tab")
+        if browser.eval("document.activeElement.id") == "steplist":
+            break
+    assert browser.eval("document.activeElement.getAttribute('role')") == "listbox"
+    browser.key("ArrowDown")
+    assert browser.eval("location.hash") == "#step=4" and current_step(browser) == "step-4"
+    assert browser.eval("document.getElementById('opt-4').getAttribute('aria-selected')") == "true"
+    assert browser.eval("document.getElementById('steplist').getAttribute('aria-activedescendant')") == "opt-4"
+    browser.click("#messages g.row[data-step='7'] rect")  # a row of the sequence diagram selects its step
+    assert browser.eval("location.hash") == "#step=7"
+
+
+def test_lanes_as_columns_and_only_changes(browser):
+    browser.goto(HW_PAGE, READY)
+    assert browser.eval("document.getElementById('lanes-cols').hidden") is True
+    browser.click("#layout")
+    assert browser.eval("[document.getElementById('lanes-rows').hidden, document.getElementById('lanes-cols').hidden]") \
+        == [True, False]
+    shown = "Array.from(document.querySelectorAll('#lanes-cols .chip')).filter(function (e) { return e.offsetParent !== null; }).length"
+    everything = browser.eval(shown)
+    browser.click("#only-changes")
+    assert 0 < browser.eval(shown) < everything
+    assert browser.eval("document.body.classList.contains('only-changes')")
+
+
+def test_without_javascript_every_step_is_shown(browser):
+    browser.call("Emulation.setScriptExecutionDisabled", {"value": True})
+    try:
+        browser.goto(HW_PAGE)
+        displays = browser.eval("Array.from(document.querySelectorAll('.stepdetail'))"
+                                ".map(function (d) { return getComputedStyle(d).display; })")
+    finally:
+        browser.call("Emulation.setScriptExecutionDisabled", {"value": False})
+    assert displays == ["block"] * 9
+
+
+def test_the_kip101_story_page_draws_the_offsets_for_leader_epoch_exchange(browser):
+    page = "file://" + os.path.join(KNOWN_DIR, "seeds-3-kip101-fast-leader-changes", "trace.html")
+    browser.goto(page, READY)
+    texts = browser.eval("Array.from(document.querySelectorAll('#messages svg text')).map(function (t) { return t.textContent; })")
+    assert "OffsetsForLeaderEpoch(epoch 1)" in texts and "end offset 1" in texts
+    story1 = "file://" + os.path.join(KNOWN_DIR, "seeds-1-hw-data-loss", "trace.html")
+    browser.goto(story1 + "#step=5", READY)
+    assert "in flight from 1: [], leader HW 1" in browser.eval("document.querySelector('#lanes-rows tr.sel').textContent")
+
+
+# -- the explorer ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def explorer_url():
+    started = []
+
+    def start(*args: str) -> str:
+        p = subprocess.Popen([sys.executable, "-m", "modelcheck", "explore", *args, "--port", "0"], cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        started.append(p)
+        m = re.search(r"(http://127\.0\.0\.1:\d+/)", p.stdout.readline())
+        assert m, p.stderr.read()
+        return m.group(1)
+
+    yield start
+    for p in started:
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=20)
+
+
+def test_explorer_walks_the_hw_data_loss_path_to_the_violation(browser, explorer_url):
+    """From the initial state, click the enabled action the counterexample takes, eight times."""
+    from modelcheck.spec.constants import build_constants
+    from modelcheck.counterexamples.explore.session import Explorer
+    from modelcheck.spec.loader import load_spec
+
+    with open(os.path.join(KNOWN_DIR, "hw-data-loss", "trace.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    spec = load_spec("truncate-to-hw")
+    # Which of the enabled actions to click at each step (two can share a label: LeaderAndIsr requests of two
+    # epochs), found by replaying the trace; the button clicked must carry the trace's label.
+    choices = Explorer(spec, build_constants(spec, ())).path_of_trace(doc)[1:]
+    url = explorer_url("truncate-to-hw")
+    before = len(browser.errors())
+    browser.goto(url, READY)
+    assert browser.eval("document.getElementById('state-title').textContent") == "State 1 (initial state)"
+    for step, index in zip(doc["steps"][1:], choices):
+        button = f'#actions button[data-index="{index}"]'
+        assert browser.eval(f"document.querySelector({json.dumps(button)}).dataset.label") == step["action"]
+        browser.click(button)
+        browser.wait(READY)
+        assert browser.eval("document.querySelector('#trail li.current').textContent").endswith(step["action"])
+    assert browser.eval("document.getElementById('state-title').textContent") == (
+        "State 9 after BecomeFollowerTruncateToHighWatermark(leader=r1, replica=r3)")
+    assert browser.eval("Array.from(document.querySelectorAll('.inv.broken')).map(function (e) { return e.textContent; })") \
+        == ["\u2717 WeakIsr violated", "\u2717 StrongIsr violated"]
+    assert ("StrongIsr: record 0@e1 at offset 0 is below leader r1's HW 1 but missing on r3, which is in the quorum "
+            "ISR {r1, r3}") in browser.eval("document.getElementById('invariants').textContent")
+    assert browser.eval("document.querySelectorAll('#lanes .cell.culprit, #lanes td.culprit').length") >= 4
+    path = browser.eval("location.hash")
+    assert re.fullmatch(r"#path=0(\.\d+){8}", path)
+    # Back one step, then compare states 8 and 9 of the shared path.
+    browser.click("#back")
+    browser.wait(READY)
+    assert browser.eval("document.getElementById('state-title').textContent").startswith("State 8 ")
+    browser.goto(url + path, READY)  # the URL alone brings the walk back
+    assert browser.eval("document.querySelectorAll('.inv.broken').length") == 2
+    browser.click("#cmp-go")
+    browser.wait("!document.getElementById('compare').hidden")
+    assert "replicaLog.r3[0@e1][]" in browser.eval("document.querySelector('#compare-body tr.changed').textContent")
+    assert browser.errors()[before:] == []
+
+
+def test_explorer_shows_bad_paths_and_keeps_serving(browser, explorer_url):
+    url = explorer_url("truncate-to-hw")
+    browser.goto(url + "#path=0.99", READY)
+    assert browser.eval("document.getElementById('error').textContent") == (
+        "step 2 of the path: there is no enabled action #99 in state 1 (6 are enabled, numbered from 0)")
+    browser.goto(url + "#path=0.1'%3E%3Cimg%20src=x%3E", READY)
+    error = browser.eval("document.getElementById('error').textContent")
+    assert error.startswith("the path must be numbers separated by dots") and browser.eval("document.querySelector('img')") is None
+    browser.goto(url + "#path=0.0", READY)  # the same server, still answering
+    assert browser.eval("document.getElementById('error').hidden") is True
+    assert browser.eval("document.getElementById('state-title').textContent") == (
+        "State 2 after ControllerElectLeader(new_leader=r1)")
+
+
+def test_explorer_opens_at_the_end_of_a_counterexample(browser, explorer_url):
+    url = explorer_url("broker-failures", "--trace", os.path.join(KNOWN_DIR, "seeds-1-hw-data-loss", "trace.json"))
+    browser.goto(url, READY)
+    assert browser.eval("document.getElementById('state-title').textContent") == "State 9 after elect_leader(replica=r2)"
+    assert "AckedRecordsSurvive: acknowledged record 0@e0 at offset 0 is missing on leader r2" in browser.eval(
+        "document.getElementById('invariants').textContent")
+    assert browser.eval("document.getElementById('to-start').hidden") is True
+    browser.click("#restart")
+    browser.wait(READY)
+    assert browser.eval("location.hash") == "#path=0" and browser.eval("document.getElementById('to-start').hidden") is False

@@ -94,7 +94,7 @@ def test_persisting_the_target_assignment_first_cannot_be_resumed_after_a_contro
     spec, c, r = run(("CompletedAtTarget",), Order="persist-ar-early")
     v = r.violations[0]
     names = labels(v)
-    assert names[:5] == ["add_reassigned_replicas", "follower_fetch(b3)", "update_assigned_replicas",
+    assert names[:5] == ["add_reassigned_replicas", "follower_fetch(broker=b3)", "update_assigned_replicas",
                          "controller_crash", "elect_controller"]
     assert names[-1] == "complete_reassignment"
     last = v.trace[-1].state

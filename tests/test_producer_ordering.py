@@ -27,13 +27,13 @@ def test_two_in_flight_a_retried_batch_lands_after_a_later_one():
     v = r.violations[0]
     assert v.name == "InOrder"
     assert labels(v) == [
-        "send_batch(batch0)",
-        "send_batch(batch1)",  # two requests in flight
-        "broker_rejects_produce(batch0)",  # e.g. NotLeaderForPartition: nothing appended
-        "broker_handles_produce(batch1)",
-        "receive_response(batch0)",  # a retriable error: batch0 goes back to the accumulator
-        "send_batch(batch0)",
-        "broker_handles_produce(batch0)",
+        "send_batch(batch=batch0)",
+        "send_batch(batch=batch1)",  # two requests in flight
+        "broker_rejects_produce(batch=batch0)",  # e.g. NotLeaderForPartition: nothing appended
+        "broker_handles_produce(batch=batch1)",
+        "receive_response(batch=batch0)",  # a retriable error: batch0 goes back to the accumulator
+        "send_batch(batch=batch0)",
+        "broker_handles_produce(batch=batch0)",
     ]
     assert v.trace[-1].state.log == (1, 0)
     assert len(v.trace) == naive_shortest(spec, c, "InOrder")
@@ -53,11 +53,11 @@ def test_retries_without_idempotence_write_a_batch_twice(in_flight):
     spec, c, r = run(("NoDuplicates",), MaxInFlight=in_flight, Idempotent="false")
     v = r.violations[0]
     assert labels(v) == [
-        "send_batch(batch0)",
-        "broker_handles_produce(batch0)",
-        "request_times_out(batch0)",  # the success response is lost
-        "send_batch(batch0)",
-        "broker_handles_produce(batch0)",
+        "send_batch(batch=batch0)",
+        "broker_handles_produce(batch=batch0)",
+        "request_times_out(batch=batch0)",  # the success response is lost
+        "send_batch(batch=batch0)",
+        "broker_handles_produce(batch=batch0)",
     ]
     assert v.trace[-1].state.log == (0, 0)
     assert len(v.trace) == naive_shortest(spec, c, "NoDuplicates")

@@ -599,4 +599,4 @@ def test_compiled_actions_run_as_c_entries_only_where_that_is_the_same_call(tmp_
         ais, ts = [], []
         with pytest.raises(Exception) as raised:
             expand("text", ais, ts)  # the C entry's TypeError, named by the loop form
-        assert "action Step(0) raised TypeError" in str(raised.value)
+        assert "action Step(b=0) raised TypeError" in str(raised.value)

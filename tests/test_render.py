@@ -28,19 +28,36 @@ def out(tmp_path_factory):
 
 def test_check_out_writes_the_trace_and_renderings(out):
     names = set(os.listdir(out))
-    assert {"trace.json", "trace.txt", "trace.dot", "trace.html"} <= names
+    assert {"trace.json", "trace.txt", "trace.dot", "trace.html", "trace.seq.svg"} <= names
     doc = tracefile.load(str(out / "trace.json"))
     assert doc["spec"] == "truncate-to-hw" and doc["violation"]["name"] == "StrongIsr"
     assert len(doc["steps"]) == 9
-    assert doc["steps"][4]["action"] == "LeaderWrite(r1)"
+    assert doc["steps"][4]["action"] == "LeaderWrite(replica=r1)"
     assert doc["steps"][4]["params"] == {"replica": "r1"}
     assert doc["steps"][4]["changed"] == ["replicaLog.r1", "nextRecordId"]
     assert doc["steps"][0]["lanes"]["r1"]["LEO"] == 0
+    assert doc["steps"][6]["action"] == "FollowerReplicate(follower=r3, leader=r1)"  # parameters by name
 
 
-@pytest.mark.parametrize("fmt", ["text", "dot", "json", "html", "graph-json"])
+def test_a_fresh_trace_explains_its_violation(out):
+    """Not only the checked-in traces: every check --out names the record, the offset and the replica."""
+    v = tracefile.load(str(out / "trace.json"))["violation"]
+    assert v["explanation"] == ("record 0@e1 at offset 0 is below leader r1's HW 1 but missing on r3, which is in "
+                                "the quorum ISR {r1, r3}")
+    assert v["culprits"] == [{"lane": "r1", "field": "log", "offset": 0}, {"lane": "r1", "field": "HW"},
+                             {"lane": "r3", "field": "log", "offset": 0}, {"lane": "r3", "field": "in quorum ISR"}]
+    text = (out / "trace.txt").read_text()
+    assert text.splitlines()[1] == "Why: " + v["explanation"]
+    dot = (out / "trace.dot").read_text()
+    assert "<B>Why:</B> record 0@e1 at offset 0 is below leader r1&#x27;s HW 1 but missing on r3" in dot
+    # r3's empty offset 0 is the culprit cell, drawn red and labelled.
+    assert '<TD BGCOLOR="#fecaca" WIDTH="34" COLOR="#b91c1c" BORDER="2"><FONT COLOR="#b91c1c"><B>missing</B>' in dot
+
+
+@pytest.mark.parametrize("fmt", ["text", "dot", "json", "html", "graph-json", "seq-svg"])
 def test_round_trip_render_equals_render_at_check_time(out, fmt):
-    ext = {"text": "txt", "dot": "dot", "json": "json", "html": "html", "graph-json": "graph.json"}[fmt]
+    ext = {"text": "txt", "dot": "dot", "json": "json", "html": "html", "graph-json": "graph.json",
+           "seq-svg": "seq.svg"}[fmt]
     p = run_cli("render", str(out / "trace.json"), "--format", fmt, "-o", str(out / f"again.{ext}"))
     assert p.returncode == 0, p.stderr
     if (out / f"trace.{ext}").exists():
@@ -52,22 +69,23 @@ def test_round_trip_render_equals_render_at_check_time(out, fmt):
 
 def test_text_rendering_shows_only_changes(out):
     text = (out / "trace.txt").read_text()
-    assert "State 5: <LeaderWrite(r1)>\n  replicaLog.r1 = [0@e1]\n  nextRecordId = 1\n" in text
+    assert "State 5: <LeaderWrite(replica=r1)>\n  replicaLog.r1 = [0@e1]\n  nextRecordId = 1\n" in text
 
 
 def test_graph_has_states_as_nodes_and_actions_as_edges(out):
     g = trace_graph(tracefile.load(str(out / "trace.json")))
     assert list(g.nodes) == [f"s{i}" for i in range(1, 10)]
-    assert g.edges["s4", "s5"]["action"] == "LeaderWrite(r1)"
+    assert g.edges["s4", "s5"]["action"] == "LeaderWrite(replica=r1)"
     assert g.nodes["s9"]["violating"] and not g.nodes["s8"]["violating"]
-    assert g.nodes["s9"]["lane_changes"]["r3"] == ["log", "LEO", "epoch"]
+    assert g.nodes["s9"]["lane_changes"]["r3"] == ["log", "LEO", "epoch", "ISR"]
 
 
 @needs_dot
 def test_svg_and_png_through_graphviz(out):
     svg = (out / "trace.svg").read_text()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
-    assert "State 9: StrongIsr violated" in svg and "LeaderIncHighWatermark(r1)" in svg
+    assert "State 9: StrongIsr violated" in svg and "LeaderIncHighWatermark(leader=r1)" in svg
+    assert "Why:" in svg and "missing on r3, which is in the quorum ISR" in svg
     p = run_cli("render", str(out / "trace.json"), "--format", "png", "-o", str(out / "t.png"))
     assert p.returncode == 0
     assert (out / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -77,7 +95,9 @@ def test_html_is_self_contained(out):
     page = (out / "trace.html").read_text()
     assert "http://" not in page.replace("http://www.w3.org", "") and "https://" not in page
     assert "<script src" not in page and "<link" not in page
-    assert 'id="lanes"' in page and 'id="steps"' in page and 'id="graph"' in page
+    assert 'id="lanes"' in page and 'id="steps"' in page and 'id="graph"' in page and 'id="messages"' in page
+    assert page.count('class="stepdetail') == 9  # every step written out: the page reads without script
+    assert '<p class="why"><b>Why:</b> record 0@e1 at offset 0' in page
 
 
 def _bad(tmp_path, content: str | bytes) -> str:
@@ -102,6 +122,12 @@ def _good_doc(out) -> dict:
         (lambda d: d["violation"].update(name=5), "violation.name must be a string"),
         (lambda d: d["steps"][0].update(lanes={"r1": "x"}), "lanes must map lane names to objects"),
         (lambda d: d.update(story=["x"]), "'story' must be a string"),
+        (lambda d: d["violation"].update(explanation=3), "violation.explanation must be a string"),
+        (lambda d: d["violation"].update(culprits=[{"lane": "r1", "offset": -1}]), "violation.culprits must be"),
+        (lambda d: d["violation"].update(culprits=[{"cell": "x"}]), "violation.culprits must be"),
+        (lambda d: d["steps"][1].update(messages={"send": 1}), "step 2 messages must be a list"),
+        (lambda d: d["steps"][1].update(messages=[{"send": "a", "from": "x"}]), "step 2 has a malformed message"),
+        (lambda d: d["steps"][1].update(messages=[{"receive": "a", "x": 1}]), "step 2 has a malformed message"),
     ],
 )
 def test_crafted_trace_files_are_refused(out, tmp_path, mutate, message):
@@ -179,5 +205,61 @@ def test_crafted_strings_cannot_break_out_of_the_html_page(out):
     doc["steps"][1]["state"]["nextRecordId"] = evil
     page = render(doc, "html").decode()
     assert "<script>alert" not in page and "<img src=x" not in page
-    assert page.count("<script") == 2  # the trace data and the page's own script, nothing else
+    assert page.count("<script") == 1  # the page's own script, nothing else
     assert "&lt;/script&gt;&lt;script&gt;alert(1)" in page
+
+
+def test_crafted_explanations_and_messages_are_escaped_everywhere(out):
+    """The sentence, culprits and message labels come from the file too: escaped in HTML, SVG and DOT."""
+    doc = _good_doc(out)
+    evil = '<img src=x onerror=alert(1)>'
+    doc["violation"]["explanation"] = evil
+    doc["violation"]["culprits"] = [{"lane": evil, "field": evil}, {"variable": evil}]
+    doc["steps"][1]["messages"] = [{"send": evil, "from": evil, "to": "r1", "label": evil, "kind": evil}]
+    for fmt in ("html", "seq-svg", "dot"):
+        text = render(doc, fmt).decode()
+        assert "<img" not in text, fmt
+        assert "&lt;img src=x onerror=alert(1)&gt;" in text, fmt
+
+
+def test_around_violation_boxes_show_what_changed_and_the_road_not_taken():
+    """Path boxes are titled "State k", side boxes with their action, and each lists only what changed."""
+    p = run_cli("graph", str(MODELS / "die_hard.py"), "--around-violation", "1")
+    assert p.returncode == 0, p.stderr
+    dot = p.stdout
+    assert "rankdir=LR" in dot
+    # State 2 (fill the big jug) lists its one change; the whole state only for State 1.
+    assert 'n1 [label="State 2\\lbig = 5\\lself-loops: FillBig, EmptySmall, SmallToBig\\l"' in dot
+    assert 'n0 [label="State 1\\lsmall = 0\\lbig = 0\\lself-loops:' in dot
+    # A road not taken from State 1: filling the small jug, titled with its action, its edge unlabelled.
+    assert 'n7 [label="FillSmall\\lsmall = 3\\l"' in dot and "  n0 -> n7;" in dot
+
+
+def test_whole_graph_folds_self_loops_into_the_boxes():
+    p = run_cli("graph", str(MODELS / "die_hard.py"))
+    assert p.returncode == 0, p.stderr
+    edges = [line for line in p.stdout.splitlines() if "->" in line]
+    assert edges and all(line.split()[0] != line.split()[2].rstrip(";") for line in edges)  # no loop edges left
+    # (0, 0): emptying either jug changes nothing, so both loops are written in its box.
+    assert 'n0 [label="small = 0\\lbig = 0\\lself-loops: EmptySmall, EmptyBig, SmallToBig, BigToSmall\\l"' in p.stdout
+    # Several actions between the same two states share one edge.
+    assert len(edges) == len({tuple(line.split()[:3]) for line in edges})
+
+
+@needs_dot
+def test_graph_renders_svg_and_png(tmp_path):
+    p = run_cli("graph", str(MODELS / "die_hard.py"), "--format", "svg")
+    assert p.returncode == 0 and "<svg" in p.stdout and "self&#45;loops: EmptySmall" in p.stdout  # Graphviz writes - as &#45;
+    p = run_cli("graph", str(MODELS / "die_hard.py"), "--format", "png", "-o", str(tmp_path / "g.png"))
+    assert p.returncode == 0 and (tmp_path / "g.png").read_bytes()[:4] == b"\x89PNG"
+    p = run_cli("graph", str(MODELS / "die_hard.py"), "--format", "png")
+    assert p.returncode == 2 and p.stderr.strip() == "error: --format png writes binary data; give --output FILE"
+
+
+def test_sequence_diagram_needs_a_spec_with_messages(tmp_path):
+    """die_hard declares no messages: check --out writes no seq.svg, and render -f seq-svg says why (exit 2)."""
+    p = run_cli("check", str(MODELS / "die_hard.py"), "--invariant", "NotSolved", "-q", "--out", str(tmp_path))
+    assert p.returncode == 1, p.stderr
+    assert "trace.seq.svg" not in os.listdir(tmp_path)
+    p = run_cli("render", str(tmp_path / "trace.json"), "--format", "seq-svg")
+    assert p.returncode == 2 and "declares no messages" in p.stderr and "Traceback" not in p.stderr

@@ -86,13 +86,13 @@ def test_1_hw_data_loss():
     assert v.name == "AckedRecordsSurvive"
     assert labels(v) == [
         "produce(acks=all)",
-        "follower_fetch(r2)",
-        "follower_append(r2)",  # the follower has the record, its HW stays 0
-        "follower_fetch(r2)",  # the leader's HW reaches 1: the record is acknowledged
-        "crash(r2)",  # before the response (carrying HW 1) arrives
-        "restart_truncate_to_hw(r2)",  # the checkpointed HW is 0: the record is truncated away
-        "crash(r1)",
-        "elect_leader(r2)",  # clean: r2 never left the ISR
+        "follower_fetch(follower=r2)",
+        "follower_append(follower=r2)",  # the follower has the record, its HW stays 0
+        "follower_fetch(follower=r2)",  # the leader's HW reaches 1: the record is acknowledged
+        "crash(replica=r2)",  # before the response (carrying HW 1) arrives
+        "restart_truncate_to_hw(replica=r2)",  # the checkpointed HW is 0: the record is truncated away
+        "crash(replica=r1)",
+        "elect_leader(replica=r2)",  # clean: r2 never left the ISR
     ]
     last = v.trace[-1].state
     assert last.replicas[1].log == () and last.acked == {0}
@@ -106,8 +106,8 @@ def test_2_log_divergence():
     v = r.violations[0]
     names = labels(v)
     assert names[:8] == labels(run(("AckedRecordsSurvive",), Truncation="hw")[2].violations[0])[:4] + [
-        "checkpoint_hw(r1)", "crash(r2)", "restart_truncate_to_hw(r2)", "crash(r1)"]
-    assert names[-1] == "produce(acks=all)" and "elect_leader(r2)" in names
+        "checkpoint_hw(replica=r1)", "crash(replica=r2)", "restart_truncate_to_hw(replica=r2)", "crash(replica=r1)"]
+    assert names[-1] == "produce(acks=all)" and "elect_leader(replica=r2)" in names
     old, new = v.trace[-1].state.replicas
     assert old.alive and old.hw == old.checkpoint_hw == len(old.log) == 1  # HW = LEO: nothing to truncate
     assert old.log[0] != new.log[0] and new.hw >= 1
@@ -135,17 +135,17 @@ def test_3_kip101_diverges_after_fast_leader_changes_with_three_replicas():
     v = r.violations[0]
     assert labels(v) == [
         "produce(acks=all)",
-        "follower_fetch(r2)",
-        "follower_append(r2)",
-        "crash(r1)",
-        "elect_leader(r3)",
+        "follower_fetch(follower=r2)",
+        "follower_append(follower=r2)",
+        "crash(replica=r1)",
+        "elect_leader(replica=r3)",
         "produce(acks=all)",  # epoch 1: a record only r3 holds
-        "crash(r3)",
-        "elect_leader(r2)",  # fast: r2 never followed epoch 1
+        "crash(replica=r3)",
+        "elect_leader(replica=r2)",  # fast: r2 never followed epoch 1
         "produce(acks=all)",  # epoch 2 starts at offset 1
-        "restart_truncate_by_epoch(r3)",  # end of epoch 1 "is" offset 1: no truncation
-        "follower_fetch(r3)",
-        "follower_append(r3)",
+        "restart_truncate_by_epoch(replica=r3)",  # end of epoch 1 "is" offset 1: no truncation
+        "follower_fetch(follower=r3)",
+        "follower_append(follower=r3)",
     ]
     last = v.trace[-1].state
     assert last.replicas[1].log[0] != last.replicas[2].log[0]
@@ -174,7 +174,7 @@ def test_3_kip279_holds_with_three_replicas():
 def test_4_unclean_election_loses_acked_data_and_clean_election_does_not():
     spec, c, r = run(("AckedRecordsSurvive",), Truncation="kip279", UncleanElection="true", **FIXED)
     v = r.violations[0]
-    assert labels(v) == ["produce(acks=all)", "shrink_isr(r2)", "crash(r1)", "elect_leader_unclean(r2)"]
+    assert labels(v) == ["produce(acks=all)", "shrink_isr(follower=r2)", "crash(replica=r1)", "elect_leader_unclean(replica=r2)"]
     assert len(v.trace) == naive_shortest(spec, c, "AckedRecordsSurvive")
     _, _, r = run(Truncation="kip279", UncleanElection="false", **FIXED)
     assert r.result == "holds"
@@ -183,7 +183,7 @@ def test_4_unclean_election_loses_acked_data_and_clean_election_does_not():
 def test_5_acks_1_loses_a_record_the_leader_acknowledged():
     spec, c, r = run(("AckedRecordsSurvive",), Truncation="kip279", Acks="1", **FIXED)
     v = r.violations[0]
-    assert labels(v) == ["produce(acks=1)", "crash(r1)", "elect_leader(r2)"]
+    assert labels(v) == ["produce(acks=1)", "crash(replica=r1)", "elect_leader(replica=r2)"]
     assert len(v.trace) == naive_shortest(spec, c, "AckedRecordsSurvive")
     _, _, r = run(("AckedRecordsSurvive",), Truncation="kip279", Acks="all", **FIXED)
     assert r.result == "holds"
@@ -196,8 +196,8 @@ def test_kafka_7128_stale_hw_lets_an_empty_follower_rejoin_the_isr():
     for mode in ("leader-epoch", "kip279"):
         _, _, r = run(("AckedRecordsSurvive",), Truncation=mode, IsrJoin="hw")
         assert labels(r.violations[0]) == [
-            "produce(acks=all)", "shrink_isr(r2)", "crash(r1)", "restart_without_leader(r1)", "elect_leader(r1)",
-            "become_follower_truncate_by_epoch(r2)", "follower_fetch(r2)", "crash(r1)", "elect_leader(r2)"]
+            "produce(acks=all)", "shrink_isr(follower=r2)", "crash(replica=r1)", "restart_without_leader(replica=r1)", "elect_leader(replica=r1)",
+            "become_follower_truncate_by_epoch(replica=r2)", "follower_fetch(follower=r2)", "crash(replica=r1)", "elect_leader(replica=r2)"]
 
 
 def test_min_insync_replicas_2_prevents_the_unclean_loss():
@@ -236,6 +236,6 @@ def test_symmetry_keeps_the_verdicts():
 def test_cli_story_commands(cli):
     p = cli("check", "broker-failures", "--invariant", "AckedRecordsSurvive", "-q")
     assert p.returncode == 1
-    assert "State 7: <restart_truncate_to_hw(r2)>" in p.stdout and "State 9: <elect_leader(r2)>" in p.stdout
+    assert "State 7: <restart_truncate_to_hw(replica=r2)>" in p.stdout and "State 9: <elect_leader(replica=r2)>" in p.stdout
     p = cli("check", "broker-failures", "--const", "Truncation=kip279", "--const", "IsrJoin=epoch-start", "-q")
     assert p.returncode == 0

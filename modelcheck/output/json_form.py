@@ -15,8 +15,14 @@ JSON_SCHEMA_VERSION = 1
 
 
 def trace_to_json(spec: Spec, consts: Any, trace: tuple[TraceStep, ...] | list[TraceStep]) -> list[dict]:
-    """A trace as ``[{action, action_name, params, state}, ...]`` with readable state variables."""
+    """A trace as ``[{action, action_name, params, state}, ...]`` with readable state variables.
+
+    With the spec's ``lanes``, each step also has its per-replica view; with
+    its ``messages``, each step after the first lists what that transition
+    sent and delivered (for sequence diagrams).
+    """
     steps = []
+    prev: TraceStep | None = None
     for step in trace:
         item = {
             "action": step.action,
@@ -26,8 +32,31 @@ def trace_to_json(spec: Spec, consts: Any, trace: tuple[TraceStep, ...] | list[T
         }
         if spec.lanes is not None:
             item["lanes"] = spec.lanes(consts, step.state)
+        if spec.messages is not None and prev is not None and step.action_name is not None:
+            item["messages"] = list(spec.messages(consts, prev.state, step.state, step.action_name, dict(step.params)))
         steps.append(item)
+        prev = step
     return steps
+
+
+def explanation_json(spec: Spec, consts: Any, v: Violation) -> dict:
+    """``{"explanation": ..., "culprits": [...]}`` when the violated invariant can say why, else ``{}``.
+
+    The invariant's ``explain`` runs on the violating state only.  If it
+    raises, the counterexample is still reported, with the failure as its
+    explanation: a trace is worth more than a sentence about it.
+    """
+    if v.kind != "invariant" or not v.trace:
+        return {}
+    try:
+        pred = spec.invariant(v.name)
+    except KeyError:
+        return {}
+    try:
+        w = pred.witness(consts, v.trace[-1].state)
+    except Exception as exc:  # noqa: BLE001 - a spec bug must not hide the counterexample
+        return {"explanation": f"(explain of {v.name} failed: {type(exc).__name__}: {exc})", "culprits": []}
+    return w.to_json() if w is not None else {}
 
 
 def violation_to_json(spec: Spec, consts: Any, v: Violation) -> dict:
@@ -35,6 +64,7 @@ def violation_to_json(spec: Spec, consts: Any, v: Violation) -> dict:
         "kind": v.kind,
         "invariant": v.name,
         "description": v.description,
+        **explanation_json(spec, consts, v),
         "length": len(v.trace),
         "trace": trace_to_json(spec, consts, v.trace),
     }

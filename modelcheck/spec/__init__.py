@@ -8,7 +8,8 @@ same names; this package also holds how specs are found by name
 from __future__ import annotations
 
 from modelcheck.spec.constants import constant
-from modelcheck.spec.declare import Action, Domain, Predicate, Spec, State, Symmetry, action, invariant, sometimes
+from modelcheck.spec.declare import (Action, Domain, Predicate, Spec, State, Symmetry, Witness, action, culprit,
+                                     invariant, sometimes)
 
-__all__ = ["Action", "Domain", "Predicate", "Spec", "State", "Symmetry", "action", "constant", "invariant",
-           "sometimes"]
+__all__ = ["Action", "Domain", "Predicate", "Spec", "State", "Symmetry", "Witness", "action", "constant", "culprit",
+           "invariant", "sometimes"]

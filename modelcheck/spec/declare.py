@@ -6,10 +6,14 @@ A spec is, as in Stateright, a handful of pure functions:
 * actions ``fn(c, s, *params)`` return the successors of state ``s`` (``None``
   when disabled, one state, or a ``list`` of states when several disjuncts of
   the TLA+ action are satisfied: each counts as one generated state, as in TLC);
-* invariants ``fn(c, s) -> bool`` that must hold in every reachable state;
+* invariants ``fn(c, s) -> bool`` that must hold in every reachable state,
+  each optionally with a companion ``explain(c, s) -> Witness`` that says, for
+  a state that violates it, which cells break it and why (called only then);
 * optionally: ``sometimes`` properties (must hold in *some* reachable state, to
-  catch vacuous passes), a state constraint, an action constraint and a
-  symmetry (replica permutations).
+  catch vacuous passes), a state constraint, an action constraint, a
+  symmetry (replica permutations), and how a state is shown: ``view``,
+  ``lanes`` (one row per replica) and ``messages`` (what one transition sends
+  and delivers between actors, for sequence diagrams).
 
 Decorators (:func:`action`, :func:`invariant`, :func:`sometimes`) only attach
 metadata to the function.  :class:`Spec` collects them and rejects malformed
@@ -64,6 +68,7 @@ class ActionMeta:
     name: str
     params: tuple[tuple[str, Domain], ...]
     description: str
+    label: str | None = None
 
 
 @attrs.frozen
@@ -73,36 +78,87 @@ class PredicateMeta:
     name: str
     kind: str
     description: str
+    explain: Callable | None = None
 
 
-def action(name: str, description: str = "", **params: Domain) -> Callable[[Callable], Callable]:
+@attrs.frozen
+class Witness:
+    """Why an invariant fails in one state: one sentence, and the cells that break it.
+
+    Returned by an invariant's companion ``explain(c, s)`` (see
+    :func:`invariant`), which is called only on a state that violates it, so
+    the invariant itself stays a plain, fast ``bool``.  The sentence names
+    what a reader must look at ("record 0@e1 at offset 0 is below leader r1's
+    HW 1 but missing on r3, which is in the quorum ISR"); each culprit is a
+    cell of the spec's ``lanes`` (``lane``, ``field`` and, for a log, the
+    ``offset``) or a variable of its ``view`` (``variable``, a dotted name),
+    so renderers can mark exactly those cells without knowing the protocol.
+    """
+
+    sentence: str
+    culprits: tuple[dict, ...] = ()
+
+    def to_json(self) -> dict:
+        """``{"explanation": sentence, "culprits": [...]}``, as trace files and ``--json`` carry it."""
+        return {"explanation": self.sentence, "culprits": [dict(c) for c in self.culprits]}
+
+
+def culprit(lane: str | None = None, field: str | None = None, offset: int | None = None,
+            variable: str | None = None) -> dict:
+    """One culprit cell: a lane's field (a log's ``offset`` in it), or a view variable by dotted name."""
+    out: dict[str, Any] = {}
+    if lane is not None:
+        out["lane"] = lane
+    if field is not None:
+        out["field"] = field
+    if offset is not None:
+        out["offset"] = offset
+    if variable is not None:
+        out["variable"] = variable
+    return out
+
+
+def action(name: str, description: str = "", label: str | None = None,
+           **params: Domain) -> Callable[[Callable], Callable]:
     """Mark ``fn(c, s, **params)`` as an action named ``name`` with parameter domains.
 
     Only attaches metadata; :class:`Spec` validates it.  The parameters are
     keyword names of the function, each drawn from a :class:`Domain`; the
     engine calls the function once for every combination, in a fixed order.
+
+    Traces name each parameter (``FollowerReplicate(follower=r3, leader=r1)``),
+    because positional labels read ambiguously when two parameters share a
+    domain.  ``label``, optional, is a format string over the parameters'
+    shown values to use instead (``"produce({acks})"``); so no parameter may
+    be called ``label`` or ``description``.
     """
 
     def mark(fn: Callable) -> Callable:
         doc = description or (inspect.getdoc(fn) or "").split("\n\n")[0].replace("\n", " ")
-        setattr(fn, _ACTION, ActionMeta(name, tuple(params.items()), doc))
+        setattr(fn, _ACTION, ActionMeta(name, tuple(params.items()), doc, label))
         return fn
 
     return mark
 
 
-def _predicate(kind: str, name: str, description: str) -> Callable[[Callable], Callable]:
+def _predicate(kind: str, name: str, description: str, explain: Callable | None = None) -> Callable[[Callable], Callable]:
     def mark(fn: Callable) -> Callable:
         doc = description or (inspect.getdoc(fn) or "").split("\n\n")[0].replace("\n", " ")
-        setattr(fn, _PREDICATE, PredicateMeta(name, kind, doc))
+        setattr(fn, _PREDICATE, PredicateMeta(name, kind, doc, explain))
         return fn
 
     return mark
 
 
-def invariant(name: str, description: str = "") -> Callable[[Callable], Callable]:
-    """Mark ``fn(c, s) -> bool`` as an invariant: it must hold in every reachable state."""
-    return _predicate("always", name, description)
+def invariant(name: str, description: str = "", explain: Callable | None = None) -> Callable[[Callable], Callable]:
+    """Mark ``fn(c, s) -> bool`` as an invariant: it must hold in every reachable state.
+
+    ``explain(c, s) -> Witness``, optional, says why a state violates it (the
+    cells that break it and one sentence).  It is called only on a violating
+    state, when a counterexample is reported, so the invariant stays a plain
+    ``bool`` on the search's hot path.
+    """
+    return _predicate("always", name, description, explain)
 
 
 def sometimes(name: str, description: str = "") -> Callable[[Callable], Callable]:
@@ -126,6 +182,8 @@ class Action:
     """Parameter names and their domains, in call order."""
     description: str
     """One line on what the action models."""
+    label_format: str | None = None
+    """A spec-declared label (``"produce({acks})"``) over the shown parameters; None names each one."""
 
     def bindings(self, c: Any) -> list[tuple[int, ...]]:
         """Every parameter combination for constants ``c``, in the fixed order."""
@@ -134,11 +192,16 @@ class Action:
         return list(itertools.product(*(tuple(d.values(c)) for _, d in self.params)))
 
     def label(self, binding: Sequence[int]) -> str:
-        """The action as a trace shows it, e.g. ``FollowerReplicate(r2, r1)``."""
+        """The action as a trace shows it, e.g. ``FollowerReplicate(follower=r2, leader=r1)``."""
+        return self.label_of(self.label_params(binding))
+
+    def label_of(self, shown: dict[str, str]) -> str:
+        """The label for parameters already shown by name (a trace step's ``params``)."""
+        if self.label_format is not None:
+            return self.label_format.format(**shown)
         if not self.params:
             return self.name
-        shown = ", ".join(d.show(v) for (_, d), v in zip(self.params, binding))
-        return f"{self.name}({shown})"
+        return f"{self.name}({', '.join(f'{p}={shown[p]}' for p, _ in self.params)})"
 
     def label_params(self, binding: Sequence[int]) -> dict[str, str]:
         """The parameters by name, as shown to users (for JSON traces)."""
@@ -153,6 +216,20 @@ class Predicate:
     fn: Callable[[Any, State], bool]
     kind: str
     description: str
+    explain: Callable[[Any, State], Witness] | None = None
+    """The companion that says why a violating state breaks it (invariants only; optional)."""
+
+    def witness(self, c: Any, s: State) -> Witness | None:
+        """Why ``s`` violates this invariant, or None when it declares no ``explain``."""
+        if self.explain is None:
+            return None
+        w = self.explain(c, s)
+        if isinstance(w, str):
+            return Witness(w)
+        if w is not None and not isinstance(w, Witness):
+            raise SpecDefinitionError(
+                f"explain of invariant {self.name} must return a Witness or a string, got {type(w).__name__}")
+        return w
 
 
 @attrs.frozen
@@ -225,6 +302,7 @@ class Spec:
         deadlock_expected: bool = False,
         view: Callable[[Any, State], dict[str, Any]] | None = None,
         lanes: Callable[[Any, State], dict[str, dict[str, Any]]] | None = None,
+        messages: Callable[[Any, State, State, str, dict[str, str]], list[dict]] | None = None,
         description: str = "",
         reference: str | None = None,
     ) -> None:
@@ -239,6 +317,9 @@ class Spec:
         self.deadlock_expected = deadlock_expected
         self.view = view
         self.lanes = lanes
+        self.messages = messages
+        """``messages(c, s, t, action_name, params)``: what the step s -> t sends and delivers (see
+        :mod:`modelcheck.counterexamples.messages`); drawn as a sequence diagram."""
         self.reference = reference
         """How the engine finds this spec again in another process (``module:attr``)."""
         if not name or not isinstance(name, str):
@@ -276,6 +357,8 @@ class Spec:
             _check_callable(name, "view", view, 2)
         if lanes is not None:
             _check_callable(name, "lanes", lanes, 2)
+        if messages is not None:
+            _check_callable(name, "messages", messages, 5)
 
     def _unique(self, what: str, names: list[str]) -> None:
         seen: set[str] = set()
@@ -308,7 +391,15 @@ class Spec:
                 raise SpecDefinitionError(
                     f"spec {self.name}: parameter {pname} of action {meta.name} needs a Domain, got {dom!r}"
                 )
-        return Action(meta.name, fn, meta.params, meta.description)
+        if meta.label is not None:
+            try:
+                meta.label.format(**{p: p for p, _ in meta.params})
+            except (KeyError, IndexError, ValueError) as exc:
+                raise SpecDefinitionError(
+                    f"spec {self.name}: label {meta.label!r} of action {meta.name} names an unknown parameter "
+                    f"or is malformed ({exc}); its parameters are: {', '.join(p for p, _ in meta.params) or 'none'}"
+                ) from None
+        return Action(meta.name, fn, meta.params, meta.description, meta.label)
 
     def _collect_predicate(self, fn: Callable, kind: str) -> Predicate:
         meta = getattr(fn, _PREDICATE, None)
@@ -319,7 +410,9 @@ class Spec:
                 f"decorated with {deco}(name)"
             )
         _check_callable(self.name, f"property {meta.name}", fn, 2)
-        return Predicate(meta.name, fn, kind, meta.description)
+        if meta.explain is not None:
+            _check_callable(self.name, f"explain of {meta.name}", meta.explain, 2)
+        return Predicate(meta.name, fn, kind, meta.description, meta.explain)
 
     def invariant(self, name: str) -> Predicate:
         """Look up an invariant by name (KeyError if absent)."""

@@ -1,0 +1,158 @@
+"""HTML fragments shared by the trace page and the explorer: logs as cells, lanes, variables.
+
+Everything from a trace or a spec goes through :func:`esc`.  A log is drawn
+offset-aligned (every cell the same width, so offset 3 is at the same place
+in every row), coloured by epoch, with the HW and LEO as markers between
+cells; a crashed lane is greyed; culprit cells are red.
+"""
+
+from __future__ import annotations
+
+import html
+
+from modelcheck.counterexamples import lanes as L
+from modelcheck.counterexamples.palette import EPOCH_FILLS
+from modelcheck.counterexamples.text import show
+
+CELL = 46
+"""Width of one log cell in pixels, gap included (the CSS uses the same)."""
+
+
+def esc(value: object) -> str:
+    """HTML-escaped text of any plain value (TLA+-flavoured for lists, maps and booleans)."""
+    return html.escape(value if isinstance(value, str) else show(value), quote=True)
+
+
+def action_html(label: str) -> str:
+    """An action label that may wrap after its opening parenthesis and between parameters, not inside a word."""
+    return esc(label).replace("(", "(<wbr>").replace(", ", ", <wbr>")
+
+
+def epoch_css() -> str:
+    """One CSS class per epoch colour (``.e0``, ``.e1``...), the same colours as the SVG and DOT drawings."""
+    return "\n".join(f".log .cell.e{i}:not(.culprit) {{ background: {c}; }}" for i, c in enumerate(EPOCH_FILLS))
+
+
+def log_strip(value: object, width: int, hw: object, leo: object, culprits: set[int], down: bool = False) -> str | None:
+    """A log as a strip of offset cells, or None when ``value`` is not written as a log."""
+    items = L.log_items(value)
+    if items is None:
+        return None
+    n = max(width, len(items))
+    cells = []
+    for k in range(n):
+        cls = ["cell"]
+        if k < len(items):
+            epoch = L.epoch_of(items[k])
+            if epoch is not None:
+                cls.append(f"e{epoch % len(EPOCH_FILLS)}")
+            text = esc(items[k])
+        else:
+            cls.append("empty")
+            text = "missing" if k in culprits else ""
+        if k in culprits:
+            cls.append("culprit")
+        cells.append(f'<span class="{" ".join(cls)}" title="offset {k}">{text}<i>{k}</i></span>')
+    marks = []
+    for name, at in (("hw", hw), ("leo", leo)):
+        if isinstance(at, int) and not isinstance(at, bool) and 0 <= at <= n:
+            caption = "HW" if name == "hw" else "LEO"
+            if name == "leo" and at == hw:
+                continue  # drawn once, captioned for both
+            if name == "hw" and at == leo:
+                caption = "HW=LEO"
+            marks.append(f'<span class="mark {name}" style="left:{at * CELL - 2}px" title="{caption} {at}">'
+                         f'<b>{caption}</b></span>')
+    style = f' style="width:{n * CELL}px"'
+    down_cls = " down" if down else ""
+    return f'<div class="log{down_cls}"{style}>{"".join(cells)}{"".join(marks)}</div>'
+
+
+def chip(field: str, value: object, *, changed: bool, culprit: bool) -> str:
+    """One lane field as ``name value``; unchanged ones can be hidden with the page's toggle."""
+    cls = ["chip", "changed" if changed else "same"]
+    if culprit:
+        cls.append("culprit")
+    return f'<span class="{" ".join(cls)}"><span class="k">{esc(field)}</span> {esc(value)}</span>'
+
+
+def lane_cell(fields: dict, changed: list[str], culprits: dict[str, set], width: int) -> str:
+    """The content of one lane at one step: its log strip, then every other field as a chip."""
+    down = L.is_down(fields)
+    parts = []
+    for f, value in fields.items():
+        bad = culprits.get(f)
+        if f == L.LOG:
+            strip = log_strip(value, width, fields.get(L.HW), fields.get(L.LEO),
+                              {o for o in (bad or ()) if o is not None}, down)
+            if strip is not None:
+                cls = "changed" if f in changed else "same"
+                parts.insert(0, f'<div class="logwrap {cls}{" culprit" if bad and None in bad else ""}">{strip}</div>')
+                continue
+        parts.append(chip(f, value, changed=f in changed, culprit=bad is not None))
+    return "".join(parts)
+
+
+def replicas_table(lanes: dict, changes: dict[str, list[str]], culprits: dict[tuple[str, str], set],
+                   width: int) -> str:
+    """Lanes as a small table: a row per lane, a column per field (the log as a strip)."""
+    if not lanes:
+        return ""
+    fields = list(next(iter(lanes.values())).keys())
+    head = "<tr><th></th>" + "".join(f"<th>{esc(f)}</th>" for f in fields) + "</tr>"
+    rows = []
+    for lane, values in lanes.items():
+        down = L.is_down(values)
+        cells = []
+        for f in fields:
+            bad = culprits.get((lane, f))
+            cls = ["changed" if f in changes.get(lane, []) else "same"]
+            if bad is not None:
+                cls.append("culprit")
+            strip = None
+            if f == L.LOG:
+                strip = log_strip(values.get(f), width, values.get(L.HW), values.get(L.LEO),
+                                  {o for o in (bad or ()) if o is not None}, down)
+                if bad is not None and None not in bad:
+                    cls.remove("culprit")
+            cells.append(f'<td class="{" ".join(cls)}">{strip if strip is not None else esc(values.get(f, ""))}</td>')
+        rows.append(f'<tr class="{"down" if down else ""}"><th>{esc(lane)}</th>{"".join(cells)}</tr>')
+    return f'<table class="mini">{head}{"".join(rows)}</table>'
+
+
+def variables_table(flat: dict, changed: list[str], culprit_vars: set[str]) -> str:
+    """Every variable (dotted name and value); changed ones highlighted, culprits red."""
+    rows = []
+    for name, value in flat.items():
+        cls = ["changed" if name in changed else "same"]
+        if name in culprit_vars:
+            cls.append("culprit")
+        rows.append(f'<tr class="{" ".join(cls)}"><td>{esc(name)}</td><td>{esc(value)}</td></tr>')
+    return f'<table class="vars">{"".join(rows)}</table>'
+
+
+def message_list(events: list[dict], sent_before: dict[str, dict]) -> str:
+    """What one step sent, delivered and dropped, as a list (``sent_before``: messages still in flight, by id)."""
+    items = []
+    for ev in events:
+        if "send" in ev:
+            verb = "sent and applied" if ev.get("delivered") else "sent"
+            items.append(f'<li><span class="k">{verb}</span> {esc(ev["from"])} &rarr; {esc(ev["to"])}: '
+                         f'{esc(ev["label"])}</li>')
+        elif "receive" in ev and ev["receive"] in sent_before:
+            m = sent_before[ev["receive"]]
+            items.append(f'<li><span class="k">applied</span> {esc(m["from"])} &rarr; {esc(m["to"])}: '
+                         f'{esc(m["label"])}</li>')
+        elif "drop" in ev and ev["drop"] in sent_before:
+            m = sent_before[ev["drop"]]
+            items.append(f'<li class="dropped"><span class="k">dropped</span> {esc(m["from"])} &rarr; '
+                         f'{esc(m["to"])}: {esc(m["label"])} ({esc(ev.get("why", ""))})</li>')
+    return f'<ul class="msgs">{"".join(items)}</ul>' if items else ""
+
+
+def value_change(before: object, after: object) -> str:
+    """``before -> after`` as HTML; for a list that grew at its end, only the items appended."""
+    if isinstance(before, list) and isinstance(after, list) and len(after) > len(before) \
+            and after[:len(before)] == before:
+        return " ".join(f"<b>+ {esc(item)}</b>" for item in after[len(before):])
+    return f"{esc(before)} &rarr; <b>{esc(after)}</b>"

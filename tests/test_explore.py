@@ -1,0 +1,193 @@
+"""The explorer: replaying paths through a spec, its JSON API on 127.0.0.1, and bad input, as a user meets it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+import pytest
+
+from conftest import ROOT, run_cli
+from modelcheck.spec.constants import build_constants
+from modelcheck.counterexamples.explore.server import HOST, ExploreServer
+from modelcheck.counterexamples.explore.session import Explorer, PathError, parse_path
+from modelcheck.counterexamples.regenerate import KNOWN_DIR
+from modelcheck.spec.loader import load_spec
+
+HW_TRACE = os.path.join(KNOWN_DIR, "hw-data-loss", "trace.json")
+
+
+@pytest.fixture(scope="module")
+def explorer():
+    spec = load_spec("truncate-to-hw")
+    return Explorer(spec, build_constants(spec, ()))
+
+
+@pytest.fixture(scope="module")
+def hw_path(explorer):
+    with open(HW_TRACE, encoding="utf-8") as f:
+        return explorer.path_of_trace(json.load(f))
+
+
+def test_a_counterexample_replays_as_a_path(explorer, hw_path):
+    assert len(hw_path) == 9
+    view = explorer.view(hw_path)
+    assert [t["action"] for t in view["trail"]][-1] == "BecomeFollowerTruncateToHighWatermark(leader=r1, replica=r3)"
+    strong = next(i for i in view["invariants"] if i["name"] == "StrongIsr")
+    assert not strong["holds"]
+    assert strong["explanation"] == ("record 0@e1 at offset 0 is below leader r1's HW 1 but missing on r3, which is "
+                                     "in the quorum ISR {r1, r3}")
+    assert 'class="cell empty culprit"' in view["lanes"]  # r3's missing offset 0, in red
+    assert next(i for i in view["invariants"] if i["name"] == "TypeOk")["holds"]
+
+
+def test_every_enabled_action_with_its_changes(explorer):
+    view = explorer.view([0])
+    assert [s["action"] for s in view["successors"]] == [
+        "ControllerElectLeader(new_leader=r1)", "ControllerElectLeader(new_leader=r2)",
+        "ControllerElectLeader(new_leader=r3)", "ControllerShrinkIsr(replica=r1)", "ControllerShrinkIsr(replica=r2)",
+        "ControllerShrinkIsr(replica=r3)"]
+    first = view["successors"][0]
+    assert "<code>quorumState.leader</code> None &rarr; <b>r1</b>" in first["changes"]
+    assert "<b>+ [epoch 0, leader r1, isr {r1, r2, r3}]</b>" in first["changes"]  # appended, not the whole list
+    assert first["violates"] == [] and first["mends"] == ["LeaderInIsr"]  # the initial state violates it
+    shrink = view["successors"][3]  # shrinking r1 away leaves it violated: not "broken" by this step
+    assert (shrink["violates"], shrink["breaks"], shrink["mends"]) == (["LeaderInIsr"], [], [])
+    initial = {i["name"]: i for i in view["invariants"]}
+    assert not initial["LeaderInIsr"]["holds"] and initial["LeaderInIsrWhenElected"]["holds"]
+    assert initial["LeaderInIsr"]["explanation"].startswith("the quorum names no leader (None)")
+
+
+def test_compare_two_states_side_by_side(explorer, hw_path):
+    html = explorer.compare(hw_path, 8, 9)["html"]
+    assert "<h4>State 8</h4>" in html and "<h4>State 9</h4>" in html
+    assert '<tr class="changed"><td>replicaLog.r3</td><td>[0@e1]</td><td>[]</td></tr>' in html
+    with pytest.raises(PathError, match="there is no state 12 on this path"):
+        explorer.compare(hw_path, 1, 12)
+
+
+@pytest.mark.parametrize("text,message", [
+    ("", "the path is empty"),
+    ("0.a", "the path must be numbers separated by dots (such as 0.3.1), got '0.a'"),
+    ("0..1", "the path must be numbers"),
+    ("-1", "the path must be numbers"),
+    ("0." + ".".join(["0"] * 10_001), "more than the 10000 the explorer replays"),
+])
+def test_malformed_paths_are_refused(text, message):
+    with pytest.raises(PathError, match=re.escape(message)):
+        parse_path(text)
+
+
+def test_choices_that_are_not_enabled_are_refused(explorer):
+    with pytest.raises(PathError, match=re.escape("there is no initial state #3: the spec has 1 (numbered from 0)")):
+        explorer.walk([3])
+    with pytest.raises(PathError, match=re.escape("step 2 of the path: there is no enabled action #99 in state 1 "
+                                                  "(6 are enabled, numbered from 0)")):
+        explorer.walk([0, 99])
+
+
+def test_the_server_listens_on_loopback_only(explorer):
+    server = ExploreServer(explorer, 0)
+    try:
+        assert server.server_address[0] == HOST == "127.0.0.1"
+        assert server.url.startswith("http://127.0.0.1:")
+    finally:
+        server.server_close()
+
+
+# -- the command, as a user runs it ------------------------------------------------------------------
+
+
+@pytest.fixture
+def serve():
+    """Start ``modelcheck explore ARGS --port 0`` and yield its URL; stopped (by its pid) afterwards."""
+    started = []
+
+    def start(*args: str) -> str:
+        p = subprocess.Popen([sys.executable, "-m", "modelcheck", "explore", *args, "--port", "0"], cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        started.append(p)
+        line = p.stdout.readline()
+        m = re.search(r"at (http://127\.0\.0\.1:\d+/) \(Ctrl-C to stop\)", line)
+        assert m, line + p.stderr.read() if p.poll() is not None else line
+        return m.group(1)
+
+    yield start
+    for p in started:
+        p.send_signal(signal.SIGINT)
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def _get(url: str) -> tuple[int, dict | str]:
+    try:
+        with urllib.request.urlopen(url, timeout=60) as r:
+            body = r.read().decode()
+            return r.status, json.loads(body) if r.headers["Content-Type"] == "application/json" else body
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read().decode())
+
+
+def test_bad_requests_get_one_line_and_the_server_keeps_serving(serve):
+    url = serve("truncate-to-hw")
+    status, page = _get(url)
+    assert status == 200 and "<title>truncate-to-hw: explorer</title>" in page
+    assert "http://" not in page and "https://" not in page  # self-contained: no network
+    status, data = _get(url + "api/view?path=0.99")
+    assert status == 400
+    assert data == {"error": "step 2 of the path: there is no enabled action #99 in state 1 (6 are enabled, "
+                             "numbered from 0)"}
+    status, data = _get(url + "api/view?path=0.1%3Cscript%3E")
+    assert status == 400 and data["error"].startswith("the path must be numbers separated by dots")
+    status, data = _get(url + "api/view")
+    assert status == 400 and data == {"error": "the request needs path=..."}
+    status, data = _get(url + "api/compare?path=0.0&a=1&b=x")
+    assert status == 400 and data == {"error": "b must be a step number, got 'x'"}
+    status, data = _get(url + "etc/passwd")
+    assert status == 404
+    status, data = _get(url + "api/view?path=0.0")  # still serving
+    assert status == 200 and data["trail"][1]["action"] == "ControllerElectLeader(new_leader=r1)"
+
+
+def test_explore_from_a_counterexample(serve):
+    url = serve("truncate-to-hw", "--trace", HW_TRACE)
+    status, page = _get(url)
+    start = re.search(r'data-start="([0-9.]+)"', page).group(1)
+    assert start.count(".") == 8
+    status, data = _get(url + "api/view?path=" + start)
+    assert status == 200 and data["trail"][-1]["step"] == 9
+    assert [i["name"] for i in data["invariants"] if not i["holds"]] == ["WeakIsr", "StrongIsr"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (("kip101", "--trace", HW_TRACE), "error: the trace is of spec 'truncate-to-hw', not 'kip101'"),
+    (("truncate-to-hw", "--trace", HW_TRACE, "--const", "Replicas=2"),
+     "error: the trace does not replay: the trace's first state is not an initial state of this spec"),
+    (("truncate-to-hw", "--trace", "missing.json"), "error: cannot read trace file missing.json"),
+    (("no-such-spec",), "error: unknown spec"),
+])
+def test_bad_command_lines_exit_2_with_one_line(args, message):
+    p = run_cli("explore", *args, "--port", "0", timeout=120)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.startswith(message) and "Traceback" not in p.stderr and p.stderr.count("\n") == 1
+
+
+def test_a_port_in_use_is_one_line():
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        p = subprocess.run([sys.executable, "-m", "modelcheck", "explore", "truncate-to-hw", "--port", str(port)],
+                           cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2
+    assert p.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}: ") and "Traceback" not in p.stderr
