@@ -16,6 +16,7 @@ from modelcheck.counterexamples.graph import graph_to_json, trace_graph
 from modelcheck.counterexamples.html_page import render_html
 from modelcheck.counterexamples.messages import has_messages
 from modelcheck.counterexamples.seqdiagram import render_sequence_svg
+from modelcheck.output.files import write_atomically
 from modelcheck.counterexamples.text import render_text
 from modelcheck.counterexamples.tracefile import dumps
 from modelcheck.errors import RenderError
@@ -82,10 +83,6 @@ def write_outputs(doc: dict, out_dir: str, formats: tuple[str, ...] = DEFAULT_OU
         if fmt == "seq-svg" and not has_messages(doc["steps"]):
             continue
         path = os.path.join(out_dir, f"{stem}.{EXTENSIONS[fmt]}")
-        data = render(doc, fmt)
-        tmp = path + ".tmp"
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
+        write_atomically(path, render(doc, fmt))  # a fresh temporary name: a planted link is never followed
         written.append(path)
     return written

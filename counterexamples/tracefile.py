@@ -110,13 +110,60 @@ def load(path: str) -> dict:
         raise TraceFileError(f"trace file {path} is {size} bytes, over the {MAX_BYTES}-byte limit")
     try:
         with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
+            text = f.read()
     except UnicodeDecodeError:
         raise TraceFileError(f"trace file {path} is not UTF-8 text") from None
+    except OSError as exc:
+        raise TraceFileError(f"cannot read trace file {path}: {exc.strerror}") from None
+    depth = _nesting_depth(text)
+    if depth > MAX_NESTING:
+        raise TraceFileError(f"trace file {path} nests {depth} levels deep, over the limit of {MAX_NESTING}")
+    try:
+        doc = json.loads(text, parse_int=_bounded_int, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise TraceFileError(f"trace file {path} is not valid JSON (truncated?): {exc.msg} at line {exc.lineno}") from None
+    except (ValueError, RecursionError) as exc:
+        raise TraceFileError(f"trace file {path} is malformed: {exc}") from None
     validate(doc, path)
     return doc
+
+
+MAX_NESTING = 64
+"""JSON nesting a trace file may have: states nest a few levels; a crafted file must not exhaust the stack."""
+
+MAX_INT_DIGITS = 40
+
+
+def _nesting_depth(text: str) -> int:
+    """The deepest nesting of brackets outside strings (a linear scan, before the parser recurses)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"an integer of {len(text)} digits")
+    return int(text)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
 
 
 def _require(cond: bool, path: str, what: str) -> None:
@@ -128,7 +175,8 @@ def validate(doc: Any, path: str = "<trace>") -> None:
     """Refuse anything a renderer could trip over, with the first problem named."""
     _require(isinstance(doc, dict), path, "the top level is not an object")
     _require(doc.get("format") == FORMAT, path, f"format is {doc.get('format')!r}, expected {FORMAT!r}")
-    _require(doc.get("version") == VERSION, path, f"version {doc.get('version')!r} is not supported (this is {VERSION})")
+    _require(type(doc.get("version")) is int and doc.get("version") == VERSION, path,
+             f"version {doc.get('version')!r} is not supported (this is {VERSION})")
     for key in ("spec", "title"):
         _require(isinstance(doc.get(key), str), path, f"{key!r} must be a string")
     _require(isinstance(doc.get("constants"), dict), path, "'constants' must be an object")

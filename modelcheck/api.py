@@ -19,6 +19,9 @@ is current.
 
 from __future__ import annotations
 
+import math
+import os
+import sys
 from typing import Any, Mapping, Sequence
 
 import attrs
@@ -32,6 +35,9 @@ from modelcheck.spec.declare import Spec
 from modelcheck.spec.loader import load_spec, spec_reference
 
 ENGINES = ("local", "spark")
+
+MAX_WORKERS = 256
+"""Worker processes one run may start (each holds a share of the visited set and a copy of the model)."""
 
 _DEFAULTS = {
     "engine": "local", "workers": 1, "master": None, "partitions": None, "checkpoint": None,
@@ -83,6 +89,7 @@ def prepare(
     preflight: bool = True,
     spark_context: Any = None,
     verbose: bool = False,
+    worker_timeout: float | None = None,
 ) -> "PreparedCheck":
     """Validate a check's spec, constants and options, and choose its search, without running it.
 
@@ -111,8 +118,19 @@ def prepare(
                                simulate=simulate, engine=engine)
     if conflict:
         raise UsageError(conflict)
-    if workers < 1:
-        raise UsageError(f"workers must be at least 1, got {workers}")
+    if type(workers) is not int or not 1 <= workers <= MAX_WORKERS:
+        raise UsageError(f"workers must be a whole number from 1 to {MAX_WORKERS}, got {workers!r}")
+    if worker_timeout is not None and workers == 1:
+        raise UsageError("--worker-timeout applies with --workers N (N > 1) only")
+    for name, value, least in (("progress_seconds", progress_seconds, 0), ("checkpoint_every", checkpoint_every, 0),
+                               ("worker_timeout", worker_timeout if worker_timeout is not None else 1, 1),
+                               ("walk_seconds", walk_seconds if walk_seconds is not None else 0, 0)):
+        if not isinstance(value, (int, float)) or not math.isfinite(value) or value < least:
+            raise UsageError(f"{name} must be a finite number of at least {least:g}, got {value!r}")
+    notes: list[str] = []
+    cores = os.cpu_count() or 1
+    if workers > cores:
+        notes.append(f"{workers} workers on {cores} cores: more processes than cores is slower, not faster")
     loaded = spec if isinstance(spec, Spec) else load_spec(spec)
     consts = build_constants(loaded, constants or {})
     known = [p.name for p in loaded.invariants]
@@ -138,16 +156,19 @@ def prepare(
     if engine == "spark" and not simulate:
         reference = spec_reference(loaded, spec if isinstance(spec, str) else None)
     return PreparedCheck(
+        notes=tuple(notes),
         spec=loaded, constants=consts, options=options, engine=engine, workers=workers, master=master,
         partitions=partitions, reference=reference, simulate=simulate, seed=seed or 0, walks=walks,
         walk_seconds=walk_seconds, sink=_sink(progress), preflight=preflight, spark_context=spark_context,
-        verbose=verbose)
+        verbose=verbose, worker_timeout=worker_timeout)
 
 
 @attrs.frozen
 class PreparedCheck:
     """A validated check, ready to run: what :func:`prepare` chose."""
 
+    notes: tuple[str, ...]
+    """Warnings about the options themselves (the command line prints them before the search)."""
     spec: Spec
     constants: Any
     options: CheckOptions
@@ -166,6 +187,8 @@ class PreparedCheck:
     preflight: bool
     spark_context: Any
     verbose: bool
+    worker_timeout: float | None = None
+    """Seconds a worker may use no CPU while it owes a reply before the run ends (None: the default)."""
 
     @property
     def invariants(self) -> tuple[str, ...]:
@@ -190,7 +213,8 @@ class PreparedCheck:
         else:
             from modelcheck.search.driver import LevelDriver
 
-            result = LevelDriver(model, self._backend(model), self.sink).run()
+            notice = _stderr_notice if self.sink is not None else None
+            result = LevelDriver(model, self._backend(model), self.sink, notice).run()
         return attrs.evolve(result, warnings=tuple(warnings) + result.warnings, spec_object=self.spec,
                             constants_object=self.constants)
 
@@ -204,10 +228,17 @@ class PreparedCheck:
         if self.workers > 1:
             from modelcheck.search.workers.coordinator import WorkersBackend
 
-            return WorkersBackend(model, self.workers)
+            backend = WorkersBackend(model, self.workers)
+            if self.worker_timeout is not None:
+                backend.stall_seconds = self.worker_timeout
+            return backend
         from modelcheck.search.local import LocalBackend
 
         return LocalBackend(model)
+
+
+def _stderr_notice(message: str) -> None:
+    print(f"Warning: {message}", file=sys.stderr, flush=True)
 
 
 def _sink(progress: ProgressSink | bool) -> ProgressSink | None:

@@ -9,6 +9,7 @@ every checked property holds, 1 means a violation or deadlock was found.
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import sys
@@ -17,14 +18,34 @@ from typing import Any
 import click
 
 from modelcheck import __version__
+from modelcheck.api import MAX_WORKERS
 from modelcheck.errors import ModelCheckError, SpecRuntimeError, UsageError
 from modelcheck.options import option_conflict
 from modelcheck.output.json_form import explanation_json, trace_to_json
+from modelcheck.output.files import check_writable_file, write_atomically
 from modelcheck.output.results import CheckResult
 from modelcheck.output.tlc_text import coverage_lines, summary_lines
 from modelcheck.spec.constants import constants_to_dict
 from modelcheck.spec.declare import Spec
 from modelcheck.spec.loader import load_spec, registered_specs
+
+
+class FiniteFloat(click.ParamType):
+    """A number of seconds: finite (``nan`` and ``inf`` are refused, not silently never reached) and >= ``minimum``."""
+
+    name = "SECONDS"
+
+    def __init__(self, minimum: float) -> None:
+        self.minimum = minimum
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number) or number < self.minimum:
+            self.fail(f"{value!r} is not a finite number of at least {self.minimum:g}", param, ctx)
+        return number
 
 
 class ConstParam(click.ParamType):
@@ -115,12 +136,12 @@ def show_cmd(spec_ref: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the result on stdout.")
 @click.option("--full-trace", is_flag=True, help="Print every variable in every trace state, not only changes.")
 @click.option("--coverage", is_flag=True, help="Print per-action coverage (distinct/generated).")
-@click.option("--progress", "progress_seconds", type=click.FloatRange(min=0.1), default=5.0, show_default=True, help="Seconds between progress lines.")
+@click.option("--progress", "progress_seconds", type=FiniteFloat(0.1), default=5.0, show_default=True, help="Seconds between progress lines.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 @click.option("--verbose", "-v", is_flag=True, help="More detail (per-level timings on Spark).")
 @click.option("--checkpoint", "checkpoint_dir", type=click.Path(file_okay=False), default=None,
               help="Write checkpoints to DIR (at BFS level boundaries, atomically).")
-@click.option("--checkpoint-every", type=click.FloatRange(min=0), default=600.0, show_default=True,
+@click.option("--checkpoint-every", type=FiniteFloat(0), default=600.0, show_default=True,
               help="Seconds between checkpoints (one is also written on Ctrl-C, SIGTERM or --max-memory).")
 @click.option("--resume", type=click.Path(file_okay=False, exists=True), default=None,
               help="Continue the run checkpointed in DIR (same spec, constants and options).")
@@ -128,14 +149,16 @@ def show_cmd(spec_ref: str) -> None:
               help="Write each counterexample here: trace JSON plus text, DOT, SVG and HTML renderings.")
 @click.option("--max-memory", "max_memory_mb", type=click.IntRange(min=1), default=None, metavar="MiB",
               help="Stop with a checkpoint before the process uses more memory than this.")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=1, show_default=True,
               help="Local engine: explore with this many processes (same result as one).")
+@click.option("--worker-timeout", type=FiniteFloat(1), default=None, metavar="SECONDS",
+              help="--workers: end the run when a worker owing a reply has used no CPU for this long (default 120).")
 @click.option("--simulate", is_flag=True,
               help="Random walks up to --max-depth (default 100) instead of an exhaustive check.")
 @click.option("--seed", type=int, default=0, show_default=True, help="--simulate: random seed (runs are reproducible).")
 @click.option("--walks", type=click.IntRange(min=1), default=None,
               help="--simulate: number of walks (default 1000 unless --walk-seconds is given).")
-@click.option("--walk-seconds", type=click.FloatRange(min=0), default=None,
+@click.option("--walk-seconds", type=FiniteFloat(0), default=None,
               help="--simulate: stop after this many seconds.")
 @click.pass_context
 def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tuple, deadlock: bool | None,
@@ -143,7 +166,8 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
               engine: str, master: str | None, partitions: int | None, as_json: bool, full_trace: bool,
               coverage: bool, progress_seconds: float, quiet: bool, verbose: bool,
               checkpoint_dir: str | None, checkpoint_every: float, resume: str | None,
-              out_dir: str | None, max_memory_mb: int | None, workers: int = 1, simulate: bool = False,
+              out_dir: str | None, max_memory_mb: int | None, workers: int = 1,
+              worker_timeout: float | None = None, simulate: bool = False,
               seed: int = 0, walks: int | None = None, walk_seconds: float | None = None) -> None:
     """Exhaustively check SPEC (a registered name, path/to/spec.py or pkg.module:SPEC).
 
@@ -165,7 +189,7 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
         workers=workers, master=master, partitions=partitions, checkpoint=checkpoint_dir,
         checkpoint_every=checkpoint_every, resume=resume, max_memory_mb=max_memory_mb, simulate=simulate,
         seed=seed if "seed" in given else None, walks=walks, walk_seconds=walk_seconds,
-        progress=not quiet, progress_seconds=progress_seconds, verbose=verbose)
+        progress=not quiet, progress_seconds=progress_seconds, verbose=verbose, worker_timeout=worker_timeout)
     spec, c = plan.spec, plan.constants
     out = sys.stderr if as_json else sys.stdout
     consts_text = ", ".join(f"{k}={v}" for k, v in constants_to_dict(c).items())
@@ -173,31 +197,58 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     mode = spec_mode((spec.reference or "").partition(":")[0])
     click.echo(f"Invariants: {', '.join(plan.invariants) or 'none'}; engine: {plan.engine}"
                f"{'; symmetry on' if symmetry else ''}{f'; spec {mode}' if mode else ''}", file=out)
+    for note in plan.notes:  # now, not after a run they make slow
+        click.echo(f"Warning: {note}", err=True)
+    if out_dir:
+        from modelcheck.output.files import check_writable_directory
+
+        check_writable_directory(out_dir, "--out")  # before the search, not after it
     # SIGTERM stops a run the way Ctrl-C does: statistics so far, exit 128+signal.
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         result = plan.run()
     finally:
         signal.signal(signal.SIGTERM, previous)
-    if out_dir and result.violations:
-        for v, files in zip(result.violations, _trace_stems(result.write_trace(out_dir))):
-            click.echo(f"Counterexample ({v.name}) written to {files}", err=True)
+    # What the run found is printed first: a file that cannot be written loses nothing.
     if as_json:
-        click.echo(json.dumps(result.to_json()))
+        click.echo(json.dumps(result.to_json(), allow_nan=False, default=str))
     else:
         _print_result(spec, c, result, full_trace=full_trace, coverage=coverage)
-    if result.result == "interrupted":
-        if plan.options.checkpoint_dir:
-            click.echo(f"Checkpoint written to {plan.options.checkpoint_dir}; continue with --resume "
-                       f"{plan.options.checkpoint_dir} (same spec, constants and options).", err=True)
-        ctx.exit(3 if result.stopped_by == "max-memory" else 130)
+    if plan.options.checkpoint_dir and result.result == "interrupted":
+        _say_checkpoint(result, plan.options.checkpoint_dir)
+    if out_dir:
+        try:
+            written = result.write_trace(out_dir)
+        except OSError as exc:
+            raise UsageError(f"could not write the counterexample to {out_dir}: {exc.strerror or exc} "
+                             "(the result above is complete)") from None
+        for v, files in zip(result.violations, _trace_stems(written)):
+            click.echo(f"Counterexample ({v.name}) written to {files}", err=True)
     ctx.exit(result.exit_code)
+
+
+def _say_checkpoint(result: CheckResult, directory: str) -> None:
+    """Say which checkpoint a stopped run leaves, only if one is on disk and whole."""
+    if result.checkpoint is not None:
+        click.echo(f"Checkpoint written to {directory} (level {result.checkpoint_level + 1}); continue with "
+                   f"--resume {directory} (same spec, constants and options).", err=True)
+    else:
+        why = f": {result.checkpoint_note}" if result.checkpoint_note else ""
+        click.echo(f"No checkpoint was written to {directory}{why}; a new run would start from the beginning.",
+                   err=True)
 
 
 def _explicit_params(ctx: click.Context) -> dict[str, Any]:
     """The parameters the user set on the command line or through the environment, with their values."""
     given = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
     return {name: value for name, value in ctx.params.items() if ctx.get_parameter_source(name) in given}
+
+
+def _write_output(path: str, data: bytes) -> None:
+    try:
+        write_atomically(path, data)
+    except OSError as exc:
+        raise UsageError(f"--output {path}: cannot write it: {exc.strerror or exc}") from None
 
 
 def _trace_stems(paths: list[str]) -> list[str]:
@@ -220,10 +271,11 @@ def render_cmd(trace_file: str, fmt: str, output: str | None) -> None:
     from modelcheck.counterexamples.render import render
     from modelcheck.counterexamples.tracefile import load
 
+    if output:
+        check_writable_file(output, "--output")
     data = render(load(trace_file), fmt)
     if output:
-        with open(output, "wb") as f:
-            f.write(data)
+        _write_output(output, data)
     elif fmt == "png":
         raise UsageError("--format png writes binary data; give --output FILE")
     else:
@@ -251,6 +303,8 @@ def graph_cmd(spec_ref: str, consts: tuple, invariants: tuple, fmt: str, limit: 
 
     if fmt == "png" and not output:
         raise UsageError("--format png writes binary data; give --output FILE")
+    if output:
+        check_writable_file(output, "--output")
     plan = prepare(spec_ref, dict(consts), invariants=invariants or None)
     model = BoundModel(plan.spec, plan.constants, plan.options)
     if radius is None:
@@ -263,8 +317,7 @@ def graph_cmd(spec_ref: str, consts: tuple, invariants: tuple, fmt: str, limit: 
         g = neighbourhood_graph(model, trace, radius, limit)
     data = state_graph_output(g, fmt)
     if output:
-        with open(output, "wb") as f:
-            f.write(data)
+        _write_output(output, data)
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
@@ -338,10 +391,14 @@ def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, 
         click.echo(render_text(trace_to_json(spec, c, v.trace), only_changes=not full_trace))
     if result.result == "holds":
         click.echo("Model checking completed. No error has been found.")
+    elif result.result == "incomplete" and result.stopped_by in ("max-states", "max-depth"):
+        click.echo(f"Model checking incomplete: --{result.stopped_by} stopped the search; no error found so far.")
     elif result.result == "incomplete":
         click.echo(f"Model checking stopped early ({result.stopped_by}); no error found so far.")
     elif result.stopped_by == "max-memory":
         click.echo("Model checking stopped: the --max-memory budget was reached; statistics so far:")
+    elif result.stopped_by == "out-of-memory":
+        click.echo("Model checking stopped: out of memory; statistics so far:")
     elif result.result == "interrupted":
         click.echo("Model checking interrupted; statistics so far:")
     for line in summary_lines(result):

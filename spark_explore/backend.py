@@ -37,8 +37,9 @@ import attrs
 import numpy as np
 
 from modelcheck.model.bound import BoundModel
-from modelcheck.search.backend import FrontierSnapshot, LevelAbandoned, LevelCommit, LevelReport, LevelRequest
+from modelcheck.search.backend import FrontierWrite, LevelAbandoned, LevelCommit, LevelReport, LevelRequest
 from modelcheck.search.backend import SpecFailure
+from modelcheck.search.checkpoint import write_frontier_part
 from modelcheck.search.discovery import digit, split
 from modelcheck.spark_explore import executor as ex
 from modelcheck.spark_explore.session import is_local, spark_context
@@ -214,12 +215,13 @@ class SparkBackend:
             self._pending = None
         self._cancel_quietly()
 
-    def frontier_states(self) -> FrontierSnapshot:
-        """The frontier, collected to the driver and sorted into discovery order (the checkpoint's)."""
+    def write_frontier(self, directory: str) -> FrontierWrite:
+        """The frontier, collected to the driver and sorted into discovery order, written as one part."""
         records = self._action(self.source.mapPartitions(ex.frontier_records).collect, abandonable=False)
         records.sort(key=lambda r: r[1])
         fps = np.fromiter((r[0] for r in records), dtype=np.int64, count=len(records))
-        return FrontierSnapshot(fps, [r[2] for r in records])
+        part = write_frontier_part(directory, 0, (r[2] for r in records), np.arange(len(records), dtype=np.int64))
+        return FrontierWrite(fps, [part])
 
     def detail(self) -> str:
         """Per-level timings for verbose progress lines."""

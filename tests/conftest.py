@@ -99,13 +99,28 @@ def json_report(p: subprocess.CompletedProcess, *also_drop: str) -> dict:
 
 def checkpoint_level(directory) -> int:
     """The level of the checkpoint in ``directory``, or -1 while there is none (or it is being written)."""
-    from modelcheck.search.checkpoint import FILE_NAME
+    from modelcheck.errors import CheckpointError
+    from modelcheck.search.checkpoint import read_manifest
 
     try:
-        with open(os.path.join(directory, FILE_NAME), "rb") as f:
-            return pickle.load(f)["payload"]["level"]
-    except (OSError, EOFError, pickle.UnpicklingError):
+        return read_manifest(str(directory))["level"]
+    except (CheckpointError, OSError):
         return -1
+
+
+def checkpoint_manifest(directory) -> dict:
+    """The manifest body of the checkpoint in ``directory`` (its own digest verified)."""
+    from modelcheck.search.checkpoint import read_manifest
+
+    return read_manifest(str(directory))
+
+
+def checkpoint_leftovers(directory) -> list[str]:
+    """What ``directory`` holds besides the checkpoint (manifest, lock, the data directory it names)."""
+    from modelcheck.search.checkpoint import LOCK, MANIFEST
+
+    keep = {MANIFEST, LOCK, checkpoint_manifest(directory)["data"]}
+    return sorted(n for n in os.listdir(directory) if n not in keep)
 
 
 def kill_once_checkpointed(p: subprocess.Popen, directory, level: int, *, kill=None, watch=None,

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from conftest import ROOT, json_report as result_of, kill_once_checkpointed, run_cli
-from modelcheck.search.checkpoint import FILE_NAME
+from conftest import ROOT, checkpoint_leftovers, json_report as result_of, kill_once_checkpointed, run_cli
+from modelcheck.search.checkpoint import has_checkpoint
 
 
 def kill_at_level(args: list[str], directory, level: int) -> None:
@@ -39,7 +39,7 @@ def test_resume_after_sigkill_gives_the_uninterrupted_result(tmp_path, args, lev
         # be there, but the checkpoint itself is intact, and resuming removes the leftover.
         resumed = run_cli(*args, "-q", "--json", "--resume", str(directory))
         assert result_of(resumed) == expected, f"killed at level {level}"
-        assert not [n for n in os.listdir(directory) if n != FILE_NAME], "a temporary file was left behind"
+        assert checkpoint_leftovers(directory) == [], "a temporary file was left behind"
         assert resumed.returncode == (1 if expected["result"] == "violated" else 0)
 
 
@@ -76,4 +76,4 @@ def test_max_memory_stops_with_a_checkpoint(tmp_path):
     p = run_cli("check", "kip320", "--max-memory", "1", "--checkpoint", str(tmp_path), "-q")
     assert p.returncode == 3
     assert "--max-memory budget was reached" in p.stdout
-    assert os.path.exists(tmp_path / FILE_NAME)
+    assert has_checkpoint(str(tmp_path))

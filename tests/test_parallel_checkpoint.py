@@ -9,6 +9,7 @@ and no temporary directory outlives the run.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -144,7 +145,7 @@ def test_signal_stops_with_a_checkpoint_that_resumes(tmp_path, tmpdir_env, sig, 
             p.kill()
     assert p.returncode == 130, err
     assert "Model checking interrupted; statistics so far:" in out
-    assert f"Checkpoint written to {directory}; continue with --resume" in err
+    assert re.search(rf"Checkpoint written to {re.escape(str(directory))} \(level \d+\); continue with --resume", err)
     assert "Traceback" not in err
     assert_no_orphans(workers, tmpdir)
     assert checkpoint_level(directory) >= 1

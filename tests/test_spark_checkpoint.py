@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 import re
 import shutil
 import signal
@@ -23,8 +22,8 @@ import sys
 
 import pytest
 
-from conftest import MODELS, ROOT, checkpoint_level, json_report, kill_once_checkpointed, run_cli
-from modelcheck.search.checkpoint import FILE_NAME
+from conftest import (MODELS, ROOT, checkpoint_leftovers, checkpoint_level, checkpoint_manifest, json_report,
+                      kill_once_checkpointed, run_cli)
 
 pytestmark = pytest.mark.spark
 
@@ -80,7 +79,7 @@ def test_spark_resume_after_sigkill_gives_the_uninterrupted_result(tmp_path, arg
         assert json.loads(resumed.stdout)["engine"] == "spark"
         assert report(resumed) == expected, f"killed after the checkpoint of level {killed_at}"
         # A kill in the middle of a write leaves a temporary file; resuming removes it.
-        assert os.listdir(directory) == [FILE_NAME]
+        assert checkpoint_leftovers(directory) == []
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
@@ -104,15 +103,15 @@ def test_spark_interrupt_stops_at_a_boundary_with_a_checkpoint_that_resumes(tmp_
             p.wait()
     assert p.returncode == 130, err[-3000:]
     assert "Model checking interrupted; statistics so far:" in out
-    assert f"Checkpoint written to {ck}; continue with --resume {ck}" in err
+    assert re.search(rf"Checkpoint written to {re.escape(str(ck))} \(level \d+\); continue with --resume", err)
     assert "Traceback" not in err
     level = checkpoint_level(ck)
     assert level >= 4
-    assert os.listdir(ck) == [FILE_NAME]
+    assert checkpoint_leftovers(ck) == []
     # The statistics printed are those of the boundary checkpointed.
-    with open(ck / FILE_NAME, "rb") as f:
-        snap = pickle.load(f)["payload"]
-    assert f"{len(snap['seen']):,} distinct states found, {len(snap['frontier']):,} states left on queue" in out
+    snap = checkpoint_manifest(ck)
+    seen, frontier = sum(snap["level_sizes"]), snap["level_sizes"][snap["level"]]
+    assert f"{seen:,} distinct states found, {frontier:,} states left on queue" in out
     # SIGINT: resumed on Spark; SIGTERM: resumed by the local engine (the checkpoint is the same file).
     engine = SPARK if sig == signal.SIGINT else ()
     resumed = run_cli(*args, *engine, "-q", "--json", "--resume", str(ck))

@@ -91,6 +91,9 @@ def result_to_json(spec: Spec, consts: Any, r: CheckResult) -> dict:
         "sometimes": dict(r.sometimes_reached),
         "warnings": list(r.warnings),
         "stopped_by": r.stopped_by,
+        "complete": r.result in ("holds", "violated", "deadlock") and not r.stopped_by,
+        "checkpoint": ({"directory": r.checkpoint, "level": r.checkpoint_level + 1}
+                       if r.checkpoint is not None and r.checkpoint_level is not None else None),
     }
     if r.violations:
         out["violation"] = violation_to_json(spec, consts, r.violations[0])

@@ -76,6 +76,12 @@ class CheckResult:
     warnings: tuple[str, ...] = ()
     stopped_by: str | None = None
     """Why an incomplete run stopped (``max-depth``, ``max-states``, ``interrupt``...)."""
+    checkpoint: str | None = None
+    """The directory holding a checkpoint this run can be resumed from (written or resumed by it), if any."""
+    checkpoint_level: int | None = None
+    """The level boundary that checkpoint holds."""
+    checkpoint_note: str | None = None
+    """Why a checkpoint asked for could not be written, when it could not."""
     spec_object: Any = attrs.field(default=None, eq=False, repr=False)
     """The :class:`~modelcheck.spec.declare.Spec` checked, for :meth:`to_json` and :meth:`write_trace`."""
     constants_object: Any = attrs.field(default=None, eq=False, repr=False)
@@ -119,5 +125,12 @@ class CheckResult:
 
     @property
     def exit_code(self) -> int:
-        """0 when everything checked holds, 1 for a violation or deadlock."""
-        return 1 if self.result in ("violated", "deadlock") else 0
+        """The command line's exit status: 0 holds, 1 a violation or deadlock, 3 stopped by the memory limit,
+        4 a bound (``--max-states``, ``--max-depth``) stopped an exhaustive search, 130 interrupted."""
+        if self.result in ("violated", "deadlock"):
+            return 1
+        if self.result == "interrupted":
+            return 3 if self.stopped_by in ("max-memory", "out-of-memory") else 130
+        if self.result == "incomplete" and self.stopped_by in ("max-states", "max-depth"):
+            return 4
+        return 0

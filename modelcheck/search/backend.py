@@ -26,8 +26,10 @@ worker processes (:mod:`.workers`) or on Spark
 ``abandon()``
     drop the level under way (an interrupt): the frontier and visited set are
     those of the boundary again;
-``frontier_states()``
-    the frontier in discovery order, for a checkpoint;
+``write_frontier(directory)``
+    write the frontier's states into a checkpoint's data directory (part
+    files of states and their ranks) and give the fingerprints in discovery
+    order;
 ``close()``.
 
 A backend never decides counts, stops or traces on its own: it reports, and
@@ -42,6 +44,7 @@ import attrs
 import numpy as np
 
 from modelcheck.errors import SpecRuntimeError, StateError
+from modelcheck.search.checkpoint import FrontierPart
 
 Position = tuple[Any, int]
 """A candidate's discovery position: (its parent's rank or path key, its index among the parent's successors)."""
@@ -126,13 +129,13 @@ class LevelCommit:
 
 
 @attrs.frozen
-class FrontierSnapshot:
-    """A level boundary's frontier as a checkpoint stores it."""
+class FrontierWrite:
+    """What a backend wrote of a level boundary's frontier into a checkpoint's data directory."""
 
     fps: np.ndarray
     """The frontier's fingerprints in discovery order."""
-    states: Any
-    """The states in the same order: a list, or an object that pickles as one."""
+    parts: list[FrontierPart]
+    """The part files: states (safe_pickle.dump_states) and their ranks in the level (.npy)."""
 
 
 class LevelAbandoned(Exception):
@@ -161,7 +164,7 @@ class Backend(Protocol):
 
     def abandon(self) -> None: ...
 
-    def frontier_states(self) -> FrontierSnapshot: ...
+    def write_frontier(self, directory: str) -> FrontierWrite: ...
 
     def memory_bytes(self) -> int | None: ...
 

@@ -1,35 +1,58 @@
-"""Checkpoints of a running search, written atomically, and refused when they do not match.
+"""Checkpoints that cannot lie: written atomically, verified byte for byte, refused when they do not match.
 
 A checkpoint is taken at a BFS level boundary: the visited fingerprints, the
-parent arrays of every level, the frontier still to expand and the statistics
-so far.  Resuming from it and finishing gives exactly the counts and the first
-violation of an uninterrupted run, because a level boundary is a point the
-uninterrupted run also passes through.
+parent records of every level, the frontier still to expand, the counters
+and the violations found so far.  Resuming from it and finishing gives
+exactly the counts and the first violation of an uninterrupted run, because
+a level boundary is a point the uninterrupted run also passes through.
 
-Writing is atomic: the data goes to a temporary file in the same directory,
-is fsynced, and is renamed over ``checkpoint.pickle`` (then the directory is
-fsynced).  A kill at any moment leaves either the previous checkpoint or the
-new one, never a torn file.  A failed write (a full disk) removes the
-temporary file and raises :class:`CheckpointError`; the previous checkpoint
-stays intact.
+On disk (``DIR`` is ``--checkpoint``)::
 
-The file is a pickle: load checkpoints only from directories you wrote.
+    DIR/checkpoint.json     the manifest: what the checkpoint belongs to (spec, a digest of the spec's
+                            source files, constants, options, version), the counters, the violations,
+                            and the size and SHA-256 of every data file; its own SHA-256 inside
+    DIR/data-XXXXXXXX/      the data files: numpy arrays (.npy, read without pickle) and the frontier's
+                            states (pickles read by modelcheck.search.safe_pickle, which admits only the
+                            spec's NamedTuple classes and plain containers: loading runs no code)
+    DIR/.lock               held (flock) by the run using DIR: one run at a time
+
+Writing is atomic: a new data directory is written and fsynced first, then
+the manifest goes to a temporary file that is renamed over
+``checkpoint.json``, then the old data directory is removed.  A kill at any
+moment leaves either the previous checkpoint or the new one.  Reading
+verifies the manifest's own digest, every file's size and digest, the
+identity, and the arrays' shapes and ranges; any damage or mismatch is one
+:class:`CheckpointError` line, never a traceback and never a result.  The
+digests detect damage (a flipped bit, a truncated file), not a forgery:
+who can write ``DIR`` can make a consistent checkpoint of a different
+search, but not one that runs code.
 """
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import json
+import math
 import os
-import pickle
+import shutil
 import tempfile
-from typing import Any
+from typing import Any, Callable, Iterable
 
 import attrs
+import numpy as np
 
 from modelcheck import __version__
 from modelcheck.errors import CheckpointError
 
-FORMAT_VERSION = 1
-FILE_NAME = "checkpoint.pickle"
+FORMAT = "modelcheck-checkpoint"
+VERSION = 3
+MANIFEST = "checkpoint.json"
+LOCK = ".lock"
+DATA_PREFIX = "data-"
+OLD_FILE = "checkpoint.pickle"
+"""The single-pickle checkpoint of earlier versions: recognised, refused, never loaded."""
+MAX_MANIFEST_BYTES = 256 * 1024 * 1024
 
 
 @attrs.frozen
@@ -38,126 +61,458 @@ class CheckpointIdentity:
 
     spec: str
     """The spec's name."""
+    sources: str
+    """A digest of the spec's source files (:func:`modelcheck.spec.sources.sources_digest`)."""
     constants: tuple
     """The constants as sorted (name, value) pairs."""
     options: tuple
     """The options that change the search (invariants, symmetry, deadlock, bounds)."""
     modelcheck_version: str = __version__
     """The version that wrote it; state encodings may change between versions."""
-    format_version: int = FORMAT_VERSION
+
+    def to_json(self) -> dict[str, Any]:
+        return {"spec": self.spec, "sources": self.sources, "constants": [list(p) for p in self.constants],
+                "options": [[k, list(v) if isinstance(v, tuple) else v] for k, v in self.options],
+                "modelcheck_version": self.modelcheck_version}
 
     def mismatch(self, other: "CheckpointIdentity") -> str | None:
         """A one-line reason why ``other`` (the run being resumed) does not match, or None."""
-        for field, what in (
-            ("format_version", "checkpoint format"),
-            ("modelcheck_version", "modelcheck version"),
-            ("spec", "spec"),
-            ("constants", "constants"),
-            ("options", "options"),
-        ):
+        for field, what in (("modelcheck_version", "modelcheck version"), ("spec", "spec")):
             mine, theirs = getattr(self, field), getattr(other, field)
             if mine != theirs:
+                return f"the checkpoint is for {what} {mine}, this run has {theirs}"
+        if self.sources != other.sources:
+            return (f"spec {self.spec} has changed since the checkpoint was written (the digest of its "
+                    "source files differs)")
+        for field, what in (("constants", "constants"), ("options", "options")):
+            mine, theirs = getattr(self, field), getattr(other, field)
+            if _canonical(mine) != _canonical(theirs):
                 return f"the checkpoint is for {what} {_show(mine)}, this run has {_show(theirs)}"
         return None
 
 
+def _canonical(pairs: Any) -> str:
+    return json.dumps(pairs, sort_keys=True, default=list)
+
+
 def _show(v: Any) -> str:
-    if isinstance(v, tuple) and all(isinstance(x, tuple) and len(x) == 2 for x in v):
-        return ", ".join(f"{k}={val}" for k, val in v) or "(none)"
+    if isinstance(v, (tuple, list)) and all(isinstance(x, (tuple, list)) and len(x) == 2 for x in v):
+        return ", ".join(f"{k}={val if not isinstance(val, list) else tuple(val)}" for k, val in v) or "(none)"
     return str(v)
 
 
-PAYLOAD_FORMAT = 2
-"""The layout of a level-boundary payload, shared by every engine (so any engine resumes any other's)."""
+@attrs.frozen
+class ViolationPoint:
+    """A violation as a checkpoint keeps it: its trace is rebuilt by replay on resume."""
 
-BOUNDARY_FIELDS = (
-    "level", "frontier", "seen", "parent_fps", "parent_idx", "generated", "act_generated", "act_distinct",
-    "sometimes_reached", "violations", "depth", "elapsed",
-)
-"""What a level boundary holds: the frontier of ``level`` (states in discovery order), every
-fingerprint seen, per level the fingerprints and parent indices, the counters, and the time spent."""
-
-
-def boundary_payload(**fields: Any) -> dict[str, Any]:
-    """The payload of a checkpoint at a level boundary, in the one format every engine reads."""
-    missing = [f for f in BOUNDARY_FIELDS if f not in fields]
-    extra = [f for f in fields if f not in BOUNDARY_FIELDS]
-    if missing or extra:
-        raise TypeError(f"boundary_payload: missing {missing}, unexpected {extra}")
-    return {"format": PAYLOAD_FORMAT, **fields}
+    kind: str
+    name: str
+    description: str
+    level: int
+    """The level of the violating state (of the parent, for a deadlock)."""
+    fp: int
 
 
-def read_boundary(directory: str, expected: CheckpointIdentity) -> dict[str, Any]:
-    """The level-boundary payload of the checkpoint in ``directory`` (see :func:`read_checkpoint`)."""
-    snap = read_checkpoint(directory, expected)
-    if not isinstance(snap, dict) or snap.get("format") != PAYLOAD_FORMAT:
-        raise CheckpointError("the checkpoint was written by an older engine; start the run again")
-    return snap
+@attrs.define
+class Boundary:
+    """Everything a level boundary holds (the frontier's states only when read back)."""
+
+    level: int
+    level_sizes: list[int]
+    parent_fps: np.ndarray
+    """The fingerprints of every level, concatenated in level order and discovery order."""
+    parent_idx: np.ndarray
+    """For each, the index of its parent in the level before (0 for the initial states)."""
+    visited: np.ndarray
+    """Every fingerprint, sorted."""
+    generated: int
+    act_generated: list[int]
+    act_distinct: list[int]
+    sometimes_reached: dict[str, bool]
+    violations: list[ViolationPoint]
+    depth: int
+    elapsed: float
+    frontier: list = attrs.Factory(list)
 
 
-def checkpoint_path(directory: str) -> str:
-    return os.path.join(directory, FILE_NAME)
+@attrs.frozen
+class FrontierPart:
+    """One file of frontier states (:func:`modelcheck.search.safe_pickle.dump_states`) and its ranks (.npy)."""
+
+    states_file: str
+    ranks_file: str
+    count: int
 
 
-def write_checkpoint(directory: str, identity: CheckpointIdentity, payload: dict[str, Any]) -> int:
-    """Atomically replace the checkpoint in ``directory``; returns the bytes written."""
+def write_frontier_part(directory: str, index: int, states: Iterable[Any], ranks: np.ndarray) -> FrontierPart:
+    """Write one part of a frontier (its states in rank order, and the ranks) into a data directory."""
+    from modelcheck.search.safe_pickle import dump_states
+
+    states_file, ranks_file = f"frontier-{index}.pickle", f"frontier-{index}.ranks.npy"
+    with open(os.path.join(directory, states_file), "xb") as f:
+        write_to = getattr(states, "write_pickled", None)  # a frontier spilled to disk copies its files
+        count = write_to(f) if write_to is not None else dump_states(f, states)
+    if count != len(ranks):
+        raise CheckpointError(f"a frontier part holds {count} states and {len(ranks)} ranks")
+    _save_array(os.path.join(directory, ranks_file), np.asarray(ranks, dtype=np.int64))
+    return FrontierPart(states_file, ranks_file, count)
+
+
+# -- the lock ------------------------------------------------------------------------------
+
+
+class CheckpointLock:
+    """An exclusive lock on a checkpoint directory for one run; the kernel drops it when the process dies."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+        self.fd: int | None = None
+
+    def acquire(self) -> None:
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            fd = os.open(os.path.join(self.directory, LOCK), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as exc:
+            raise CheckpointError(f"cannot use checkpoint directory {self.directory}: "
+                                  f"{exc.strerror or exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            try:
+                holder = os.read(fd, 32).decode("ascii", "replace").strip() or "?"
+            except OSError:
+                holder = "?"
+            os.close(fd)
+            raise CheckpointError(f"checkpoint directory {self.directory} is in use by another run (pid {holder}); "
+                                  "use another directory or wait for that run to end") from None
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+            probe = tempfile.NamedTemporaryFile(dir=self.directory, prefix=".probe-", delete=True)
+            probe.close()
+        except OSError as exc:
+            os.close(fd)
+            raise CheckpointError(f"checkpoint directory {self.directory} is not writable: "
+                                  f"{exc.strerror or exc}") from None
+        self.fd = fd
+
+    def release(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+# -- writing ----------------------------------------------------------------------------
+
+
+def write_checkpoint(directory: str, identity: CheckpointIdentity,
+                     write_data: Callable[[str], tuple[Boundary, list[FrontierPart]]]) -> str:
+    """Atomically replace the checkpoint in ``directory``; returns the manifest's path.
+
+    ``write_data(data_dir)`` writes the frontier's part files into the new
+    data directory and returns the boundary and the parts.  A failed write (a
+    full disk) removes what it wrote and raises :class:`CheckpointError`; the
+    previous checkpoint stays intact.
+    """
     try:
-        os.makedirs(directory, exist_ok=True)
+        data = tempfile.mkdtemp(prefix=DATA_PREFIX, dir=directory)
     except OSError as exc:
-        raise CheckpointError(f"cannot create checkpoint directory {directory}: {exc.strerror}") from None
-    fd, tmp = tempfile.mkstemp(prefix=".checkpoint-", suffix=".tmp", dir=directory)
+        raise CheckpointError(f"could not write a checkpoint to {directory}: {exc.strerror or exc}") from None
+    tmp = None
     try:
-        with os.fdopen(fd, "wb") as f:
-            pickle.dump({"identity": identity, "payload": payload}, f, protocol=pickle.HIGHEST_PROTOCOL)
+        boundary, parts = write_data(data)
+        _save_array(os.path.join(data, "visited.npy"), boundary.visited.astype(np.int64, copy=False))
+        _save_array(os.path.join(data, "parent-fps.npy"), boundary.parent_fps.astype(np.int64, copy=False))
+        _save_array(os.path.join(data, "parent-idx.npy"), boundary.parent_idx.astype(np.int32, copy=False))
+        files = {}
+        for name in sorted(os.listdir(data)):
+            files[name] = _file_digest(os.path.join(data, name), fsync=True)
+        _fsync_dir(data)
+        body = {
+            "format": FORMAT,
+            "version": VERSION,
+            "identity": identity.to_json(),
+            "level": boundary.level,
+            "level_sizes": [int(n) for n in boundary.level_sizes],
+            "generated": int(boundary.generated),
+            "act_generated": [int(n) for n in boundary.act_generated],
+            "act_distinct": [int(n) for n in boundary.act_distinct],
+            "sometimes_reached": {str(k): bool(v) for k, v in boundary.sometimes_reached.items()},
+            "violations": [attrs.asdict(v) for v in boundary.violations],
+            "depth": int(boundary.depth),
+            "elapsed": float(boundary.elapsed),
+            "data": os.path.basename(data),
+            "frontier": [[p.states_file, p.ranks_file, int(p.count)] for p in parts],
+            "files": files,
+        }
+        text = _dumps_manifest(body)
+        fd, tmp = tempfile.mkstemp(prefix=".checkpoint-", suffix=".tmp", dir=directory)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
             f.flush()
             os.fsync(f.fileno())
-            size = f.tell()
-        os.replace(tmp, checkpoint_path(directory))
+        os.replace(tmp, os.path.join(directory, MANIFEST))
+        tmp = None
+        _fsync_dir(directory)
     except OSError as exc:
         _remove_quietly(tmp)
+        shutil.rmtree(data, ignore_errors=True)
         raise CheckpointError(
             f"could not write a checkpoint to {directory}: {exc.strerror or exc}; "
             "the previous checkpoint, if any, is intact"
         ) from None
     except BaseException:
         _remove_quietly(tmp)
+        shutil.rmtree(data, ignore_errors=True)
         raise
-    _fsync_dir(directory)
-    _remove_stale_temporaries(directory)
-    return size
+    remove_stale(directory, keep=os.path.basename(data))
+    return os.path.join(directory, MANIFEST)
 
 
-def _remove_stale_temporaries(directory: str) -> None:
-    """Delete half-written checkpoints left by a process killed while writing (never the live file)."""
+def _dumps_manifest(body: dict[str, Any]) -> str:
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return json.dumps({"sha256": hashlib.sha256(canonical.encode()).hexdigest(), "body": body},
+                      sort_keys=True, indent=1, allow_nan=False) + "\n"
+
+
+def _save_array(path: str, arr: np.ndarray) -> None:
+    with open(path, "xb") as f:
+        np.save(f, arr, allow_pickle=False)
+
+
+def _file_digest(path: str, fsync: bool = False) -> dict[str, Any]:
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as f:
+        while True:
+            block = f.read(1 << 20)
+            if not block:
+                break
+            h.update(block)
+            size += len(block)
+        if fsync:
+            os.fsync(f.fileno())
+    return {"bytes": size, "sha256": h.hexdigest()}
+
+
+def remove_stale(directory: str, keep: str | None) -> None:
+    """Delete data directories other than ``keep`` and half-written manifests (of runs killed while writing)."""
     try:
         names = os.listdir(directory)
     except OSError:
         return
     for name in names:
-        if name.startswith(".checkpoint-") and name.endswith(".tmp"):
-            _remove_quietly(os.path.join(directory, name))
+        path = os.path.join(directory, name)
+        if name.startswith(DATA_PREFIX) and name != keep and os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        elif name.startswith(".checkpoint-") and name.endswith(".tmp"):
+            _remove_quietly(path)
 
 
-def read_checkpoint(directory: str, expected: CheckpointIdentity) -> dict[str, Any]:
-    """The payload of the checkpoint in ``directory``, refusing one of another run."""
-    path = checkpoint_path(directory)
-    if not os.path.isfile(path):
-        raise CheckpointError(f"no checkpoint in {directory} (expected {FILE_NAME})")
+# -- reading ------------------------------------------------------------------------------
+
+
+def has_checkpoint(directory: str) -> bool:
+    return os.path.isfile(os.path.join(directory, MANIFEST))
+
+
+def verified_level(directory: str) -> int | None:
+    """The level of the checkpoint in ``directory`` if its manifest is whole and its files have their sizes.
+
+    For telling the user a checkpoint exists: cheap (no file is read but the
+    manifest); a resume verifies every byte.
+    """
     try:
-        with open(path, "rb") as f:
-            data = pickle.load(f)
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError) as exc:
-        raise CheckpointError(f"checkpoint {path} is unreadable: {type(exc).__name__}: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("identity"), CheckpointIdentity):
-        raise CheckpointError(f"{path} is not a modelcheck checkpoint")
-    reason = data["identity"].mismatch(expected)
+        body = read_manifest(directory)
+        folder = os.path.join(directory, body["data"])
+        for name, meta in body["files"].items():
+            if not _safe_name(name) or os.path.getsize(os.path.join(folder, name)) != meta["bytes"]:
+                return None
+        return _count(body["level"])
+    except (CheckpointError, OSError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def read_checkpoint(directory: str, expected: CheckpointIdentity,
+                    load_part: Callable[[Any, int], list]) -> Boundary:
+    """The boundary in ``directory``, verified; refuses (one line) a damaged checkpoint or one of another run.
+
+    ``load_part(file, count)`` reads ``count`` states from an open frontier
+    file (with the spec's restricted unpickler).
+    """
+    body = read_manifest(directory)
+    reason = _identity_from(body).mismatch(expected)
     if reason:
         raise CheckpointError(f"cannot resume from {directory}: {reason}")
-    _remove_stale_temporaries(directory)  # a kill during the last write may have left one
-    return data["payload"]
+    boundary = _read_data(directory, body, load_part)
+    remove_stale(directory, keep=body["data"])  # what a writer killed mid-write left beside it
+    return boundary
 
 
-def _remove_quietly(path: str) -> None:
+def read_manifest(directory: str) -> dict[str, Any]:
+    """The manifest's body, its own digest verified (no data file is read)."""
+    path = os.path.join(directory, MANIFEST)
+    if not os.path.isfile(path):
+        if os.path.isfile(os.path.join(directory, OLD_FILE)):
+            raise CheckpointError(f"the checkpoint in {directory} was written by an older modelcheck "
+                                  "(a single pickle file); start the run again")
+        raise CheckpointError(f"no checkpoint in {directory} (expected {MANIFEST})")
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_MANIFEST_BYTES:
+            raise CheckpointError(f"checkpoint {path} is damaged (a {size}-byte manifest)")
+        with open(path, "rb") as f:
+            raw = f.read()
+        doc = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except CheckpointError:
+        raise
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise CheckpointError(f"checkpoint {path} is damaged or unreadable: {type(exc).__name__}") from None
+    if not isinstance(doc, dict) or set(doc) != {"sha256", "body"} or not isinstance(doc["body"], dict):
+        raise CheckpointError(f"{path} is not a modelcheck checkpoint manifest")
+    body = doc["body"]
+    try:
+        canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        raise CheckpointError(f"checkpoint {path} is damaged (its digest does not match)") from None
+    if hashlib.sha256(canonical.encode()).hexdigest() != doc["sha256"]:
+        raise CheckpointError(f"checkpoint {path} is damaged (its digest does not match)")
+    if body.get("format") != FORMAT or body.get("version") != VERSION:
+        raise CheckpointError(f"{path} is not a checkpoint this modelcheck can read "
+                              f"(format {body.get('format')!r} version {body.get('version')!r})")
+    return body
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number here")
+
+
+def _identity_from(body: dict[str, Any]) -> CheckpointIdentity:
+    ident = body.get("identity")
+    try:
+        return CheckpointIdentity(
+            spec=_typed(ident["spec"], str), sources=_typed(ident["sources"], str),
+            constants=tuple(tuple(p) for p in _typed(ident["constants"], list)),
+            options=tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in _typed(ident["options"], list)),
+            modelcheck_version=_typed(ident["modelcheck_version"], str))
+    except (KeyError, TypeError, ValueError):
+        raise CheckpointError("the checkpoint's identity is damaged") from None
+
+
+def _typed(value: Any, kind: type) -> Any:
+    if type(value) is not kind:
+        raise TypeError(f"expected {kind.__name__}")
+    return value
+
+
+def _count(value: Any) -> int:
+    if type(value) is not int or value < 0:
+        raise TypeError("expected a count")
+    return value
+
+
+def _read_data(directory: str, body: dict[str, Any], load_part: Callable[[Any, int], list]) -> Boundary:
+    damaged = f"checkpoint in {directory} is damaged"
+    try:
+        level = _count(body["level"])
+        level_sizes = [_count(n) for n in _typed(body["level_sizes"], list)]
+        data = _typed(body["data"], str)
+        files = _typed(body["files"], dict)
+        frontier = [(str(a), str(b), _count(c)) for a, b, c in _typed(body["frontier"], list)]
+        counters = dict(
+            generated=_count(body["generated"]),
+            act_generated=[_count(n) for n in _typed(body["act_generated"], list)],
+            act_distinct=[_count(n) for n in _typed(body["act_distinct"], list)],
+            sometimes_reached={_typed(k, str): _typed(v, bool)
+                               for k, v in _typed(body["sometimes_reached"], dict).items()},
+            depth=_count(body["depth"]),
+            elapsed=float(body["elapsed"]),
+            violations=[ViolationPoint(_typed(v["kind"], str), _typed(v["name"], str), _typed(v["description"], str),
+                                       _count(v["level"]), _typed(v["fp"], int))
+                        for v in _typed(body["violations"], list)],
+        )
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise CheckpointError(f"{damaged} (its manifest lacks or mistypes a field)") from None
+    if not math.isfinite(counters["elapsed"]) or len(level_sizes) != level + 1:
+        raise CheckpointError(f"{damaged} (inconsistent manifest)")
+    if not _safe_name(data) or not data.startswith(DATA_PREFIX):
+        raise CheckpointError(f"{damaged} (bad data directory name)")
+    folder = os.path.join(directory, data)
+    try:
+        present = set(os.listdir(folder))
+    except OSError:
+        raise CheckpointError(f"{damaged} (its data directory {data} is missing)") from None
+    expected_files = {"visited.npy", "parent-fps.npy", "parent-idx.npy"} | {f for a, b, _ in frontier for f in (a, b)}
+    if present != set(files) or not expected_files <= present or not all(_safe_name(n) for n in present):
+        raise CheckpointError(f"{damaged} (its data files differ from the manifest's list)")
+    for name, meta in files.items():
+        try:
+            want_bytes, want_sha = _count(meta["bytes"]), _typed(meta["sha256"], str)
+            got = _file_digest(os.path.join(folder, name))
+        except (KeyError, TypeError, OSError):
+            raise CheckpointError(f"{damaged} ({name} cannot be checked)") from None
+        if got["bytes"] != want_bytes or got["sha256"] != want_sha:
+            raise CheckpointError(f"{damaged} ({name} does not match its digest)")
+    total = sum(level_sizes)
+    visited = _load_array(folder, "visited.npy", np.int64, total, damaged)
+    parent_fps = _load_array(folder, "parent-fps.npy", np.int64, total, damaged)
+    parent_idx = _load_array(folder, "parent-idx.npy", np.int32, total, damaged)
+    if total and (np.any(np.diff(visited) <= 0) or not np.array_equal(np.sort(parent_fps), visited)):
+        raise CheckpointError(f"{damaged} (its visited set and parent records disagree)")
+    start = level_sizes[0] if level_sizes else 0
+    for k in range(1, len(level_sizes)):
+        idx = parent_idx[start:start + level_sizes[k]]
+        if len(idx) and (idx.min() < 0 or idx.max() >= level_sizes[k - 1]):
+            raise CheckpointError(f"{damaged} (a parent index is out of range)")
+        start += level_sizes[k]
+    frontier_size = level_sizes[level] if level_sizes else 0
+    states: list = [None] * frontier_size
+    placed = np.zeros(frontier_size, dtype=bool)
+    for states_file, ranks_file, count in frontier:
+        ranks = _load_array(folder, ranks_file, np.int64, count, damaged)
+        if count and (ranks.min() < 0 or ranks.max() >= frontier_size or placed[ranks].any()):
+            raise CheckpointError(f"{damaged} (frontier ranks out of range)")
+        placed[ranks] = True
+        with open(os.path.join(folder, states_file), "rb") as f:
+            part = load_part(f, count)
+        for r, s in zip(ranks.tolist(), part):
+            states[r] = s
+    if not placed.all():
+        raise CheckpointError(f"{damaged} (the frontier is incomplete)")
+    return Boundary(level=level, level_sizes=level_sizes, parent_fps=parent_fps, parent_idx=parent_idx,
+                    visited=visited, frontier=states, **counters)
+
+
+def _safe_name(name: str) -> bool:
+    return bool(name) and name == os.path.basename(name) and name not in (".", "..") and not name.startswith(".")
+
+
+def _load_array(folder: str, name: str, dtype: Any, length: int, damaged: str) -> np.ndarray:
+    try:
+        arr = np.load(os.path.join(folder, name), allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:
+        raise CheckpointError(f"{damaged} ({name}: {type(exc).__name__})") from None
+    if arr.dtype != np.dtype(dtype) or arr.ndim != 1 or len(arr) != length:
+        raise CheckpointError(f"{damaged} ({name} has the wrong shape or type)")
+    return arr
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def split_levels(flat: np.ndarray, sizes: Iterable[int]) -> list[np.ndarray]:
+    """Per-level arrays from a concatenation and the levels' sizes."""
+    out = []
+    start = 0
+    for n in sizes:
+        out.append(flat[start:start + n])
+        start += n
+    return out
+
+
+def _remove_quietly(path: str | None) -> None:
+    if path is None:
+        return
     try:
         os.unlink(path)
     except OSError:

@@ -23,47 +23,66 @@ with an error unless a stop comes at an earlier parent.
 
 from __future__ import annotations
 
+import sys
 import time
-from typing import Any
+from typing import Any, Callable
 
+import attrs
 import numpy as np
 
-from modelcheck.errors import CheckpointError
+from modelcheck.errors import CheckpointError, SpecRuntimeError
 from modelcheck.model.bound import BoundModel
 from modelcheck.model.replay import replay
 from modelcheck.output.results import CheckResult, Violation
+from modelcheck.search import checkpoint as ck
 from modelcheck.search.backend import Backend, LevelAbandoned, LevelCommit, LevelRequest
-from modelcheck.search.checkpoint import CheckpointIdentity, boundary_payload, read_boundary, write_checkpoint
 from modelcheck.search.progress import Progress, ProgressSink, Ticker
+from modelcheck.search.safe_pickle import load_states
 from modelcheck.search.stop import StopRequests
 from modelcheck.search.verdict import summarize
-from modelcheck.spec.constants import constants_to_dict
 from modelcheck.search.visited import ParentRecords
+from modelcheck.spec.constants import constants_to_dict
+from modelcheck.spec.sources import sources_digest, spec_modules
 
 DEADLOCK = "Deadlock"
 DEADLOCK_DESCRIPTION = "a reachable state has no successor"
 
 
-def checkpoint_identity(model: BoundModel) -> CheckpointIdentity:
-    """What a checkpoint of this model belongs to: the same for every backend and worker count."""
-    return CheckpointIdentity(
+FINGERPRINT_SAMPLE = 2000
+"""Frontier states whose fingerprints are recomputed when a checkpoint is resumed (spread over the frontier)."""
+
+
+def checkpoint_identity(model: BoundModel) -> ck.CheckpointIdentity:
+    """What a checkpoint of this model belongs to: the same for every backend and worker count.
+
+    The fingerprints are ``hash()`` values, so the interpreter that computes
+    them is part of the identity too.
+    """
+    return ck.CheckpointIdentity(
         spec=model.spec.name,
+        sources=sources_digest(model.spec),
         constants=tuple(sorted(constants_to_dict(model.c).items())),
-        options=model.options.identity_options(),
+        options=model.options.identity_options() + (
+            ("fingerprints", f"{sys.implementation.cache_tag}/{sys.hash_info.algorithm}/{sys.hash_info.width}"),),
     )
 
 
 class LevelDriver:
     """One exhaustive run: the level loop over a backend.  All run state lives on the instance."""
 
-    def __init__(self, model: BoundModel, backend: Backend, progress: ProgressSink | None = None) -> None:
+    def __init__(self, model: BoundModel, backend: Backend, progress: ProgressSink | None = None,
+                 notice: Callable[[str], None] | None = None) -> None:
         self.model = model
         self.backend = backend
         self.progress = progress
+        self.notice = notice
+        """Where warnings that cannot wait for the result go (a projected memory shortage)."""
         n = len(model.actions)
         self.act_generated = [0] * n
         self.act_distinct = [0] * n
         self.violations: list[Violation] = []
+        self.violation_points: list[ck.ViolationPoint] = []
+        """Where each violation was found (its trace is rebuilt from there on resume)."""
         self.violated_names: set[str] = set()
         self.sometimes_reached = {p.name: False for p in model.sometimes}
         self.generated = 0
@@ -79,6 +98,13 @@ class LevelDriver:
         self.checkpointed_level: int | None = None
         """The boundary last written to (or resumed from): a stop there need not write it again."""
         self.checkpoint_seconds = 0.0
+        self.checkpoint_note: str | None = None
+        self.warnings: list[str] = []
+        """Warnings the run gave while it went (also passed to ``notice`` at once)."""
+        self.memory_warned = False
+        self.memory_at_start = backend.memory_bytes() or 0
+        """What the process held before the search: not per-state memory."""
+        """Why the checkpoint a stop asked for could not be written (reported with the result)."""
         self.stops = StopRequests(model.options.max_memory_mb, backend.memory_bytes)
         self._started = False
 
@@ -88,25 +114,32 @@ class LevelDriver:
         """Explore until every state is expanded, a stop, or an interrupt; the result so far."""
         opts = self.model.options
         ticker = Ticker(opts.progress_seconds)
-        if opts.resume:
-            level, states, visited = self._restore(read_boundary(opts.resume, checkpoint_identity(self.model)))
-            stop = False
-        else:
-            level = 0
-            states, stop = self._initial_level()
-            visited = np.unique(self.parents.fps[0])
-        self._pending_start = (states, visited)
-        del states, visited
-        self.stops.install()
+        lock = ck.CheckpointLock(opts.checkpoint_dir) if opts.checkpoint_dir else None
         try:
-            self._search(level, stop, ticker)
-        except KeyboardInterrupt:
-            # A second Ctrl-C (or one outside a level): the last checkpoint written stays the one to resume from.
-            self.stopped_by = "interrupt"
+            if lock is not None:
+                lock.acquire()
+            if opts.resume:
+                level, states, visited = self._restore(opts.resume)
+                stop = False
+            else:
+                level = 0
+                states, stop = self._initial_level()
+                visited = np.unique(self.parents.fps[0])
+            self._pending_start = (states, visited)
+            del states, visited
+            self.stops.install()
+            try:
+                self._search(level, stop, ticker)
+            except KeyboardInterrupt:
+                # A second Ctrl-C (or one outside a level): the last checkpoint written stays the one to resume from.
+                self.stopped_by = "interrupt"
+            finally:
+                self.stops.uninstall()
         finally:
-            self.stops.uninstall()
             self._pending_start = None
             self.backend.close()
+            if lock is not None:
+                lock.release()
         return self.result(self.elapsed_before + ticker.elapsed())
 
     def _start_backend(self, level: int) -> None:
@@ -160,6 +193,7 @@ class LevelDriver:
                 self.stopped_by = "max-states"
                 return
             self._start_backend(level)
+            self._project_memory()
             try:
                 self.stops.poll()
                 if opts.checkpoint_dir and self.checkpointed_level != level and \
@@ -168,13 +202,18 @@ class LevelDriver:
                     last_checkpoint = ticker.elapsed()
                     self.stops.poll()
                 size, stop = self._level(level, ticker)
-            except LevelAbandoned as why:
+            except (LevelAbandoned, MemoryError) as why:
                 # Back to this boundary, which a resumed run repeats exactly.
+                self.stopped_by = why.reason if isinstance(why, LevelAbandoned) else "out-of-memory"
+                del why  # a MemoryError's traceback holds the level's frames, and their memory
                 self.backend.abandon()
-                self.stopped_by = why.reason
                 self.queue_left = size
                 if opts.checkpoint_dir and self.checkpointed_level != level:
-                    self._write_checkpoint(level, ticker)
+                    try:
+                        self._write_checkpoint(level, ticker)
+                    except (CheckpointError, MemoryError) as exc:
+                        self.checkpoint_note = (str(exc) if isinstance(exc, CheckpointError)
+                                                else "out of memory while writing it")
                 return
             level += 1
             if self.progress is not None and (self.backend.verbose or ticker.due()):
@@ -277,6 +316,35 @@ class LevelDriver:
         if commit.new_count:
             self.depth = level + 2
 
+    def _project_memory(self) -> None:
+        """Warn once, before it happens, when the next level looks set to need more memory than the machine has.
+
+        The projection is rough on purpose (memory per state so far, times the
+        next level's size if it grows as the last one did, twice over for the
+        frontier and the level being built); with ``--max-memory`` the budget
+        stops the run cleanly instead, so nothing is said.
+        """
+        if self.memory_warned or self.model.options.max_memory_mb or self.distinct < 20_000:
+            return
+        used = self.backend.memory_bytes()
+        if not used:
+            return
+        sizes = [len(a) for a in self.parents.fps[-2:]]
+        growth = min(3.0, max(1.0, sizes[-1] / sizes[0])) if len(sizes) == 2 and sizes[0] else 1.0
+        per_state = max(0, used - self.memory_at_start) / self.distinct
+        projected = used + 2 * sizes[-1] * growth * per_state
+        import psutil
+
+        available = used + psutil.virtual_memory().available
+        if projected > available:
+            self.memory_warned = True
+            message = (f"the next level is projected to need about {projected / 2**30:.1f} GiB of memory, more "
+                       f"than the {available / 2**30:.1f} GiB this machine has free; the operating system may "
+                       "kill the run: --max-memory MiB stops it cleanly (with --checkpoint DIR, resumably)")
+            self.warnings.append(message)
+            if self.notice is not None:
+                self.notice(message)
+
     # -- traces ---------------------------------------------------------------------------
 
     def _trace(self, level: int, fp: int) -> list:
@@ -284,6 +352,7 @@ class LevelDriver:
 
     def _record(self, kind: str, name: str, description: str, level: int, fp: int) -> None:
         self.violations.append(Violation(kind, name, description, tuple(self._trace(level, fp))))
+        self.violation_points.append(ck.ViolationPoint(kind, name, description, level, fp))
         self.violated_names.add(name)
 
     def _report_progress(self, level: int, generated: int, distinct: int, queue: int, ticker: Ticker,
@@ -295,32 +364,28 @@ class LevelDriver:
 
     # -- checkpoints ------------------------------------------------------------------------
 
-    def counters(self) -> dict[str, Any]:
-        """The counters as a checkpoint boundary stores them (copies: the search goes on changing its own)."""
-        return {
-            "generated": self.generated,
-            "act_generated": list(self.act_generated),
-            "act_distinct": list(self.act_distinct),
-            "sometimes_reached": dict(self.sometimes_reached),
-            "violations": list(self.violations),
-            "depth": self.depth,
-        }
-
     def _write_checkpoint(self, level: int, ticker: Ticker) -> None:
         """The boundary before ``level`` is expanded, in the one checkpoint format every backend resumes."""
         start = time.perf_counter()
-        snap = self.backend.frontier_states()
-        self._reorder_level(level, np.asarray(snap.fps, dtype=np.int64))
-        payload = boundary_payload(
-            level=level,
-            frontier=snap.states,
-            seen=np.unique(np.concatenate(self.parents.fps[: level + 1])),
-            parent_fps=list(self.parents.fps[: level + 1]),
-            parent_idx=list(self.parents.parent_idx[: level + 1]),
-            elapsed=self.elapsed_before + ticker.elapsed(),
-            **self.counters(),
-        )
-        write_checkpoint(self.model.options.checkpoint_dir, checkpoint_identity(self.model), payload)
+        directory = self.model.options.checkpoint_dir
+        assert directory is not None
+
+        def write_data(data: str) -> tuple[ck.Boundary, list[ck.FrontierPart]]:
+            written = self.backend.write_frontier(data)
+            self._reorder_level(level, np.asarray(written.fps, dtype=np.int64))
+            fps = self.parents.fps[: level + 1]
+            visited = getattr(self.backend, "visited", None)
+            boundary = ck.Boundary(
+                level=level, level_sizes=[len(a) for a in fps],
+                parent_fps=np.concatenate(fps), parent_idx=np.concatenate(self.parents.parent_idx[: level + 1]),
+                visited=visited() if visited is not None else np.unique(np.concatenate(fps)),
+                generated=self.generated, act_generated=list(self.act_generated),
+                act_distinct=list(self.act_distinct), sometimes_reached=dict(self.sometimes_reached),
+                violations=list(self.violation_points), depth=self.depth,
+                elapsed=self.elapsed_before + ticker.elapsed())
+            return boundary, written.parts
+
+        ck.write_checkpoint(directory, checkpoint_identity(self.model), write_data)
         self.checkpoints_written += 1
         self.checkpointed_level = level
         self.checkpoint_seconds += time.perf_counter() - start
@@ -341,34 +406,69 @@ class LevelDriver:
         self.parents.fps[level] = cur[perm]
         self.parents.parent_idx[level] = self.parents.parent_idx[level][perm]
 
-    def _restore(self, snap: dict) -> tuple[int, list, np.ndarray]:
-        """Counters and parent records from a checkpoint; returns the level, its frontier and the visited set."""
-        level = snap["level"]
-        self.parents.fps = [np.asarray(a, dtype=np.int64) for a in snap["parent_fps"]]
-        self.parents.parent_idx = [np.asarray(a, dtype=np.int32) for a in snap["parent_idx"]]
-        frontier = snap["frontier"]
-        if len(self.parents.fps) != level + 1 or len(self.parents.fps[level]) != len(frontier):
-            raise CheckpointError(f"checkpoint in {self.model.options.resume} is inconsistent; start the run again")
-        self.generated = snap["generated"]
-        self.act_generated = list(snap["act_generated"])
-        self.act_distinct = list(snap["act_distinct"])
-        self.sometimes_reached = dict(snap["sometimes_reached"])
-        self.violations = list(snap["violations"])
-        self.violated_names = {v.name for v in self.violations}
-        self.depth = snap["depth"]
-        self.elapsed_before = snap["elapsed"]
-        visited = np.asarray(snap["seen"], dtype=np.int64)
-        self.distinct = len(visited)
-        self.checkpointed_level = level
-        return level, frontier, visited
+    def _restore(self, directory: str) -> tuple[int, list, np.ndarray]:
+        """Counters, parent records and violations from a verified checkpoint: its level, frontier and visited set.
+
+        The frontier's states are read with the spec's own state classes only
+        (:mod:`modelcheck.search.safe_pickle`); what the file holds must agree
+        with the spec: the counters' shapes, the names of invariants and
+        properties, and the fingerprints of a sample of the frontier.
+        """
+        model = self.model
+        modules = [name for name, _ in spec_modules(model.spec)]
+        b = ck.read_checkpoint(directory, checkpoint_identity(model),
+                               lambda f, count: load_states(f, modules, count))
+        damaged = f"checkpoint in {directory} does not fit this spec"
+        n = len(model.actions)
+        known = {inv.name for inv in model.spec.invariants} | {DEADLOCK}
+        if len(b.act_generated) != n or len(b.act_distinct) != n or \
+                set(b.sometimes_reached) != set(self.sometimes_reached) or \
+                any(v.name not in known or v.level > b.level + 1 for v in b.violations) or b.depth > b.level + 1:
+            raise CheckpointError(damaged)
+        self.parents.fps = ck.split_levels(b.parent_fps, b.level_sizes)
+        self.parents.parent_idx = ck.split_levels(b.parent_idx, b.level_sizes)
+        frontier = b.frontier
+        cur = self.parents.fps[b.level]
+        step = max(1, len(frontier) // FINGERPRINT_SAMPLE)
+        try:
+            for i in range(0, len(frontier), step):
+                model.check_state(frontier[i], "a checkpoint's frontier")
+                if model.fingerprint(frontier[i]) != int(cur[i]):
+                    raise CheckpointError(f"{damaged} (a frontier state has another fingerprint)")
+        except SpecRuntimeError:
+            raise CheckpointError(f"{damaged} (a frontier state is not a state of this spec)") from None
+        self.generated = b.generated
+        self.act_generated = list(b.act_generated)
+        self.act_distinct = list(b.act_distinct)
+        self.sometimes_reached = dict(b.sometimes_reached)
+        self.depth = b.depth
+        self.elapsed_before = b.elapsed
+        for v in b.violations:
+            try:
+                self._record(v.kind, v.name, v.description, v.level, v.fp)
+            except (KeyError, IndexError, SpecRuntimeError):
+                raise CheckpointError(f"{damaged} (a violation's trace cannot be rebuilt)") from None
+        self.distinct = len(b.visited)
+        self.checkpointed_level = b.level
+        return b.level, frontier, b.visited
 
     # -- the result ---------------------------------------------------------------------------
 
     def result(self, seconds: float) -> CheckResult:
-        """The report of the run so far."""
-        return summarize(
+        """The report of the run so far, with the checkpoint it leaves (only one that is on disk and whole)."""
+        r = summarize(
             self.model, engine=self.backend.name, seconds=seconds, violations=self.violations,
             stopped_by=self.stopped_by, distinct=self.distinct, generated=self.generated, depth=self.depth,
             queue_left=self.queue_left, act_generated=self.act_generated, act_distinct=self.act_distinct,
             sometimes_reached=self.sometimes_reached,
         )
+        if self.warnings:
+            r = attrs.evolve(r, warnings=tuple(self.warnings) + r.warnings)
+        directory = self.model.options.checkpoint_dir
+        if directory is None or r.result not in ("interrupted", "incomplete"):
+            return r  # a finished run leaves nothing to resume
+        level = ck.verified_level(directory)
+        if level is not None and level != self.checkpointed_level:
+            level = None  # a checkpoint of another run, or of an earlier boundary than this run reached
+        return attrs.evolve(r, checkpoint=directory if level is not None else None, checkpoint_level=level,
+                            checkpoint_note=self.checkpoint_note)

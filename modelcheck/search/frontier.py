@@ -15,7 +15,7 @@ import shutil
 import tempfile
 from typing import Any, Iterator
 
-DEFAULT_CHUNK = 100_000
+DEFAULT_CHUNK = 25_000
 DEFAULT_MEMORY_STATES = 400_000
 
 
@@ -49,19 +49,21 @@ class Frontier:
         self._spill_if_full()
 
     def _spill_if_full(self) -> None:
-        tail = self._tail
-        if len(tail) >= self.chunk and self._spilled + len(tail) > self.memory_states:
-            self._spill()
+        # Only the states beyond ``memory_states`` go to disk, a chunk at a time: pickling one chunk
+        # holds pickle's memo of its objects, so a bigger piece would be a bigger burst of memory.
+        while len(self._tail) >= self.chunk and len(self._tail) > self.memory_states:
+            self._spill(self.chunk)
 
-    def _spill(self) -> None:
+    def _spill(self, count: int) -> None:
         if self._dir is None:
             self._dir = tempfile.mkdtemp(prefix="modelcheck-frontier-", dir=self.spill_dir)
         path = os.path.join(self._dir, f"{len(self._files):06d}.pkl")
+        piece = self._tail[:count]
         with open(path, "wb") as f:
-            pickle.dump(self._tail, f, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(piece, f, protocol=pickle.HIGHEST_PROTOCOL)
         self._files.append(path)
-        self._spilled += len(self._tail)
-        self._tail = []
+        self._spilled += len(piece)
+        del self._tail[:count]
         self.spilled_chunks += 1
 
     def __len__(self) -> int:
@@ -82,6 +84,17 @@ class Frontier:
     def __iter__(self) -> Iterator[Any]:
         for part in self.chunks():
             yield from part
+
+    def write_pickled(self, f: Any) -> int:
+        """Write the states to ``f`` as pickled lists (what checkpoints store): spilled chunks are copied
+        byte for byte, never loaded, so writing a checkpoint adds no states to memory."""
+        from modelcheck.search.safe_pickle import dump_states
+
+        for path in self._files:
+            with open(path, "rb") as src:
+                shutil.copyfileobj(src, f, 1 << 20)
+        dump_states(f, self._tail)
+        return len(self)
 
     def to_list(self) -> list[Any]:
         """Every state, without consuming the queue (for checkpoints)."""

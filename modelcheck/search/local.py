@@ -26,7 +26,8 @@ import numpy as np
 from modelcheck.errors import SpecRuntimeError
 from modelcheck.model.bound import BoundModel
 from modelcheck.model.successor_hash import successor_fingerprint_array
-from modelcheck.search.backend import FrontierSnapshot, LevelCommit, LevelReport, LevelRequest, SpecFailure
+from modelcheck.search.backend import FrontierWrite, LevelCommit, LevelReport, LevelRequest, SpecFailure
+from modelcheck.search.checkpoint import write_frontier_part
 from modelcheck.search.discovery import MAX_SUCCESSORS, check_successor_count
 from modelcheck.search.frontier import Frontier
 from modelcheck.search.memory import current_rss_bytes
@@ -132,9 +133,16 @@ class LocalBackend:
             self.next_frontier.close()
         self._forget_level()
 
-    def frontier_states(self) -> FrontierSnapshot:
+    def write_frontier(self, directory: str) -> FrontierWrite:
+        """The frontier, streamed a chunk at a time (a spilled frontier is never all in memory)."""
         assert self.frontier is not None
-        return FrontierSnapshot(self.cur_fps, self.frontier.to_list())
+        part = write_frontier_part(directory, 0, self.frontier, np.arange(len(self.cur_fps), dtype=np.int64))
+        return FrontierWrite(self.cur_fps, [part])
+
+    def visited(self) -> np.ndarray:
+        """Every fingerprint seen, sorted (at a level boundary)."""
+        self.seen.end_level()
+        return self.seen.old
 
     def close(self) -> None:
         if self.frontier is not None:

@@ -20,7 +20,7 @@ def verdict(violations: Sequence[Violation], stopped_by: str | None) -> str:
         return "violated"
     if violations:
         return "deadlock"
-    if stopped_by in ("interrupt", "max-memory"):
+    if stopped_by in ("interrupt", "max-memory", "out-of-memory"):
         return "interrupted"
     if stopped_by:
         return "incomplete"

@@ -27,9 +27,8 @@ intact.  While it waits for its workers, the coordinator polls the driver's
 stop requests (Ctrl-C, SIGTERM, the memory budget, measured over the
 coordinator and every worker, pages shared after the fork counted once).
 Workers die with the coordinator (``PR_SET_PDEATHSIG``), removing the
-candidate directory.  For a checkpoint, the workers pickle their parts of
-the frontier themselves, and the coordinator copies the bytes without
-unpickling them (:class:`_FrontierParts`).
+candidate directory.  For a checkpoint, the workers write their parts of
+the frontier into its data directory themselves, in parallel.
 
 This module is the coordinator; a worker's side of each command is
 :mod:`modelcheck.search.workers.worker`.
@@ -38,7 +37,6 @@ This module is the coordinator; a worker's side of each command is
 from __future__ import annotations
 
 import os
-import pickle
 import shutil
 import signal
 import tempfile
@@ -48,9 +46,9 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from modelcheck.errors import ModelCheckError
+from modelcheck.errors import CheckpointError, ModelCheckError
 from modelcheck.model.bound import BoundModel
-from modelcheck.search.backend import FrontierSnapshot, LevelCommit, LevelReport, LevelRequest
+from modelcheck.search.backend import FrontierWrite, LevelAbandoned, LevelCommit, LevelReport, LevelRequest
 from modelcheck.search.discovery import SUCC_BITS, unpack
 from modelcheck.search.memory import processes_memory_bytes
 from modelcheck.search.workers.worker import DEFAULT_SPILL_STATES, worker_main
@@ -59,34 +57,54 @@ from modelcheck.search.workers.worker import DEFAULT_SPILL_STATES, worker_main
 POLL_SECONDS = 0.05
 """How often the coordinator, waiting for its workers, polls the stop requests."""
 
+STALL_SECONDS = 120.0
+"""A worker busy with a command that has used no CPU for this long is stuck (stopped, or blocked): the run ends.
+
+A working worker uses CPU all the time (it never waits for another worker
+inside a command), so this is generous; ``--worker-timeout`` changes it."""
+
+ABANDON_SECONDS = 2.0
+"""How long an interrupted level waits for its workers to drop it before stopping the ones that do not answer."""
+
+_STATES = {"T": "stopped", "t": "stopped by a tracer", "D": "waiting on a disk", "Z": "a zombie", "S": "asleep"}
+
 
 class WorkerCrash(ModelCheckError):
     """A worker process failed outside spec code (a bug of ours) or died; carries its traceback or fate."""
 
 
-def _merge_frontier(parts: list[tuple[np.ndarray, bytes]]) -> list:
-    """The frontier in rank order from the workers' pickled parts (called when a checkpoint is loaded)."""
-    out: list = [None] * sum(len(ranks) for ranks, _ in parts)
-    for ranks, blob in parts:
-        for r, s in zip(ranks.tolist(), pickle.loads(blob)):
-            out[r] = s
-    return out
+TMP_PREFIX = "modelcheck-workers-"
+"""A run's candidate directory is ``TMP_PREFIX<coordinator pid>-XXXX`` in the temporary directory."""
 
 
-class _FrontierParts:
-    """Pickles as a call of :func:`_merge_frontier`, so a checkpoint's frontier loads as a plain list.
+def _remove_orphans(tmp: str) -> None:
+    """Remove the candidate directories of runs whose coordinator is gone (killed with its whole group)."""
+    try:
+        names = os.listdir(tmp)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(TMP_PREFIX):
+            continue
+        pid_text = name[len(TMP_PREFIX):].partition("-")[0]
+        if not pid_text.isdigit():
+            continue
+        try:
+            os.kill(int(pid_text), 0)
+        except ProcessLookupError:
+            shutil.rmtree(os.path.join(tmp, name), ignore_errors=True)
+        except OSError:
+            pass  # alive (another user's): not ours to remove
 
-    The workers pickle their parts of the frontier themselves, in parallel, and
-    the coordinator copies the bytes into the checkpoint without ever
-    unpickling the states: half the cost of gathering them as objects, and a
-    few bytes per state in the coordinator's memory instead of a few hundred.
-    """
 
-    def __init__(self, parts: list[tuple[np.ndarray, bytes]]) -> None:
-        self.parts = parts
-
-    def __reduce__(self) -> tuple:
-        return (_merge_frontier, (self.parts,))
+def _cpu_of(pid: int) -> tuple[str, int] | None:
+    """A process's scheduler state and CPU ticks so far (Linux /proc), or None where that cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return fields[0].decode(), int(fields[11]) + int(fields[12])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def balance_moves(sizes: list[int], slack: float = 0.1, minimum: int = 200) -> dict[int, list[tuple[int, int]]]:
@@ -141,6 +159,10 @@ class WorkersBackend:
         self.spilled_levels = 0
         """Levels whose frontier some worker kept on disk (summed over the workers)."""
         self.tmp: str | None = None
+        self.stall_seconds = STALL_SECONDS
+        self.broken: str | None = None
+        """Why the workers no longer hold the last boundary (stopped after an interrupt), if they do not."""
+        self._cpu: dict[int, tuple[int, float]] = {}
         self.level: int | None = None
         """The level under way (expanded, not yet committed or abandoned)."""
         self._merged: Any = None
@@ -154,7 +176,8 @@ class WorkersBackend:
         init = [(r, fp, s) for r, (fp, s) in enumerate(zip(np.asarray(fps).tolist(), states))]
         visited = np.asarray(visited, dtype=np.int64)
         ctx = multiprocessing.get_context("fork")
-        self.tmp = tmp = tempfile.mkdtemp(prefix="modelcheck-workers-")
+        _remove_orphans(tempfile.gettempdir())
+        self.tmp = tmp = tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{os.getpid()}-")
         for w in range(self.n):
             parent_conn, child_conn = ctx.Pipe()
             p = ctx.Process(target=worker_main,
@@ -239,15 +262,30 @@ class WorkersBackend:
         return LevelCommit(generated, distinct, new_count, fps, parents)
 
     def abandon(self) -> None:
-        """Cut the level under way short and bring every worker back to the last boundary."""
-        if not self.procs:
+        """Cut the level under way short and bring every worker back to the last boundary (if they still hold it).
+
+        A worker that does not drop its command within :data:`ABANDON_SECONDS`
+        (stopped, or stuck in spec code) is killed, so that one Ctrl-C always
+        ends the run quickly; the workers' boundary is then lost, and the last
+        checkpoint on disk is the one to resume from.
+        """
+        if not self.procs or self.broken:
             return
         for w in self.outstanding:
             try:
                 os.kill(self.procs[w].pid, signal.SIGUSR1)
             except OSError:
                 pass
-        self._gather(abandonable=False)  # "abandoned", or "ok" from those that had finished
+        # "abandoned", or "ok" from those that had finished
+        self._gather(abandonable=False, deadline=time.monotonic() + ABANDON_SECONDS)
+        if self.outstanding:
+            stuck = sorted(self.outstanding)
+            for w in stuck:
+                self.procs[w].kill()
+            self.broken = f"worker process {stuck[0]} (pid {self.procs[stuck[0]].pid}) did not answer and was stopped"
+            self._merged = None
+            self.level = None
+            return
         for name in os.listdir(self.tmp):
             try:
                 os.unlink(os.path.join(self.tmp, name))
@@ -257,13 +295,15 @@ class WorkersBackend:
         self._merged = None
         self.level = None
 
-    def frontier_states(self) -> FrontierSnapshot:
-        parts = self._call_all("frontier_states")
+    def write_frontier(self, directory: str) -> FrontierWrite:
+        if self.broken:
+            raise CheckpointError(f"{self.broken}, so the level boundary it held is gone")
+        parts = self._call_all("write_frontier", directory)
         total = sum(len(ranks) for ranks, _, _ in parts)
         fps = np.empty(total, dtype=np.int64)
         for ranks, part_fps, _ in parts:
             fps[ranks] = part_fps
-        return FrontierSnapshot(fps, _FrontierParts([(ranks, blob) for ranks, _, blob in parts]))
+        return FrontierWrite(fps, [part for _, _, part in parts])
 
     def close(self) -> None:
         self._stop_workers()
@@ -274,18 +314,47 @@ class WorkersBackend:
     # -- talking to the workers -------------------------------------------------
 
     def _send(self, w: int, cmd: str, *args: Any) -> None:
+        self._cpu.pop(w, None)  # a new command: its CPU use is watched afresh
         try:
             self.conns[w].send((cmd, *args))
         except OSError:  # a broken pipe: the worker died (click would turn EPIPE into a silent exit 1)
             raise self._died(w) from None
         self.outstanding.add(w)
 
-    def _gather(self, abandonable: bool) -> list:
-        """The replies to the commands sent; while abandonable, a stop request raises :class:`LevelAbandoned`."""
+    def _gather(self, abandonable: bool, deadline: float | None = None) -> list:
+        """The replies to the commands sent; while abandonable, a stop request raises :class:`LevelAbandoned`.
+
+        With a ``deadline``, returns then with the workers that did not answer
+        still in ``outstanding``.  A worker that uses no CPU for
+        ``stall_seconds`` while it owes a reply ends the run (:class:`WorkerCrash`).
+        """
         replies: list = [None] * self.n
+        next_watch = time.monotonic() + 1.0
+        stopping: LevelAbandoned | None = None
+        stop_seen = 0.0
         while self.outstanding:
-            if abandonable:
-                self.poll()
+            now = time.monotonic()
+            if deadline is None:
+                try:
+                    self.poll()
+                except LevelAbandoned as request:
+                    if abandonable:
+                        raise
+                    if stopping is None:  # a step that must not be cut short: give it a moment
+                        stopping, stop_seen = request, now
+                if stopping is not None and now - stop_seen >= ABANDON_SECONDS:
+                    stuck = sorted(self.outstanding)
+                    for w in stuck:
+                        self.procs[w].kill()
+                    self.broken = (f"worker process {stuck[0]} (pid {self.procs[stuck[0]].pid}) did not answer "
+                                   "and was stopped")
+                    self.outstanding = set()
+                    raise stopping
+            elif now >= deadline:
+                break
+            if now >= next_watch:
+                next_watch = now + 1.0
+                self._watch(now)
             ready = wait([self.conns[w] for w in self.outstanding], timeout=POLL_SECONDS)
             for conn in ready:
                 w = self.conns.index(conn)
@@ -295,6 +364,23 @@ class WorkersBackend:
                     raise WorkerCrash(f"a worker process failed:\n{reply}")
                 replies[w] = reply
         return replies
+
+    def _watch(self, now: float) -> None:
+        """End the run if a worker that owes a reply has used no CPU for ``stall_seconds``."""
+        for w in self.outstanding:
+            seen = _cpu_of(self.procs[w].pid)
+            if seen is None:
+                continue
+            state, ticks = seen
+            last = self._cpu.get(w)
+            if last is None or last[0] != ticks:
+                self._cpu[w] = (ticks, now)
+            elif now - last[1] >= self.stall_seconds:
+                hint = ""
+                if self.model.options.checkpoint_dir:
+                    hint = f"; the last checkpoint in {self.model.options.checkpoint_dir}, if any, resumes the run"
+                raise WorkerCrash(f"worker process {w} (pid {self.procs[w].pid}) has not run for "
+                                  f"{now - last[1]:.0f} s ({_STATES.get(state, 'state ' + state)}){hint}")
 
     def _recv(self, w: int) -> tuple[str, Any]:
         try:

@@ -25,6 +25,7 @@ import numpy as np
 
 from modelcheck.errors import SpecRuntimeError
 from modelcheck.search.backend import SpecFailure
+from modelcheck.search.checkpoint import write_frontier_part
 from modelcheck.search.discovery import MAX_SUCCESSORS, SUCC_BITS, check_successor_count
 from modelcheck.search.frontier import StoredStates
 from modelcheck.model.bound import BoundModel
@@ -531,10 +532,14 @@ class Worker:
             self.__dict__.pop(name, None)
         return {}
 
-    def frontier_states(self) -> tuple[np.ndarray, np.ndarray, bytes]:
-        """This worker's part of the frontier, for a checkpoint: global ranks, fingerprints and the pickled states."""
-        return (self.f_ranks.copy(), self.f_fps.copy(),
-                pickle.dumps(self._frontier_list(), protocol=pickle.HIGHEST_PROTOCOL))
+    def write_frontier(self, directory: str) -> tuple[np.ndarray, np.ndarray, Any]:
+        """Write this worker's part of the frontier into a checkpoint's data directory.
+
+        Returns the global ranks, the fingerprints and the part written; the
+        workers write their parts in parallel, and no state crosses a pipe.
+        """
+        part = write_frontier_part(directory, self.w, iter(self.f_states), self.f_ranks)
+        return self.f_ranks.copy(), self.f_fps.copy(), part
 
 
 def worker_main(conn: Connection, model: BoundModel, index: int, count: int, tmp: str,

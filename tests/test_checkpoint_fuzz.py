@@ -1,0 +1,115 @@
+"""Damaged checkpoints: every flipped bit or truncation gives the exact result or a one-line refusal, never a lie.
+
+A checkpoint of Kip320 with two replicas is taken in the middle of the run;
+then one random bit of one random file (the manifest or a data file) is
+flipped, or one file is cut short, and the run is resumed.  The only
+acceptable outcomes are a :class:`CheckpointError` with a one-line message,
+or TLC's counts for the whole run (5,973 distinct states, 11,839 generated,
+depth 18): the damage did not touch anything read.  A few cases go through
+the command line to see exit status 2 and no traceback.  CI runs a sample;
+the slow run tries 240 cases.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+
+import pytest
+
+import modelcheck
+from conftest import run_cli
+from modelcheck.errors import CheckpointError
+
+TLC = (5_973, 11_839, 18)
+"""TLC's figures for Kip320 with two replicas (the reference table)."""
+
+
+@pytest.fixture(scope="module")
+def original(tmp_path_factory):
+    """A checkpoint of level 9 of 18: written at every boundary, the run stopped by --max-states."""
+    directory = tmp_path_factory.mktemp("fuzz") / "ck"
+    r = modelcheck.check("kip320", {"Replicas": 2}, checkpoint=str(directory), checkpoint_every=0, max_states=1500)
+    assert r.stopped_by == "max-states" and r.checkpoint is not None
+    return directory
+
+
+def _files(directory) -> list[str]:
+    out = []
+    for root, _dirs, names in os.walk(directory):
+        out += [os.path.join(root, n) for n in names if n != ".lock"]
+    return sorted(out)
+
+
+def _damage(original, target, rng: random.Random) -> str:
+    shutil.copytree(original, target)
+    path = rng.choice(_files(target))
+    data = bytearray(open(path, "rb").read())
+    if rng.random() < 0.2 and data:
+        cut = rng.randrange(len(data))
+        open(path, "wb").write(bytes(data[:cut]))
+        return f"{os.path.relpath(path, target)} cut to {cut} of {len(data)} bytes"
+    i = rng.randrange(len(data))
+    bit = 1 << rng.randrange(8)
+    data[i] ^= bit
+    open(path, "wb").write(bytes(data))
+    return f"{os.path.relpath(path, target)} byte {i} bit {bit}"
+
+
+def _outcome(directory) -> str:
+    try:
+        r = modelcheck.check("kip320", {"Replicas": 2}, resume=str(directory), preflight=False)
+    except CheckpointError as exc:
+        assert "\n" not in str(exc), str(exc)
+        return "refused"
+    assert (r.distinct_states, r.states_generated, r.depth) == TLC, "a damaged checkpoint gave a wrong result"
+    assert r.result == "holds"
+    return "exact"
+
+
+def _run(original, tmp_path, cases: int, seed: int) -> dict[str, int]:
+    rng = random.Random(seed)
+    tally = {"refused": 0, "exact": 0}
+    for case in range(cases):
+        target = tmp_path / f"case{case}"
+        what = _damage(original, target, rng)
+        try:
+            tally[_outcome(target)] += 1
+        except AssertionError as exc:
+            raise AssertionError(f"case {case} ({what}): {exc}") from None
+        shutil.rmtree(target)
+    return tally
+
+
+def test_damaged_checkpoints_are_refused_or_exact(original, tmp_path):
+    tally = _run(original, tmp_path, 24, seed=1)
+    assert tally["refused"] >= 20  # nearly every byte is covered by a digest; exact only where nothing is read
+
+
+@pytest.mark.slow
+def test_damaged_checkpoints_are_refused_or_exact_many(original, tmp_path):
+    tally = _run(original, tmp_path, 240, seed=2)
+    assert sum(tally.values()) == 240 and tally["refused"] >= 200
+
+
+def test_the_undamaged_checkpoint_resumes_exactly(original, tmp_path):
+    shutil.copytree(original, tmp_path / "ck")
+    assert _outcome(tmp_path / "ck") == "exact"
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_a_damaged_checkpoint_is_one_line_and_exit_2_on_the_command_line(original, tmp_path, seed):
+    rng = random.Random(seed)
+    while True:  # a case that is refused (the others resume exactly, as the tests above show)
+        target = tmp_path / f"ck{rng.random()}"
+        _damage(original, target, rng)
+        p = run_cli("check", "kip320", "--const", "Replicas=2", "-q", "--resume", str(target))
+        if p.returncode == 0:
+            shutil.rmtree(target)
+            continue
+        assert p.returncode == 2, p.stderr
+        lines = [line for line in p.stderr.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error: "), p.stderr
+        assert "Traceback" not in p.stderr and p.stdout.count("\n") <= 2  # the header only
+        break
