@@ -32,8 +32,8 @@ def explain_no_loss(c: ConsumerConstants, s: GroupState) -> Witness:
     o = next(o for o in range(s.committed) if s.processed[o] == 0 and o not in held)
     return Witness(f"the record at offset {o} is below the committed offset {s.committed} but was never processed, "
                    f"and no live consumer holds it: every later owner starts at offset {s.committed}, so it is lost",
-                   (culprit(_record(o), "processed"), culprit(_record(o), "committed"), culprit(_record(o), "in hand of"),
-                    culprit(variable="group.committedOffset")))
+                   (culprit(_record(o), "processed"), culprit(_record(o), "committed"),
+                    culprit(_record(o), "in hand of"), culprit(variable="group.committedOffset")))
 
 
 @invariant("NoLoss", explain=explain_no_loss)

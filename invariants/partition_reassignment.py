@@ -37,10 +37,14 @@ def _names(bs) -> str:
     return "{" + ", ".join(broker_name(b) for b in sorted(bs)) + "}"
 
 
+def _and(words: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
 def _list(bs) -> str:
     """``b1``, ``b1 and b2``: brokers in a sentence."""
-    words = [broker_name(b) for b in sorted(bs)]
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+    return _and([broker_name(b) for b in sorted(bs)])
 
 
 def _log(log: tuple) -> str:
@@ -58,7 +62,7 @@ def _removed(c: ReassignConstants, s: ReassignState) -> frozenset:
     return s.old_replicas - new if s.controller_up else frozenset()
 
 
-def _leader_cause(c: ReassignConstants, s: ReassignState) -> tuple[str, frozenset]:
+def _leader_cause(c: ReassignConstants, s: ReassignState) -> tuple[str, tuple[dict, ...]]:
     """Which step of the running controller left the partition without a leader, and whom it removed.
 
     Step 4 (take OAR - RAR out of the ISR) and step 5 (stop them) are the only
@@ -67,15 +71,15 @@ def _leader_cause(c: ReassignConstants, s: ReassignState) -> tuple[str, frozense
     whole history, so a single removed replica was the leader.
     """
     gone = _removed(c, s)
-    if not gone:
-        return "", gone
-    for step in _steps_done(c, s):
+    for step in _steps_done(c, s) if gone else ():
         if step in (SHRINK_ISR, STOP_OLD):
             who = f"the leader {broker_name(min(gone))}" if len(gone) == 1 and s.crashes == 0 else _list(gone)
             did = "took" if step == SHRINK_ISR else "stopped and deleted"
             rest = " out of the ISR" if step == SHRINK_ISR else ""
-            return f"the controller's step '{STEP_NAMES[step]}' {did} {who}{rest}", gone
-    return "", frozenset()
+            shows = ("role", "in ISR") if step == SHRINK_ISR else ("role", "log")
+            return (f"the controller's step '{STEP_NAMES[step]}' {did} {who}{rest}",
+                    tuple(culprit(broker_name(b), f) for b in sorted(gone) for f in shows))
+    return "", ()
 
 
 def explain_leader_in_isr(c: ReassignConstants, s: ReassignState) -> Witness:
@@ -85,9 +89,8 @@ def explain_leader_in_isr(c: ReassignConstants, s: ReassignState) -> Witness:
         name = broker_name(s.leader)
         return Witness(f"the leader {name} is not in the ISR {_names(s.isr)}",
                        (culprit(name, "role"), culprit(name, "in ISR")))
-    cause, gone = _leader_cause(c, s)
+    cause, cells = _leader_cause(c, s)
     waiting = sorted(new - s.isr)
-    cells = tuple(culprit(broker_name(b), f) for b in sorted(gone) for f in ("role", "in ISR"))
     cells += tuple(culprit(broker_name(b), "in ISR") for b in waiting) + (culprit(variable="zookeeper.leader"),)
     if not cause:
         return Witness(f"the partition has no leader, so it is offline (ISR {_names(s.isr)})", cells)
@@ -152,7 +155,7 @@ def _off_target(c: ReassignConstants, s: ReassignState) -> tuple[list[str], tupl
     for b in sorted(extra):
         what = [w for w, yes in (("still hosts a replica", b in hosted), (f"is in the ISR {_names(s.isr)}", b in s.isr),
                                  ("leads", b == s.leader)) if yes]
-        phrases.append(f"{broker_name(b)}, outside the target {_names(new)}, {' and '.join(what)}")
+        phrases.append(f"{broker_name(b)}, outside the target {_names(new)}, {_and(what)}")
         cells += (culprit(broker_name(b), "role"),) + ((culprit(broker_name(b), "in ISR"),) if b in s.isr else ())
     for b in sorted(new - hosted):
         phrases.append(f"{broker_name(b)} of the target hosts no replica")
