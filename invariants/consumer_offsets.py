@@ -4,22 +4,75 @@
   processed, or is in the hands of a live consumer that is about to process
   it (a record committed and never processed is skipped by every later owner);
 * ``NoDuplicates``: the application processes every record at most once.
+
+Each has a companion ``explain`` that, on a violating state, names the record,
+the committed offset and the consumers involved in one sentence and lists the
+lane cells that show it (the columns of :func:`modelcheck.specs.consumer_state.lanes`).
 """
 
 from __future__ import annotations
 
 from modelcheck import invariant, sometimes
-from modelcheck.specs.consumer_state import ConsumerConstants, GroupState
+from modelcheck.spec import Witness, culprit
+from modelcheck.specs.consumer_state import NONE, STABLE, ConsumerConstants, GroupState, consumer_name
 
 
-@invariant("NoLoss")
+def _record(o: int) -> str:
+    """A record's lane: records are the partition's offsets."""
+    return f"offset {o}"
+
+
+def _list(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def explain_no_loss(c: ConsumerConstants, s: GroupState) -> Witness:
+    """The first committed record nobody processed or holds, and why no later owner will read it."""
+    held = {con.in_hand for con in s.consumers if con.alive}
+    o = next(o for o in range(s.committed) if s.processed[o] == 0 and o not in held)
+    return Witness(f"the record at offset {o} is below the committed offset {s.committed} but was never processed, "
+                   f"and no live consumer holds it: every later owner starts at offset {s.committed}, so it is lost",
+                   (culprit(_record(o), "processed"), culprit(_record(o), "committed"),
+                    culprit(_record(o), "in hand of"), culprit(variable="group.committedOffset")))
+
+
+@invariant("NoLoss", explain=explain_no_loss)
 def no_loss(c: ConsumerConstants, s: GroupState) -> bool:
     """Every record below the committed offset is processed, or held by a live consumer that will process it."""
     held = {con.in_hand for con in s.consumers if con.alive}
     return all(s.processed[o] > 0 or o in held for o in range(s.committed))
 
 
-@invariant("NoDuplicates")
+def _takeover(s: GroupState, o: int) -> tuple[str, tuple[dict, ...]]:
+    """``, so c2, which took the partition over after c1 crashed (generation 2), fetched it again``.
+
+    Said only when the state shows it: the committed offset is not past the
+    record, the owner came with a rebalance (generation > 1) and its position
+    is past the record, so its polls covered it; the crashed members are named
+    when the group is Stable, since a rebalance follows every crash.
+    """
+    owner = s.owner
+    if s.committed > o or owner == NONE or s.generation == 1 or s.consumers[owner].position <= o:
+        return "", ()
+    name = consumer_name(owner)
+    dead = [consumer_name(i) for i, con in enumerate(s.consumers) if not con.alive]
+    after = (f" after {_list(dead)} crashed" if dead and s.group_state == STABLE else "")
+    return (f", so {name}, which took the partition over{after} (generation {s.generation}), fetched it again",
+            (culprit(variable=f"consumers.{name}.position"),)
+            + tuple(culprit(variable=f"consumers.{d}.alive") for d in dead))
+
+
+def explain_no_duplicates(c: ConsumerConstants, s: GroupState) -> Witness:
+    """The record processed twice, the committed offset that did not cover it, and the owner that read it again."""
+    o = next(o for o, n in enumerate(s.processed) if n > 1)
+    again, cells = _takeover(s, o)
+    still = "still " if s.committed <= o else ""  # only the owner commits, from its position: it never goes back
+    return Witness(f"the record at offset {o} was processed twice: the committed offset is {still}{s.committed}{again}",
+                   (culprit(_record(o), "processed"), culprit(_record(o), "committed"),
+                    culprit(variable="group.committedOffset")) + cells)
+
+
+@invariant("NoDuplicates", explain=explain_no_duplicates)
 def no_duplicates(c: ConsumerConstants, s: GroupState) -> bool:
     """No record is processed twice."""
     return all(n <= 1 for n in s.processed)

@@ -4,21 +4,81 @@
   partition (and so both accept writes);
 * ``AckedWritesSurvive``: every acknowledged record is in the log of the
   leader ZooKeeper names, while that broker is up.
+
+Each has a companion ``explain`` that, on a violating state, names the
+brokers, epochs and records at fault in one sentence and lists the lane cells
+that show it (the columns of :func:`modelcheck.specs.controller_state.lanes`).
 """
 
 from __future__ import annotations
 
 from modelcheck import invariant, sometimes
-from modelcheck.specs.controller_state import NONE, ClusterState, ControllerConstants, acts_as_leader
+from modelcheck.spec import Witness, culprit
+from modelcheck.specs.controller_state import NONE, ClusterState, ControllerConstants, acts_as_leader, broker_name
 
 
-@invariant("OneLeaderPerPartition")
+def _zombies(s: ClusterState) -> list[int]:
+    """Live brokers still acting as controller although /controller is not theirs (their session expired)."""
+    return [b for b, x in enumerate(s.brokers) if x.alive and x.controller_epoch and s.zk_controller != b]
+
+
+def _zombie_clause(s: ClusterState, leaders: tuple[int, int]) -> tuple[str, tuple[dict, ...]]:
+    """``, and b1 is a zombie controller ...`` when one is left acting: the usual source of a second leader."""
+    zombies = _zombies(s)
+    if not zombies:
+        return "", ()
+    z = zombies[0]
+    name, epoch = broker_name(z), s.brokers[z].controller_epoch
+    who = name if z not in leaders else f"{name} itself"
+    return (f", and {who} is a zombie controller still acting under controller epoch {epoch} (/controller_epoch "
+            f"is {s.zk_controller_epoch})", (culprit(name, "controller"),))
+
+
+def explain_one_leader_per_partition(c: ControllerConstants, s: ClusterState) -> Witness:
+    """The two brokers acting as leader, their leader epochs, which one ZooKeeper names, and a zombie controller."""
+    a, b = [x for x in range(len(s.brokers)) if acts_as_leader(s, x)][:2]
+    na, nb = broker_name(a), broker_name(b)
+    ea, eb = s.brokers[a].leader_epoch, s.brokers[b].leader_epoch
+    both = (f"{na} and {nb} both act as leader in leader epoch {ea}" if ea == eb
+            else f"{na} (leader epoch {ea}) and {nb} (leader epoch {eb}) both act as leader")
+    p = s.zk_partition
+    zk = "no leader" if p.leader == NONE else broker_name(p.leader)
+    zombie, zombie_cells = _zombie_clause(s, (a, b))
+    return Witness(f"{both}; ZooKeeper names {zk} (written under controller epoch {p.controller_epoch}){zombie}",
+                   (culprit(na, "replica"), culprit(na, "leader epoch"), culprit(nb, "replica"),
+                    culprit(nb, "leader epoch"), culprit(variable="zookeeper.partitionState")) + zombie_cells)
+
+
+@invariant("OneLeaderPerPartition", explain=explain_one_leader_per_partition)
 def one_leader_per_partition(c: ControllerConstants, s: ClusterState) -> bool:
     """At most one live broker acts as the partition's leader."""
     return sum(1 for b in range(len(s.brokers)) if acts_as_leader(s, b)) <= 1
 
 
-@invariant("AckedWritesSurvive")
+def _log(log: tuple) -> str:
+    return "[" + ", ".join(str(x) for x in log) + "]"
+
+
+def explain_acked_writes_survive(c: ControllerConstants, s: ClusterState) -> Witness:
+    """The acknowledged record the leader ZooKeeper names lacks, and which brokers still hold it."""
+    lead = s.zk_partition.leader
+    name, log = broker_name(lead), s.brokers[lead].log
+    missing = min(s.acked - frozenset(log))
+    holders = [(b, x.log.index(missing)) for b, x in enumerate(s.brokers) if missing in x.log]
+    cells = tuple(culprit(broker_name(b), "log", o) for b, o in holders)
+    if holders:
+        who = ", ".join(broker_name(b) + ("" if s.brokers[b].alive else " (crashed)") for b, _ in holders)
+        still = f"; only {who} {'holds' if len(holders) == 1 else 'hold'} it"
+        cells = (culprit(name, "log", holders[0][1]),) + cells
+    else:
+        still = "; no broker holds it any more"
+        cells = (culprit(name, "log"),)
+    return Witness(f"acknowledged record {missing} is missing on {name}, the leader ZooKeeper names (leader epoch "
+                   f"{s.zk_partition.leader_epoch}), whose log is {_log(log)}{still}",
+                   cells + (culprit(variable="producer.acked"), culprit(variable="zookeeper.partitionState")))
+
+
+@invariant("AckedWritesSurvive", explain=explain_acked_writes_survive)
 def acked_writes_survive(c: ControllerConstants, s: ClusterState) -> bool:
     """Every acknowledged record is in the log of the leader named in ZooKeeper (while it is up)."""
     lead = s.zk_partition.leader

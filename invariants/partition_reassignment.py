@@ -7,21 +7,136 @@
 * ``CompletedAtTarget``: once /admin/reassign_partitions is deleted, the
   partition is exactly where the target says: AR (in ZooKeeper) and the
   replicas on disk are RAR, the ISR is within RAR and the leader is in RAR.
+
+Each has a companion ``explain`` that, on a violating state, names the
+brokers at fault and the controller's step that put them there in one
+sentence, and lists the lane cells that show it (the columns of
+:func:`modelcheck.specs.reassignment_state.lanes`).  The step is read from the
+running controller's position in its order of steps, which is state.
 """
 
 from __future__ import annotations
 
 from modelcheck import invariant, sometimes
-from modelcheck.specs.reassignment_state import NONE, ReassignConstants, ReassignState, replica_sets
+from modelcheck.spec import Witness, culprit
+from modelcheck.specs.reassignment_state import (
+    AWAIT_ISR,
+    NONE,
+    ORDERS,
+    SHRINK_ISR,
+    STEP_NAMES,
+    STOP_OLD,
+    ReassignConstants,
+    ReassignState,
+    broker_name,
+    replica_sets,
+)
 
 
-@invariant("LeaderInIsr")
+def _names(bs) -> str:
+    return "{" + ", ".join(broker_name(b) for b in sorted(bs)) + "}"
+
+
+def _and(words: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _list(bs) -> str:
+    """``b1``, ``b1 and b2``: brokers in a sentence."""
+    return _and([broker_name(b) for b in sorted(bs)])
+
+
+def _log(log: tuple) -> str:
+    return "[" + ", ".join(str(x) for x in log) + "]"
+
+
+def _steps_done(c: ReassignConstants, s: ReassignState) -> tuple[int, ...]:
+    """The steps the running controller has taken so far in its run of the move (none while it is down)."""
+    return ORDERS[c.Order][: s.step] if s.controller_up else ()
+
+
+def _removed(c: ReassignConstants, s: ReassignState) -> frozenset:
+    """OAR - RAR as the running controller knows it: the replicas its steps 4 and 5 take out."""
+    _, new = replica_sets(c)
+    return s.old_replicas - new if s.controller_up else frozenset()
+
+
+def _leader_cause(c: ReassignConstants, s: ReassignState) -> tuple[str, tuple[dict, ...]]:
+    """Which step of the running controller left the partition without a leader, and whom it removed.
+
+    Step 4 (take OAR - RAR out of the ISR) and step 5 (stop them) are the only
+    ones that remove a leader, when it is among OAR - RAR; the first of them
+    taken is the one.  With no controller crash that controller's run is the
+    whole history, so a single removed replica was the leader.
+    """
+    gone = _removed(c, s)
+    for step in _steps_done(c, s) if gone else ():
+        if step in (SHRINK_ISR, STOP_OLD):
+            who = f"the leader {broker_name(min(gone))}" if len(gone) == 1 and s.crashes == 0 else _list(gone)
+            did = "took" if step == SHRINK_ISR else "stopped and deleted"
+            rest = " out of the ISR" if step == SHRINK_ISR else ""
+            shows = ("role", "in ISR") if step == SHRINK_ISR else ("role", "log")
+            return (f"the controller's step '{STEP_NAMES[step]}' {did} {who}{rest}",
+                    tuple(culprit(broker_name(b), f) for b in sorted(gone) for f in shows))
+    return "", ()
+
+
+def explain_leader_in_isr(c: ReassignConstants, s: ReassignState) -> Witness:
+    """The partition without a leader and the step that removed it, or the leader outside the ISR."""
+    _, new = replica_sets(c)
+    if s.leader != NONE:
+        name = broker_name(s.leader)
+        return Witness(f"the leader {name} is not in the ISR {_names(s.isr)}",
+                       (culprit(name, "role"), culprit(name, "in ISR")))
+    cause, cells = _leader_cause(c, s)
+    waiting = sorted(new - s.isr)
+    cells += tuple(culprit(broker_name(b), "in ISR") for b in waiting) + (culprit(variable="zookeeper.leader"),)
+    if not cause:
+        return Witness(f"the partition has no leader, so it is offline (ISR {_names(s.isr)})", cells)
+    joined = f"; the ISR is {_names(s.isr)}"
+    if waiting and AWAIT_ISR not in _steps_done(c, s):
+        verb = "has" if len(waiting) == 1 else "have"
+        joined = (f", and {_list(waiting)} of the target {_names(new)} {verb} not joined the ISR, which is "
+                  f"{_names(s.isr)}")
+    return Witness(f"the partition has no leader: {cause}{joined}", cells)
+
+
+@invariant("LeaderInIsr", explain=explain_leader_in_isr)
 def leader_in_isr(c: ReassignConstants, s: ReassignState) -> bool:
     """The partition has a leader, and the leader is in the ISR."""
     return s.leader != NONE and s.leader in s.isr
 
 
-@invariant("AckedRecordsSurvive")
+def explain_acked_records_survive(c: ReassignConstants, s: ReassignState) -> Witness:
+    """The acknowledged record the leader lacks, or, with no leader, that no replica on disk holds."""
+    acked = culprit(variable="producer.acked")
+    if s.leader != NONE:
+        name = broker_name(s.leader)
+        log = s.replicas[s.leader].log
+        missing = min(s.acked - frozenset(log))
+        return Witness(f"acknowledged record {missing} is missing on the leader {name}, whose log is {_log(log)}",
+                       (culprit(name, "log"), acked))
+    hosted = [b for b, r in enumerate(s.replicas) if r.hosted]
+    missing = min(s.acked - frozenset(x for b in hosted for x in s.replicas[b].log))
+    gone = _removed(c, s)
+    deleted = ""
+    if STOP_OLD in _steps_done(c, s) and gone:
+        deleted = f"the controller's step '{STEP_NAMES[STOP_OLD]}' deleted {_list(gone)}'s replica, "
+    if not hosted:
+        left = "and no replica is left"
+    elif len(hosted) == 1:
+        b = hosted[0]
+        left = f"and {broker_name(b)}, the only replica left, lacks it (log {_log(s.replicas[b].log)})"
+    else:
+        left = f"and the replicas left, {_list(hosted)}, lack it"
+    cells = tuple(culprit(broker_name(b), f) for b in sorted(gone) for f in ("role", "log"))
+    cells += tuple(culprit(broker_name(b), "log") for b in hosted) + (acked,)
+    return Witness(f"acknowledged record {missing} is on no replica left on disk: {deleted}the partition has no "
+                   f"leader, {left}", cells)
+
+
+@invariant("AckedRecordsSurvive", explain=explain_acked_records_survive)
 def acked_records_survive(c: ReassignConstants, s: ReassignState) -> bool:
     """Every acknowledged record is in the leader's log (with no leader: in some replica still on disk)."""
     if s.leader != NONE:
@@ -30,7 +145,51 @@ def acked_records_survive(c: ReassignConstants, s: ReassignState) -> bool:
     return s.acked <= kept
 
 
-@invariant("CompletedAtTarget")
+def _off_target(c: ReassignConstants, s: ReassignState) -> tuple[list[str], tuple[dict, ...], frozenset]:
+    """What a completed move left outside the target: phrases, their cells, and the brokers left over."""
+    _, new = replica_sets(c)
+    hosted = frozenset(b for b, r in enumerate(s.replicas) if r.hosted)
+    phrases: list[str] = []
+    cells: tuple[dict, ...] = ()
+    extra = (hosted | s.isr) - new
+    for b in sorted(extra):
+        what = [w for w, yes in (("still hosts a replica", b in hosted), (f"is in the ISR {_names(s.isr)}", b in s.isr),
+                                 ("leads", b == s.leader)) if yes]
+        phrases.append(f"{broker_name(b)}, outside the target {_names(new)}, {_and(what)}")
+        cells += (culprit(broker_name(b), "role"),) + ((culprit(broker_name(b), "in ISR"),) if b in s.isr else ())
+    for b in sorted(new - hosted):
+        phrases.append(f"{broker_name(b)} of the target hosts no replica")
+        cells += (culprit(broker_name(b), "role"),)
+    if s.leader not in new and s.leader not in extra:
+        phrases.append("the partition has no leader" if s.leader == NONE
+                       else f"the leader {broker_name(s.leader)} is outside the target")
+        cells += (culprit(variable="zookeeper.leader"),)
+    if s.zk_assignment != new:
+        phrases.append(f"ZooKeeper's AR is {_names(s.zk_assignment)}")
+        cells += tuple(culprit(broker_name(b), "in AR") for b in sorted(s.zk_assignment ^ new))
+    return phrases, cells, extra
+
+
+def explain_completed_at_target(c: ReassignConstants, s: ReassignState) -> Witness:
+    """What the completed move left outside the target, and why the controller never removed it.
+
+    A replica of OAR is removed only when it is in the controller's OAR - RAR;
+    a controller that resumed the move took its OAR from ZooKeeper's AR.
+    """
+    _, new = replica_sets(c)
+    phrases, cells, extra = _off_target(c, s)
+    why = ""
+    if s.controller_up and extra and not extra & s.old_replicas:
+        source = " (read from ZooKeeper's AR after the controller crash)" if s.crashes else ""
+        rest = s.old_replicas - new
+        removes = "is empty" if not rest else f"is only {_names(rest)}"
+        why = (f": the controller's OAR is {_names(s.old_replicas)}{source}, so OAR - RAR {removes} and it never "
+               f"removed or stopped {_list(extra)}")
+        cells += (culprit(variable="controller.oar"),)
+    return Witness(f"the move is complete, but {'; '.join(phrases)}{why}", cells)
+
+
+@invariant("CompletedAtTarget", explain=explain_completed_at_target)
 def completed_at_target(c: ReassignConstants, s: ReassignState) -> bool:
     """A completed move left AR, the hosted replicas, the ISR and the leader within RAR (AR and replicas exactly RAR)."""
     if s.reassigning:

@@ -5,15 +5,59 @@
   (a second copy of a batch is ``NoDuplicates``' business);
 * ``NoDuplicates``: no batch is written twice;
 * ``AckedBatchesWritten``: a batch the callback reported as written is in the log.
+
+Each has a companion ``explain`` that, on a violating state, names the
+batches and the log offsets at fault in one sentence and lists the lane cells
+that show it (the columns of :func:`modelcheck.specs.producer_state.lanes`).
 """
 
 from __future__ import annotations
 
 from modelcheck import invariant, sometimes
-from modelcheck.specs.producer_state import ProducerConstants, ProducerState
+from modelcheck.spec import Witness, culprit
+from modelcheck.specs.producer_state import ProducerConstants, ProducerState, batch_name
 
 
-@invariant("InOrder")
+def _first_out_of_order(log: tuple) -> tuple[int, int] | None:
+    """``(o, j)``: offset ``o`` holds the first batch first written after the later batch at offset ``j``.
+
+    The same scan as :func:`in_order`, so that the explanation names exactly
+    the write the invariant objects to.
+    """
+    highest = -1
+    for o, b in enumerate(log):
+        if b < highest and b not in log[: log.index(highest)]:
+            return o, log.index(highest)
+        highest = max(highest, b)
+    return None
+
+
+def _times(n: int) -> str:
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+def _offsets(offsets: list[int]) -> str:
+    """``0``, ``0 and 1``, ``0, 1 and 2``."""
+    words = [str(o) for o in offsets]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def explain_in_order(c: ProducerConstants, s: ProducerState) -> Witness:
+    """The batch sent first but written after a later one, both offsets, and how often it was sent.
+
+    A batch is sent before every later one, and the connection keeps order,
+    so only a retry can land after a later batch: the number of sends says so.
+    """
+    o, j = _first_out_of_order(s.log)
+    early, late = batch_name(s.log[o]), batch_name(s.log[j])
+    sent = s.attempts[s.log[o]]
+    retried = f" (written by a retry: {early} was sent {_times(sent)})" if sent > 1 else ""
+    return Witness(f"{late} is at log offset {j} but {early}, sent first, is at offset {o}{retried}",
+                   (culprit(late, "log offsets"), culprit(early, "log offsets"), culprit(early, "sent"),
+                    culprit(variable="log")))
+
+
+@invariant("InOrder", explain=explain_in_order)
 def in_order(c: ProducerConstants, s: ProducerState) -> bool:
     """No batch is first written to the log after a batch the application sent later."""
     highest = -1
@@ -24,13 +68,33 @@ def in_order(c: ProducerConstants, s: ProducerState) -> bool:
     return True
 
 
-@invariant("NoDuplicates")
+def explain_no_duplicates(c: ProducerConstants, s: ProducerState) -> Witness:
+    """The first batch in the log more than once, its offsets, and why the broker took every copy."""
+    b = next(b for b in s.log if s.log.count(b) > 1)
+    name = batch_name(b)
+    offsets = [o for o, x in enumerate(s.log) if x == b]
+    why = ("without idempotence the broker cannot tell a retry from a new batch" if not c.Idempotent
+           else "the idempotent broker appended it again all the same")
+    return Witness(f"{name} is in the log {_times(len(offsets))}, at offsets {_offsets(offsets)}: the producer "
+                   f"sent it {_times(s.attempts[b])}, and {why}",
+                   (culprit(name, "log offsets"), culprit(name, "sent"), culprit(variable="log")))
+
+
+@invariant("NoDuplicates", explain=explain_no_duplicates)
 def no_duplicates(c: ProducerConstants, s: ProducerState) -> bool:
     """Every batch is in the log at most once."""
     return len(set(s.log)) == len(s.log)
 
 
-@invariant("AckedBatchesWritten")
+def explain_acked_batches_written(c: ProducerConstants, s: ProducerState) -> Witness:
+    """The first batch acknowledged to the application that the log does not hold."""
+    name = batch_name(min(s.acked - frozenset(s.log)))
+    log = "[" + ", ".join(batch_name(b) for b in s.log) + "]"
+    return Witness(f"{name} was acknowledged to the application but is not in the log {log}",
+                   (culprit(name, "status"), culprit(name, "log offsets"), culprit(variable="log")))
+
+
+@invariant("AckedBatchesWritten", explain=explain_acked_batches_written)
 def acked_batches_written(c: ProducerConstants, s: ProducerState) -> bool:
     """A batch acknowledged to the application is in the log."""
     return s.acked <= frozenset(s.log)

@@ -40,6 +40,7 @@ from modelcheck.specs.consumer_state import (
     GroupState,
     init,
     lanes,
+    messages,
     set_consumer,
     view,
 )
@@ -122,6 +123,7 @@ def _build() -> Spec:
         deadlock_expected=True,
         view=view,
         lanes=lanes,
+        messages=messages,
         description=__doc__,
         reference="modelcheck.specs.consumer_offsets:SPEC",
     )

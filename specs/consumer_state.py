@@ -137,3 +137,86 @@ def lanes(c: ConsumerConstants, s: GroupState) -> dict[str, dict[str, Any]]:
             "processed": s.processed[o],
         }
     return out
+
+
+BROKER = "broker"
+"""The partition leader's actor name in sequence diagrams (the consumers fetch from it)."""
+COORDINATOR = "coordinator"
+"""The group coordinator's actor name (commits, offset fetches, rebalances)."""
+
+
+def _send(ident: str, sender: str, receiver: str, label: str, kind: str, *, delivered: bool = True,
+          response: bool = False) -> dict:
+    out = {"send": ident, "from": sender, "to": receiver, "label": label, "kind": kind}
+    if delivered:
+        out["delivered"] = True
+    if response:
+        out["response"] = True
+    return out
+
+
+def _exchange(ident: str, asker: str, answerer: str, question: str, answer: str, kind: str) -> list[dict]:
+    """A request and its response within one step: the model makes this round trip one action."""
+    return [_send(ident, asker, answerer, question, kind), _send(ident + " response", answerer, asker, answer, kind,
+                                                                 response=True)]
+
+
+def _rejoin(i: int) -> str:
+    """The rebalance notice on its way to member ``i``: at most one per member while the group rebalances."""
+    return f"rebalance to {consumer_name(i)}"
+
+
+def _crash_events(s: GroupState, who: int) -> list[dict]:
+    """The coordinator declares the member dead and tells the others to rejoin (the first crash of a rebalance);
+    a notice on its way to the member that crashed is lost."""
+    if s.group_state != STABLE:
+        return [{"drop": _rejoin(who), "why": f"{consumer_name(who)} crashed"}]
+    return [_send(_rejoin(i), COORDINATOR, consumer_name(i), f"REBALANCE_IN_PROGRESS ({consumer_name(who)} left): "
+                  "rejoin", "Rebalance", delivered=False)
+            for i, con in enumerate(s.consumers) if con.alive and i != who]
+
+
+def _rebalance_events(s: GroupState, t: GroupState, who: int) -> list[dict]:
+    """Every live member rejoins and learns the new generation's assignment; the new owner fetches the
+    committed offset it starts from."""
+    out: list[dict] = []
+    for i, con in enumerate(s.consumers):
+        if not con.alive:
+            continue
+        name = consumer_name(i)
+        what = "the partition" if i == who else "nothing"
+        out.append({"receive": _rejoin(i)})
+        out += _exchange(f"JoinGroup {name}", name, COORDINATOR, "JoinGroup, SyncGroup",
+                         f"generation {t.generation}: {what}", "Rebalance")
+    name = consumer_name(who)
+    return out + _exchange(f"OffsetFetch {name}", name, COORDINATOR, "OffsetFetch",
+                           f"committed offset {s.committed}", "OffsetCommit")
+
+
+def messages(c: ConsumerConstants, s: GroupState, t: GroupState, action: str, params: dict[str, str]) -> list[dict]:
+    """What the step ``s -> t`` sends between the consumers, the partition's broker and the group coordinator.
+
+    * ``poll``: a fetch from the consumer's position and the record it returns;
+    * ``commit_offset``: OffsetCommit of the position to the coordinator;
+    * ``crash``: the coordinator (after session.timeout.ms) tells every other
+      live member to rejoin; the notice is in flight until the rebalance;
+    * ``complete_rebalance``: each live member rejoins and is told the new
+      generation's assignment, and the new owner fetches the committed offset.
+
+    Processing is the application's own business: no message, but the
+    record's lane shows it.
+    """
+    who = int(params["consumer"][1:]) - 1
+    name = consumer_name(who)
+    con = s.consumers[who]
+    if action == "poll":
+        return _exchange(f"Fetch by {name}", name, BROKER, f"Fetch(offset {con.position})",
+                         f"record at offset {con.position}", "Fetch")
+    if action == "commit_offset":
+        return _exchange(f"OffsetCommit by {name}", name, COORDINATOR, f"OffsetCommit(offset {con.position})",
+                         "committed", "OffsetCommit")
+    if action == "crash":
+        return _crash_events(s, who)
+    if action == "complete_rebalance":
+        return _rebalance_events(s, t, who)
+    return []

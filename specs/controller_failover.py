@@ -59,6 +59,7 @@ from modelcheck.specs.controller_state import (
     acts_as_leader,
     init,
     lanes,
+    messages,
     set_broker,
     view,
 )
@@ -272,6 +273,7 @@ def _build() -> Spec:
         deadlock_expected=True,
         view=view,
         lanes=lanes,
+        messages=messages,
         description=__doc__,
         reference="modelcheck.specs.controller_failover:SPEC",
     )

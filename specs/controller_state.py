@@ -201,21 +201,187 @@ def view(c: ControllerConstants, s: ClusterState) -> dict[str, Any]:
     }
 
 
+def _lane_controller(s: ClusterState, b: int) -> str:
+    """The controller role in a lane, short enough for a sequence diagram's note: ``epoch 2``,
+    ``zombie, epoch 1`` (it lost /controller and has not noticed), or ``-``."""
+    broker = s.brokers[b]
+    if not broker.alive or broker.controller_epoch == 0:
+        return "-"
+    return f"{'' if s.zk_controller == b else 'zombie, '}epoch {broker.controller_epoch}"
+
+
 def lanes(c: ControllerConstants, s: ClusterState) -> dict[str, dict[str, Any]]:
-    """One lane per broker: controller role, replica role and leader epoch, the epoch it fences by, its log,
-    and the LeaderAndIsr requests on their way to it (``b1: b1@e1 ctrl 1``: from b1, b1 leads leader
-    epoch 1, controller epoch 1)."""
+    """One lane per broker: controller role, replica role and leader epoch, the controller epoch it fences by,
+    its log, the LeaderAndIsr requests on their way to it (``b1: b1@e1 ctrl 1``: from b1, b1 leads leader
+    epoch 1, controller epoch 1), and whether it is up (a crashed broker's lane is greyed)."""
     out = {}
     for b, broker in enumerate(s.brokers):
         inbox = sorted(r for r in s.requests if r.dest == b)
         out[broker_name(b)] = {
-            "controller": controller_role(s, b),
+            "controller": _lane_controller(s, b),
             "replica": replica_role(s, b),
             "leader epoch": broker.leader_epoch,
             "seen ctrl epoch": broker.seen_controller_epoch,
             "log": "[" + ", ".join(str(x) for x in broker.log) + "]",
-            "LeaderAndIsr to it": "; ".join(
+            "inbox": "; ".join(
                 f"{broker_name(r.sender)}: {broker_name(r.leader)}@e{r.leader_epoch} ctrl {r.controller_epoch}"
                 for r in inbox) or "-",
+            "alive": broker.alive,
         }
     return out
+
+
+ZOOKEEPER = "zookeeper"
+"""ZooKeeper's actor name in sequence diagrams: /controller, /controller_epoch, /brokers/ids and the state znode."""
+PRODUCER = "producer"
+
+
+def controller_actor(b: int) -> str:
+    """Broker ``b``'s controller role as an actor of its own (``controller b1``), apart from its replica's lane:
+    two brokers may act as controller at once (a zombie and its successor), and each one's requests then
+    read as arrows from its own lifeline."""
+    return f"controller {broker_name(b)}"
+
+
+def _send(ident: str, sender: str, receiver: str, label: str, kind: str, *, delivered: bool = False,
+          response: bool = False) -> dict:
+    out = {"send": ident, "from": sender, "to": receiver, "label": label, "kind": kind}
+    if delivered:
+        out["delivered"] = True
+    if response:
+        out["response"] = True
+    return out
+
+
+def _exchange(ident: str, asker: str, answerer: str, question: str, answer: str, kind: str) -> list[dict]:
+    """A request and its response within one step: the model makes this round trip one action."""
+    return [_send(ident, asker, answerer, question, kind, delivered=True),
+            _send(ident + " response", answerer, asker, answer, kind, delivered=True, response=True)]
+
+
+def _request_id(r: LeaderAndIsr) -> str:
+    """A LeaderAndIsr's message id: the request itself (the requests in flight are a set, so it is unique)."""
+    return "LeaderAndIsr " + request_text(r)
+
+
+def request_label(r: LeaderAndIsr) -> str:
+    """``LeaderAndIsr(controller epoch 1: b1 leads e1, ISR {b1, b3})``."""
+    who = "no leader" if r.leader == NONE else f"{broker_name(r.leader)} leads"
+    return f"LeaderAndIsr(controller epoch {r.controller_epoch}: {who} e{r.leader_epoch}, ISR {_names(r.isr)})"
+
+
+def _expiry_id(b: int) -> str:
+    """The session-expiry notice on its way to broker ``b``: a zombie cannot be elected again before it
+    resigns, so at most one is in flight per broker."""
+    return f"session expired for {broker_name(b)}"
+
+
+def _rejection(c: ControllerConstants, s: ClusterState, r: LeaderAndIsr) -> str | None:
+    """Why the broker ignores request ``r`` (the error its response carries), or None when it applies it."""
+    b, name = s.brokers[r.dest], broker_name(r.dest)
+    if c.ControllerEpochFencing and r.controller_epoch < b.seen_controller_epoch:
+        return f"StaleControllerEpoch ({name} has seen controller epoch {b.seen_controller_epoch})"
+    if r.leader_epoch <= b.leader_epoch:
+        return f"StaleLeaderEpoch ({name} is in leader epoch {b.leader_epoch})"
+    return None
+
+
+def _leader_and_isr_events(c: ControllerConstants, s: ClusterState, t: ClusterState, action: str) -> list[dict]:
+    """Requests sent in this step, and those handled (an error response when ignored) or lost with their broker."""
+    out: list[dict] = []
+    for r in sorted(t.requests - s.requests):
+        out.append(_send(_request_id(r), controller_actor(r.sender), broker_name(r.dest), request_label(r),
+                         "LeaderAndIsr"))
+    for r in sorted(s.requests - t.requests):
+        if action == "crash":
+            out.append({"drop": _request_id(r), "why": f"{broker_name(r.dest)} crashed"})
+            continue
+        out.append({"receive": _request_id(r)})
+        error = _rejection(c, s, r)
+        if error is not None:
+            out.append(_send(_request_id(r) + " response", broker_name(r.dest), controller_actor(r.sender), error,
+                             "LeaderAndIsr", delivered=True, response=True))
+    return out
+
+
+def _zookeeper_events(c: ControllerConstants, s: ClusterState, t: ClusterState, action: str,
+                      b: int) -> list[dict]:
+    """What a step reads from and writes to ZooKeeper, and the notifications ZooKeeper sends."""
+    name, ctl = broker_name(b), controller_actor(b)
+    me = s.brokers[b]
+    zombie = me.alive and me.controller_epoch != 0 and s.zk_controller != b
+    if action == "crash":
+        if zombie:
+            return [{"drop": _expiry_id(b), "why": f"{name} crashed"}]
+        if s.zk_controller not in (NONE, b):
+            return [_send(f"{name} left", ZOOKEEPER, controller_actor(s.zk_controller),
+                          f"watch: {name} left /brokers/ids", "ZooKeeper", delivered=True)]
+        return []
+    if action == "expire_controller_session":
+        return [_send(_expiry_id(b), ZOOKEEPER, ctl, "session expired: /controller deleted", "ZooKeeper")]
+    if action == "resign_controller":
+        return [{"receive": _expiry_id(b)}]
+    if action == "elect_controller":
+        return _exchange(f"{name} elected", ctl, ZOOKEEPER,
+                         f"create /controller, /controller_epoch := {t.zk_controller_epoch}",
+                         f"won; partition state: {partition_text(s.zk_partition)}", "ZooKeeper")
+    if action == "read_partition_state":
+        return _exchange(f"{name} reads", ctl, ZOOKEEPER, "read the partition state",
+                         partition_text(s.zk_partition), "ZooKeeper")
+    fenced = f" if /controller_epoch = {me.controller_epoch}" if c.ControllerEpochFencing else ""
+    if action == "elect_leader":
+        return [_send(f"{name} writes", ctl, ZOOKEEPER, f"write{fenced}: {partition_text(t.zk_partition)}",
+                      "ZooKeeper", delivered=True)]
+    if action == "abort_election":
+        out = _exchange(f"{name} writes", ctl, ZOOKEEPER, f"write{fenced}",
+                        f"refused: /controller_epoch is {s.zk_controller_epoch}", "ZooKeeper")
+        return out + ([{"drop": _expiry_id(b), "why": f"{name} resigned at the refused write"}] if zombie else [])
+    return []
+
+
+def _data_events(s: ClusterState, t: ClusterState, action: str, b: int) -> list[dict]:
+    """Produce requests, fetches, and the acknowledgements they release."""
+    out: list[dict] = []
+    name = broker_name(b)
+    lead = b if action == "produce" else s.brokers[b].leader
+    if action == "produce":
+        out.append(_send(f"Produce {s.next_id}", PRODUCER, name, f"Produce(record {s.next_id}, acks=all)", "Produce",
+                         delivered=True))
+    if action == "follower_fetch":
+        out += _exchange(f"Fetch by {name}", name, broker_name(lead), f"Fetch(offset {len(s.brokers[b].log)})",
+                         f"log {_log(t.brokers[b].log)}", "Fetch")
+    for rid in sorted(t.acked - s.acked):
+        out.append(_send(f"Ack {rid}", broker_name(lead), PRODUCER, f"ack(record {rid})", "Produce", delivered=True,
+                         response=True))
+    return out
+
+
+def _log(log: tuple) -> str:
+    return "[" + ", ".join(str(x) for x in log) + "]"
+
+
+def _broker_index(shown: str) -> int:
+    """The broker a shown parameter names: ``b3`` or ``controller b3`` (trace parameters are shown values)."""
+    return int(shown.rsplit(" ", 1)[-1][1:]) - 1
+
+
+def messages(c: ControllerConstants, s: ClusterState, t: ClusterState, action: str,
+             params: dict[str, str]) -> list[dict]:
+    """What the step ``s -> t`` sends and delivers between ZooKeeper, the brokers and the producer.
+
+    * LeaderAndIsr: every request that appears in ``requests`` is sent by the
+      controller's broker to its destination, with the controller epoch; it
+      is received when the destination handles it, answered with
+      StaleControllerEpoch or StaleLeaderEpoch when ignored, and lost when
+      the destination crashes.  (A controller is a broker: its requests to
+      itself are drawn as loops.)
+    * ZooKeeper: the race for /controller and the epoch bump, the reads of the
+      partition state (step 3.1) and the writes (3.3, refused to a fenced
+      zombie), the /brokers/ids watch that tells the controller of a crash,
+      and the session-expiry notice, in flight for as long as the zombie has
+      not noticed it.
+    * The producer's records and acknowledgements, and the followers' fetches.
+    """
+    b = _broker_index(params.get("broker") or params["controller"])
+    return (_zookeeper_events(c, s, t, action, b) + _leader_and_isr_events(c, s, t, action)
+            + _data_events(s, t, action, b))

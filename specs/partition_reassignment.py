@@ -56,6 +56,7 @@ from modelcheck.specs.reassignment_state import (
     Replica,
     init,
     lanes,
+    messages,
     replica_sets,
     view,
 )
@@ -258,6 +259,7 @@ def _build() -> Spec:
         deadlock_expected=True,
         view=view,
         lanes=lanes,
+        messages=messages,
         description=__doc__,
         reference="modelcheck.specs.partition_reassignment:SPEC",
     )

@@ -48,6 +48,7 @@ from modelcheck.specs.producer_state import (
     in_flight,
     init,
     lanes,
+    messages,
     view,
 )
 
@@ -139,6 +140,7 @@ def _build() -> Spec:
         deadlock_expected=True,
         view=view,
         lanes=lanes,
+        messages=messages,
         description=__doc__,
         reference="modelcheck.specs.producer_ordering:SPEC",
     )

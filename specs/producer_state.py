@@ -125,6 +125,16 @@ def view(c: ProducerConstants, s: ProducerState) -> dict[str, Any]:
     }
 
 
+STATUS_ANSWERS = {
+    NONE_ERROR: "written",
+    RETRIABLE_ERROR: "retriable error",
+    OUT_OF_ORDER_SEQUENCE: "out of order",
+    DUPLICATE_SEQUENCE: "duplicate",
+}
+"""A response's code in a batch's status: short, so that a sequence diagram's note beside the lifeline shows
+it whole (the messages and variables name the Kafka error code)."""
+
+
 def _status(s: ProducerState, b: int) -> str:
     if b in s.acked:
         return "acked"
@@ -132,22 +142,91 @@ def _status(s: ProducerState, b: int) -> str:
         return "failed"
     for rb, code in s.responses:
         if rb == b:
-            return f"answered {CODE_NAMES[code]}"
+            return f"answered: {STATUS_ANSWERS[code]}"
     if b in s.requests:
-        return "request in flight"
+        return "in flight"
     if b in s.queue:
         return "to retry" if s.attempts[b] else "in accumulator"
     return "-"
 
 
 def lanes(c: ProducerConstants, s: ProducerState) -> dict[str, dict[str, Any]]:
-    """One lane per batch: where it is, how often it was sent, and at which offsets of the log it landed."""
+    """One lane per batch: at which offsets of the log it landed, where it is, and how often it was sent.
+
+    The offsets come first: a sequence diagram's note beside the lifeline
+    lists the changed fields in this order and shortens the end.
+    """
     out = {}
     for b in range(c.Batches):
         offsets = [str(i) for i, x in enumerate(s.log) if x == b]
         out[batch_name(b)] = {
+            "log offsets": ", ".join(offsets) if offsets else "-",
             "status": _status(s, b),
             "sent": s.attempts[b],
-            "log offsets": ", ".join(offsets) if offsets else "-",
         }
     return out
+
+
+PRODUCER = "producer"
+"""The producer's actor name in sequence diagrams (its sender thread and callbacks)."""
+LEADER = "leader"
+"""The partition leader's actor name (the batches are the lanes; the broker has no lane of its own)."""
+
+
+def _send(ident: str, sender: str, receiver: str, label: str, *, response: bool = False) -> dict:
+    out = {"send": ident, "from": sender, "to": receiver, "label": label, "kind": "Produce"}
+    if response:
+        out["response"] = True
+    return out
+
+
+def _request(b: int, attempt: int) -> str:
+    """A ProduceRequest's message id: one batch has at most one attempt in flight, so (batch, attempt) is unique."""
+    return f"Produce {batch_name(b)} attempt {attempt}"
+
+
+def _response(b: int, attempt: int) -> str:
+    return f"ProduceResponse {batch_name(b)} attempt {attempt}"
+
+
+def _answer(b: int, code: int, offset: int) -> str:
+    """What the leader answers, with the offset it wrote the batch at."""
+    if code == NONE_ERROR:
+        return f"{batch_name(b)}: written at offset {offset}"
+    if code == DUPLICATE_SEQUENCE:
+        return f"{batch_name(b)}: {CODE_NAMES[code]} (a success)"
+    return f"{batch_name(b)}: {CODE_NAMES[code]}"
+
+
+def messages(c: ProducerConstants, s: ProducerState, t: ProducerState, action: str,
+             params: dict[str, str]) -> list[dict]:
+    """What the step ``s -> t`` sends and delivers between the producer and the partition leader.
+
+    * ``send_batch``: a ProduceRequest for the batch (with its sequence number
+      when idempotent, and which attempt it is), in flight until the leader
+      handles it: the connection is FIFO, so arrows never overtake;
+    * ``broker_handles_produce`` / ``broker_rejects_produce``: the leader
+      takes the request and sends its response (written at which offset, a
+      duplicate, out of order, or a retriable error);
+    * ``receive_response``: the producer reads the response;
+    * ``request_times_out``: the success response is lost, so it is drawn
+      dropped, and the batch goes back to the accumulator.
+    """
+    if action == "send_batch":
+        b = s.queue[0]
+        attempt = t.attempts[b]
+        seq = f", seq {b}" if c.Idempotent else ""
+        return [_send(_request(b, attempt), PRODUCER, LEADER, f"Produce({batch_name(b)}{seq}, attempt {attempt})")]
+    if action in ("broker_handles_produce", "broker_rejects_produce"):
+        b = s.requests[0]
+        attempt = s.attempts[b]
+        code = t.responses[-1][1]
+        return [{"receive": _request(b, attempt)},
+                _send(_response(b, attempt), LEADER, PRODUCER, _answer(b, code, len(s.log)), response=True)]
+    if action == "receive_response":
+        b = s.responses[0][0]
+        return [{"receive": _response(b, s.attempts[b])}]
+    if action == "request_times_out":
+        b = s.responses[0][0]
+        return [{"drop": _response(b, s.attempts[b]), "why": "lost: the request times out"}]
+    return []

@@ -189,3 +189,98 @@ def lanes(c: ReassignConstants, s: ReassignState) -> dict[str, dict[str, Any]]:
             "log": "[" + ", ".join(str(x) for x in r.log) + "]" if r.hosted else "-",
         }
     return out
+
+
+CONTROLLER = "controller"
+"""The controller's actor name in sequence diagrams (it has no lane: its progress is shown with the variables)."""
+ZOOKEEPER = "zookeeper"
+PRODUCER = "producer"
+
+
+def _send(ident: str, sender: str, receiver: str, label: str, kind: str, *, response: bool = False) -> dict:
+    """A message applied by its receiver in the step that sends it: this spec makes every delivery atomic."""
+    out = {"send": ident, "from": sender, "to": receiver, "label": label, "kind": kind, "delivered": True}
+    if response:
+        out["response"] = True
+    return out
+
+
+def _exchange(ident: str, asker: str, answerer: str, question: str, answer: str, kind: str) -> list[dict]:
+    return [_send(ident, asker, answerer, question, kind), _send(ident + " response", answerer, asker, answer, kind,
+                                                                 response=True)]
+
+
+def _log(log: tuple) -> str:
+    return "[" + ", ".join(str(x) for x in log) + "]"
+
+
+def _leader_and_isr(t: ReassignState) -> list[dict]:
+    """LeaderAndIsr from the controller to every replica on disk of AR (ZooKeeper's, or the one it tells)."""
+    label = (f"LeaderAndIsr(leader {broker_name(t.leader)}, epoch {t.leader_epoch}, AR {_names(t.known_assignment)}, "
+             f"ISR {_names(t.isr)})")
+    to = sorted(b for b in t.zk_assignment | t.known_assignment if t.replicas[b].hosted)
+    return [_send(f"LeaderAndIsr e{t.leader_epoch} to {broker_name(b)}", CONTROLLER, broker_name(b), label,
+                  "LeaderAndIsr") for b in to]
+
+
+def _write(ident: str, label: str) -> dict:
+    return _send(ident, CONTROLLER, ZOOKEEPER, label, "ZooKeeper")
+
+
+def _controller_events(c: ReassignConstants, s: ReassignState, t: ReassignState, action: str) -> list[dict]:
+    """The controller's steps: its writes to ZooKeeper, then what it tells the brokers."""
+    old, new = replica_sets(c)
+    if action == "add_reassigned_replicas":
+        return [_write("write AR", f"AR := {_names(t.zk_assignment)}")] + _leader_and_isr(t)
+    if action == "elect_leader_from_reassigned":
+        leader = f"leader := {broker_name(t.leader)}, epoch {t.leader_epoch}"
+        return [_write("write leader", leader)] + _leader_and_isr(t)
+    if action == "remove_old_replicas_from_isr":
+        isr = f"ISR := {_names(t.isr)}, leader {broker_name(t.leader)}, epoch {t.leader_epoch}"
+        return [_write("write ISR", isr)] + _leader_and_isr(t)
+    if action == "stop_old_replicas":
+        return [_send(f"StopReplica to {broker_name(b)}", CONTROLLER, broker_name(b), "StopReplica(delete)",
+                      "StopReplica") for b in sorted(s.old_replicas - new) if s.replicas[b].hosted]
+    if action == "update_assigned_replicas":
+        return [_write("write AR", f"AR := {_names(t.zk_assignment)}")]
+    if action == "complete_reassignment":
+        return [_write("delete target", "delete /admin/reassign_partitions")]
+    if action == "elect_controller":
+        target = f"target {_names(new)}" if s.reassigning else "no reassignment"
+        return _exchange("read", CONTROLLER, ZOOKEEPER, "read AR and /admin/reassign_partitions",
+                         f"AR {_names(s.zk_assignment)}, {target}", "ZooKeeper")
+    return []
+
+
+def _data_events(s: ReassignState, t: ReassignState, action: str, params: dict[str, str]) -> list[dict]:
+    """Produce requests, fetches (and the ISR change a fetch makes), and the acknowledgements they release."""
+    out: list[dict] = []
+    lead = broker_name(s.leader)
+    if action == "produce":
+        out.append(_send(f"Produce {s.next_id}", PRODUCER, lead, f"Produce(record {s.next_id}, acks=all)", "Produce"))
+    if action == "follower_fetch":
+        b = params["broker"]
+        f = s.replicas[int(b[1:]) - 1]
+        out += _exchange(f"Fetch by {b}", b, lead, f"Fetch(offset {len(f.log)})",
+                         f"log {_log(s.replicas[s.leader].log)}", "Fetch")
+        if t.isr != s.isr:
+            out.append(_send("IsrUpdate", lead, ZOOKEEPER, f"ISR := {_names(t.isr)}", "IsrUpdate"))
+    for rid in sorted(t.acked - s.acked):
+        out.append(_send(f"Ack {rid}", lead, PRODUCER, f"ack(record {rid})", "Produce", response=True))
+    return out
+
+
+def messages(c: ReassignConstants, s: ReassignState, t: ReassignState, action: str,
+             params: dict[str, str]) -> list[dict]:
+    """What the step ``s -> t`` sends between the controller, ZooKeeper, the brokers and the producer.
+
+    LeaderAndIsr and StopReplica take effect at once in this spec, so every
+    message is delivered in the step that sends it.  Each controller step
+    writes ZooKeeper (AR, the leader, the ISR, the end of the move) and then
+    sends LeaderAndIsr to every replica of AR still on disk, or StopReplica
+    to OAR - RAR; a new controller reads AR and the target back, which is
+    where a wrong order shows (the OAR it resumes with); a follower's fetch
+    that joins the ISR writes the ISR to ZooKeeper; the producer's records
+    and their acknowledgements go to and from the leader.
+    """
+    return _controller_events(c, s, t, action) + _data_events(s, t, action, params)

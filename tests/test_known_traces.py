@@ -11,7 +11,8 @@ from modelcheck.counterexamples.known import KNOWN
 from modelcheck.counterexamples.regenerate import GRAPHVIZ_STAMP, KNOWN_DIR, regenerate
 
 
-MESSAGE_SPECS = {"truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320", "async-isr", "broker-failures"}
+MESSAGE_SPECS = {"truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320", "async-isr", "broker-failures",
+                 "producer-ordering", "controller-failover", "partition-reassignment", "consumer-offsets"}
 """The specs that declare how their state maps to messages (their known traces have a sequence diagram)."""
 
 
@@ -38,6 +39,14 @@ def test_checked_in_trace_is_current(fresh, entry):
             )
     for name in ("trace.svg", "trace.html"):
         assert os.path.exists(os.path.join(KNOWN_DIR, entry.name, name))
+
+
+def test_message_specs_are_the_registered_specs_with_a_messages_hook():
+    """MESSAGE_SPECS says which known traces must have a sequence diagram: it must follow the specs."""
+    from modelcheck.spec.loader import load_spec
+    from modelcheck.specs.registry import REGISTRY
+
+    assert MESSAGE_SPECS == {name for name in REGISTRY if load_spec(name).messages is not None}
 
 
 def test_every_known_directory_has_an_entry():

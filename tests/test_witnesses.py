@@ -48,6 +48,45 @@ EXPECTED = {
                       "and only r1 (crashed) still holds it",
     "seeds-kafka-7128-stale-hw-isr-join": "acknowledged record 0@e0 at offset 0 is missing on leader r2; its log "
                                           "ends at offset 0, and only r1 (crashed) still holds it",
+    # The last state's log is [batch1, batch0]: batch1 (sent second) at offset 0, batch0 at offset 1, and
+    # producer.attempts.batch0 = 2 (its first attempt got NOT_LEADER_FOR_PARTITION at step 4).
+    "producer-reordering": "batch1 is at log offset 0 but batch0, sent first, is at offset 1 (written by a retry: "
+                           "batch0 was sent twice)",
+    # The log is [batch0, batch0] and attempts.batch0 = 2 (step 4 lost the first success response); Idempotent=false.
+    "producer-duplicate": "batch0 is in the log twice, at offsets 0 and 1: the producer sent it twice, and without "
+                          "idempotence the broker cannot tell a retry from a new batch",
+    # Steps 8 and 10 made b1 and b3 leaders in leader epoch 1; the partition state znode says "b3 leads e1 ...
+    # (controller epoch 2)", written at step 7; b1's controller role is "zombie controller (epoch 1)" since
+    # step 3 expired its session, and /controller_epoch is 2 since step 4.
+    "controller-zombie-second-leader": "b1 and b3 both act as leader in leader epoch 1; ZooKeeper names b3 (written "
+                                       "under controller epoch 2), and b1 itself is a zombie controller still "
+                                       "acting under controller epoch 1 (/controller_epoch is 2)",
+    # Order=shrink-isr-early: after AR := OAR + RAR (step 2) the controller's next step was ISR -= OAR - RAR
+    # (step 3), with OAR - RAR = {b1}, the leader; ZooKeeper's leader is then none and its ISR {b2}, without b3.
+    "reassignment-shrink-isr-early": "the partition has no leader: the controller's step 'ISR -= OAR - RAR' took "
+                                     "the leader b1 out of the ISR, and b3 of the target {b2, b3} has not joined "
+                                     "the ISR, which is {b2}",
+    # Replicas=1:2, Order=stop-old-early: producer.acked = [0] since step 2; step 4 stopped b1 (hosted FALSE,
+    # its log gone) and left no leader; b2, hosted since step 3, has log [].
+    "reassignment-stop-old-early": "acknowledged record 0 is on no replica left on disk: the controller's step "
+                                   "'stop and delete OAR - RAR' deleted b1's replica, the partition has no "
+                                   "leader, and b2, the only replica left, lacks it (log [])",
+    # Step 13 deleted /admin/reassign_partitions; b1 is still hosted and in the ISR {b1, b2, b3}; the controller
+    # elected at step 6 (controller.crashes = 1) read OAR = {b2, b3}, the AR step 4 had persisted.
+    "reassignment-persist-ar-early": "the move is complete, but b1, outside the target {b2, b3}, still hosts a "
+                                     "replica and is in the ISR {b1, b2, b3}: the controller's OAR is {b2, b3} "
+                                     "(read from ZooKeeper's AR after the controller crash), so OAR - RAR is empty "
+                                     "and it never removed or stopped b1",
+    # processed.offset 0 = 2 (steps 3 and 7); group.committedOffset = 0 throughout; c1 crashed at step 4, c2
+    # owns the partition in generation 2 (step 5) and its position is 1 after polling offset 0 at step 6.
+    "consumer-commit-after-processing-duplicate": "the record at offset 0 was processed twice: the committed offset "
+                                                  "is still 0, so c2, which took the partition over after c1 "
+                                                  "crashed (generation 2), fetched it again",
+    # Commit=before-processing: c1 committed offset 1 at step 3 and crashed at step 4 with offset 0 in hand;
+    # processed.offset 0 = 0 and c2, the only live consumer, holds nothing.
+    "consumer-commit-before-processing-loss": "the record at offset 0 is below the committed offset 1 but was never "
+                                              "processed, and no live consumer holds it: every later owner starts "
+                                              "at offset 1, so it is lost",
 }
 
 
@@ -56,12 +95,8 @@ def documents():
     return {entry.name: known_document(entry) for entry in KNOWN}
 
 
-REPLICATION_SPECS = {"truncate-to-hw", "kip101", "kip279", "kip320-first-try", "kip320", "async-isr", "broker-failures"}
-
-
-def test_every_known_trace_of_the_replication_specs_has_a_sentence():
-    """(The producer, controller, reassignment and consumer specs' invariants have no witnesses yet.)"""
-    assert set(EXPECTED) == {entry.name for entry in KNOWN if entry.spec in REPLICATION_SPECS}
+def test_every_known_trace_has_a_sentence():
+    assert set(EXPECTED) == {entry.name for entry in KNOWN}
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -95,6 +130,26 @@ def test_the_culprits_are_the_record_the_replica_lacks(documents):
     assert documents["seeds-1-hw-data-loss"]["violation"]["culprits"] == [
         {"lane": "r2", "field": "log", "offset": 0}, {"lane": "r1", "field": "log", "offset": 0},
         {"variable": "producer.acked"}]
+
+
+def test_the_culprits_of_the_other_seeds_stories(documents):
+    """The cells each sentence names: the batches' offsets, both leaders and the zombie's role, the step's
+    victims, the record's counts."""
+    culprits = {name: doc["violation"]["culprits"] for name, doc in documents.items()}
+    assert culprits["producer-reordering"] == [
+        {"lane": "batch1", "field": "log offsets"}, {"lane": "batch0", "field": "log offsets"},
+        {"lane": "batch0", "field": "sent"}, {"variable": "log"}]
+    assert culprits["controller-zombie-second-leader"] == [
+        {"lane": "b1", "field": "replica"}, {"lane": "b1", "field": "leader epoch"},
+        {"lane": "b3", "field": "replica"}, {"lane": "b3", "field": "leader epoch"},
+        {"variable": "zookeeper.partitionState"}, {"lane": "b1", "field": "controller"}]
+    assert culprits["reassignment-shrink-isr-early"] == [
+        {"lane": "b1", "field": "role"}, {"lane": "b1", "field": "in ISR"}, {"lane": "b3", "field": "in ISR"},
+        {"variable": "zookeeper.leader"}]
+    assert culprits["consumer-commit-after-processing-duplicate"] == [
+        {"lane": "offset 0", "field": "processed"}, {"lane": "offset 0", "field": "committed"},
+        {"variable": "group.committedOffset"}, {"variable": "consumers.c2.position"},
+        {"variable": "consumers.c1.alive"}]
 
 
 def test_check_prints_the_sentence_and_json_carries_it():
@@ -196,6 +251,79 @@ def test_weak_isr_names_the_leaders_own_isr():
     assert w.sentence == ("record 0@e1 at offset 0 is below leader r1's HW 1 but missing on r3, which is in the ISR "
                           "its leader believes in {r1, r3}")
     assert w.culprits[-1] == {"lane": "r3", "field": "ISR"}
+
+
+def _initial(name, consts=()):
+    spec = load_spec(name)
+    c = build_constants(spec, consts)
+    return spec, c, next(iter(spec.init(c)))
+
+
+def test_producer_witnesses_on_states_built_by_hand():
+    spec, c, s = _initial("producer-ordering")
+    s1 = s._replace(acked=frozenset({1}), log=(0,))  # batch1 acknowledged, only batch0 written
+    w = _witness(spec, c, s1, "AckedBatchesWritten")
+    assert w.sentence == "batch1 was acknowledged to the application but is not in the log [batch0]"
+    assert w.culprits[0] == {"lane": "batch1", "field": "status"}
+    s2 = s._replace(log=(1, 0), attempts=(1, 1, 0))  # out of order, but each batch sent once: no retry to blame
+    w = _witness(spec, c, s2, "InOrder")
+    assert w.sentence == "batch1 is at log offset 0 but batch0, sent first, is at offset 1"
+    spec, c, s = _initial("producer-ordering", (("Idempotent", "true"),))
+    s3 = s._replace(log=(0, 0), attempts=(2, 0, 0))  # the idempotent broker never does this; the sentence says so
+    assert _witness(spec, c, s3, "NoDuplicates").sentence == (
+        "batch0 is in the log twice, at offsets 0 and 1: the producer sent it twice, and the idempotent broker "
+        "appended it again all the same")
+
+
+def test_controller_witnesses_on_states_built_by_hand():
+    from modelcheck.specs.controller_state import PartitionState, set_broker
+
+    spec, c, s = _initial("controller-failover")
+    # ZooKeeper names b3 (leader epoch 1) while only b1 holds the acknowledged record 0.
+    s1 = set_broker(s, 0, s.brokers[0]._replace(log=(0,)))._replace(
+        acked=frozenset({0}), zk_partition=PartitionState(2, 1, frozenset({0, 2}), 2))
+    w = _witness(spec, c, s1, "AckedWritesSurvive")
+    assert w.sentence == ("acknowledged record 0 is missing on b3, the leader ZooKeeper names (leader epoch 1), "
+                          "whose log is []; only b1 holds it")
+    assert w.culprits[:2] == ({"lane": "b3", "field": "log", "offset": 0}, {"lane": "b1", "field": "log", "offset": 0})
+    # b1 believes it leads leader epoch 1, b2 still leads epoch 0; no controller is a zombie.
+    s2 = set_broker(s, 0, s.brokers[0]._replace(leader=0, leader_epoch=1))
+    assert _witness(spec, c, s2, "OneLeaderPerPartition").sentence == (
+        "b1 (leader epoch 1) and b2 (leader epoch 0) both act as leader; ZooKeeper names b2 (written under "
+        "controller epoch 1)")
+
+
+def test_reassignment_witnesses_on_states_built_by_hand():
+    spec, c, s = _initial("partition-reassignment")
+    w = _witness(spec, c, s._replace(isr=frozenset({1})), "LeaderInIsr")
+    assert w.sentence == "the leader b1 is not in the ISR {b2}"
+    w = _witness(spec, c, s._replace(acked=frozenset({0})), "AckedRecordsSurvive")
+    assert w.sentence == "acknowledged record 0 is missing on the leader b1, whose log is []"
+    # Declared complete before anything moved: b1 still there, b3 never created, AR still OAR; the
+    # controller's OAR is {b1, b2}, so it would have removed b1: no "never removed" clause.
+    w = _witness(spec, c, s._replace(reassigning=False), "CompletedAtTarget")
+    assert w.sentence == ("the move is complete, but b1, outside the target {b2, b3}, still hosts a replica, is in "
+                          "the ISR {b1, b2} and leads; b3 of the target hosts no replica; ZooKeeper's AR is {b1, b2}")
+
+
+def test_stopping_the_leader_early_names_the_step_and_the_missing_replica():
+    """Order=stop-old-early with the default OAR {b1, b2}: add_reassigned_replicas, then stop_old_replicas
+    stops OAR - RAR = {b1}, the leader (no controller crash, so the one stopped was it); b3 never fetched."""
+    spec = load_spec("partition-reassignment")
+    c = build_constants(spec, (("Order", "stop-old-early"),))
+    r = check(spec, c, CheckOptions(invariants=("LeaderInIsr",)))
+    w = _witness(spec, c, r.violations[0].trace[-1].state, "LeaderInIsr")
+    assert w.sentence == ("the partition has no leader: the controller's step 'stop and delete OAR - RAR' stopped "
+                          "and deleted the leader b1, and b3 of the target {b2, b3} has not joined the ISR, which is "
+                          "{b1, b2}")
+    assert w.culprits[:2] == ({"lane": "b1", "field": "role"}, {"lane": "b1", "field": "log"})
+
+
+def test_a_duplicate_without_a_takeover_says_only_what_the_state_shows():
+    """Processed twice in generation 1 (a state the spec never reaches): no owner to blame."""
+    spec, c, s = _initial("consumer-offsets")
+    w = _witness(spec, c, s._replace(processed=(2, 0)), "NoDuplicates")
+    assert w.sentence == "the record at offset 0 was processed twice: the committed offset is still 0"
 
 
 # -- the spec API -------------------------------------------------------------------------------------
