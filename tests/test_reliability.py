@@ -336,3 +336,12 @@ def test_one_ctrl_c_ends_a_run_with_a_stopped_worker_in_seconds(tmp_path):
 def test_json_output_is_valid_json(tmp_path):
     p = run_cli("check", "truncate-to-hw", "-q", "--json")
     json.loads(p.stdout, parse_constant=lambda name: pytest.fail(f"{name} in the JSON output"))
+
+
+def test_a_nan_in_a_state_is_refused(tmp_path):
+    """``hash(nan)`` depends on the object: two processes would never agree on the state's fingerprint."""
+    spec = _copy_spec(tmp_path, DIE_HARD.read_text().replace("yield S(0, 0)", "yield S(0, float('nan'))"))
+    assert "float('nan')" in spec.read_text()
+    p = run_cli("check", str(spec), "-q")
+    assert p.returncode == 2
+    assert "big is NaN (it hashes differently in every process; use an int code)" in p.stderr.strip().splitlines()[-1]

@@ -24,8 +24,10 @@ _ALLOWED_LEAVES = (int, float)  # bool is a subclass of int
 def _is_canonical(value: Any) -> bool:
     """The fast yes/no form of :func:`check_canonical` (no paths built): it runs on many states."""
     t = type(value)
-    if t is int or t is bool or t is float:
+    if t is int or t is bool:
         return True
+    if t is float:
+        return value == value  # NaN hashes by identity: no two processes would agree on its fingerprint
     if t is tuple or t is frozenset or (isinstance(value, tuple) and hasattr(value, "_fields")):
         for x in value:
             tx = type(x)
@@ -58,8 +60,12 @@ def check_canonical(value: Any, *, spec: str, where: str) -> None:
         elif t is frozenset:
             for x in v:
                 stack.append((x, f"{path}{{…}}"))
-        elif t is bool or t is int or t is float:
+        elif t is bool or t is int or (t is float and v == v):
             continue
+        elif t is float:
+            raise StateError(
+                f"spec {spec}: {where} produced a non-canonical state: {path} is NaN (it hashes "
+                "differently in every process; use an int code)", spec=spec, where=where)
         else:
             hint = {
                 list: "use a tuple",

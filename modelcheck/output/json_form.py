@@ -6,10 +6,12 @@ and CI parse it, so fields are only ever added, never renamed.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from modelcheck.output.results import CheckResult, TraceStep, Violation
 from modelcheck.spec.declare import Spec
+
+if TYPE_CHECKING:  # for annotations only: results.py imports this module (CheckResult.to_json)
+    from modelcheck.output.results import CheckResult, TraceStep, Violation
 
 JSON_SCHEMA_VERSION = 1
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-from modelcheck.output.results import Violation
+if TYPE_CHECKING:  # for annotations only: results.py imports this module (CheckResult.write_trace)
+    from modelcheck.output.results import Violation
 
 TRACE_FILE = re.compile(r"trace(-[0-9]+)?\.(json|txt|dot|svg|seq\.svg|html|png)")
 """The names ``write_traces`` gives its files: anything else in the directory is the user's."""

@@ -48,6 +48,9 @@ DEADLOCK = "Deadlock"
 DEADLOCK_DESCRIPTION = "a reachable state has no successor"
 
 
+MIN_BYTES_PER_STATE = 200
+"""The least memory a new state costs while it waits in the frontier (its objects, fingerprint, parent record)."""
+
 FINGERPRINT_SAMPLE = 2000
 """Frontier states whose fingerprints are recomputed when a checkpoint is resumed (spread over the frontier)."""
 
@@ -331,7 +334,8 @@ class LevelDriver:
             return
         sizes = [len(a) for a in self.parents.fps[-2:]]
         growth = min(3.0, max(1.0, sizes[-1] / sizes[0])) if len(sizes) == 2 and sizes[0] else 1.0
-        per_state = max(0, used - self.memory_at_start) / self.distinct
+        # What the run added per state so far, and at least what a frontier state and its records take.
+        per_state = max(MIN_BYTES_PER_STATE, (used - self.memory_at_start) / self.distinct)
         projected = used + 2 * sizes[-1] * growth * per_state
         import psutil
 
