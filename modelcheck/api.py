@@ -24,6 +24,7 @@ from typing import Any, Mapping, Sequence
 import attrs
 
 from modelcheck.errors import UsageError
+from modelcheck.model.blame import real_interrupts
 from modelcheck.options import CheckOptions, option_conflict
 from modelcheck.output.results import CheckResult
 from modelcheck.search.progress import ProgressSink, stderr_sink
@@ -113,7 +114,8 @@ def prepare(
         raise UsageError(conflict)
     if workers < 1:
         raise UsageError(f"workers must be at least 1, got {workers}")
-    loaded = spec if isinstance(spec, Spec) else load_spec(spec)
+    with real_interrupts():  # importing a spec runs its code: a Ctrl-C there is still the user's
+        loaded = spec if isinstance(spec, Spec) else load_spec(spec)
     consts = build_constants(loaded, constants or {})
     known = [p.name for p in loaded.invariants]
     for name in invariants or ():
@@ -174,6 +176,10 @@ class PreparedCheck:
 
     def run(self) -> CheckResult:
         """Run the preflight walk, then the search; the result, with the spec it came from."""
+        with real_interrupts():  # spec code runs from here on: a Ctrl-C is still the user's
+            return self._run()
+
+    def _run(self) -> CheckResult:
         from modelcheck.model.bound import BoundModel
         from modelcheck.model.preflight import preflight as run_preflight
 

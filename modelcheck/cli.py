@@ -12,12 +12,13 @@ import json
 import os
 import signal
 import sys
+import traceback
 from typing import Any
 
 import click
 
 from modelcheck import __version__
-from modelcheck.errors import ModelCheckError, SpecRuntimeError, UsageError
+from modelcheck.errors import ModelCheckError, SpecRuntimeError, UsageError, UserInterrupt
 from modelcheck.options import option_conflict
 from modelcheck.output.json_form import trace_to_json
 from modelcheck.output.results import CheckResult
@@ -41,16 +42,26 @@ class ConstParam(click.ParamType):
         return name.strip(), text.strip()
 
 
+def _remember_debug(ctx: click.Context, _param: Any, value: bool) -> None:
+    if value:
+        ctx.ensure_object(dict)["debug"] = True
+
+
+def debug_option(f: Any) -> Any:
+    """``--debug``, before the command or after it: show the traceback of an error (which still exits 2)."""
+    return click.option("--debug", is_flag=True, expose_value=False, callback=_remember_debug,
+                        help="Show full tracebacks for errors.")(f)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="modelcheck")
-@click.option("--debug", is_flag=True, help="Show full tracebacks for errors.")
-@click.pass_context
-def main(ctx: click.Context, debug: bool) -> None:
+@debug_option
+def main() -> None:
     """A TLA+-style explicit-state model checker for Kafka replication."""
-    ctx.obj = {"debug": debug}
 
 
 @main.command("list")
+@debug_option
 def list_cmd() -> None:
     """List the registered specs with their constants, actions and invariants."""
     for name in sorted(registered_specs()):
@@ -66,6 +77,7 @@ def list_cmd() -> None:
 
 
 @main.command("show")
+@debug_option
 @click.argument("spec_ref", metavar="SPEC")
 def show_cmd(spec_ref: str) -> None:
     """Describe one spec: what it models, its constants with ranges, actions and invariants."""
@@ -101,6 +113,7 @@ def show_cmd(spec_ref: str) -> None:
 
 
 @main.command("check")
+@debug_option
 @click.argument("spec_ref", metavar="SPEC")
 @click.option("--const", "consts", type=ConstParam(), multiple=True, help="Set a constant, e.g. --const Replicas=3.")
 @click.option("--invariant", "invariants", multiple=True, metavar="NAME", help="Invariant to check (repeatable; default: the spec's).")
@@ -210,6 +223,7 @@ def _trace_stems(paths: list[str]) -> list[str]:
 
 
 @main.command("render")
+@debug_option
 @click.argument("trace_file", metavar="TRACE.json", type=click.Path(dir_okay=False))
 @click.option("--format", "-f", "fmt", type=click.Choice(["text", "dot", "svg", "png", "html", "json", "graph-json"]),
               default="text", show_default=True, help="Output format.")
@@ -231,6 +245,7 @@ def render_cmd(trace_file: str, fmt: str, output: str | None) -> None:
 
 
 @main.command("graph")
+@debug_option
 @click.argument("spec_ref", metavar="SPEC")
 @click.option("--const", "consts", type=ConstParam(), multiple=True, help="Set a constant.")
 @click.option("--invariant", "invariants", multiple=True, metavar="NAME", help="Mark states violating these.")
@@ -267,6 +282,7 @@ def graph_cmd(spec_ref: str, consts: tuple, invariants: tuple, fmt: str, limit: 
 
 
 @main.command("render-known")
+@debug_option
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Directory to write to (default: the package's counterexamples/known/).")
 def render_known_cmd(out_dir: str | None) -> None:
@@ -278,6 +294,7 @@ def render_known_cmd(out_dir: str | None) -> None:
 
 
 @main.command("compile")
+@debug_option
 @click.option("--status", is_flag=True, help="Only report which spec modules run compiled, build nothing.")
 def compile_cmd(status: bool) -> None:
     """Compile the registered specs with Cython (checks take about a quarter less time); needs a C compiler.
@@ -314,7 +331,7 @@ def compile_cmd(status: bool) -> None:
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
+    raise UserInterrupt  # not the spec's: spec wrappers let it through
 
 
 def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, coverage: bool) -> None:
@@ -323,11 +340,13 @@ def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, 
     for v in result.violations:
         if v.kind == "deadlock":
             click.echo("Error: Deadlock reached.")
+            click.echo("  (A reachable state has no successor. If the spec's final states are meant to have none, "
+                       "declare deadlock_expected=True in its Spec, or check with --no-deadlock.)")
         else:
             click.echo(f"Error: Invariant {v.name} is violated.")
             if v.description:
                 click.echo(f"  ({v.name}: {v.description})")
-        click.echo(f"Error: The behavior up to this point is ({len(v.trace)} states):")
+        click.echo(f"Error: The behavior up to this point is ({_states(len(v.trace))}):")
         click.echo(render_text(trace_to_json(spec, c, v.trace), only_changes=not full_trace))
     if result.result == "holds":
         click.echo("Model checking completed. No error has been found.")
@@ -347,14 +366,23 @@ def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, 
         click.echo(f"Warning: {w}", err=True)
 
 
+def _states(n: int) -> str:
+    return f"{n} state" if n == 1 else f"{n} states"
+
+
 def run() -> None:
-    """Console-script entry point: one-line errors with exit 2 unless ``--debug``."""
+    """Console-script entry point: errors as one line (and the trace that led there) with exit 2.
+
+    ``--debug`` adds the traceback; the exit status stays 2.
+    """
     from modelcheck.build import compiled
+    from modelcheck.model.blame import real_interrupts
 
     compiled.activate()  # before any spec or engine module is imported (see modelcheck.build.compiled)
-    debug = "--debug" in sys.argv[1:]
+    settings = {"debug": False}
     try:
-        rv = main.main(standalone_mode=False)
+        with real_interrupts():  # a Ctrl-C inside spec code is the user's, not the spec's
+            rv = main.main(standalone_mode=False, obj=settings)
         sys.exit(rv if isinstance(rv, int) else 0)
     except click.exceptions.Abort:
         # click turns a Ctrl-C outside the search (loading, preflight) into Abort.
@@ -366,11 +394,11 @@ def run() -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except ModelCheckError as exc:
-        if debug:
-            raise
+        if settings["debug"]:
+            traceback.print_exc()
         click.echo(f"error: {exc}", err=True)
         if isinstance(exc, SpecRuntimeError) and exc.trace:
-            click.echo(f"The behavior up to the failing state ({len(exc.trace)} states):", err=True)
+            click.echo(f"The behavior up to the failing state ({_states(len(exc.trace))}):", err=True)
             for i, step in enumerate(exc.trace, 1):
                 click.echo(f"  State {i}: <{step.action or 'Initial predicate'}> {step.state!r}", err=True)
         sys.exit(2)

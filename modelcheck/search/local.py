@@ -313,7 +313,7 @@ class LocalBackend:
                             new_ai.append(ai)
                             if properties:
                                 for p in list(properties):
-                                    if model._call(f"property {p.name}", p.fn, model.c, t):
+                                    if model.property_holds(p, t):
                                         reached[p.name] = (i, kk - k)
                                         properties.remove(p)
                             if check_invariants and not invariants_hold(t):

@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from modelcheck.errors import SpecLoadError, UsageError
+from modelcheck.model.blame import one_line, passes_through, raise_site, shown_path
 from modelcheck.spec.declare import Spec
 
 
@@ -63,12 +64,20 @@ def _import_file(path: str) -> Any:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - SystemExit and the like at import are the spec's errors
         del sys.modules[name]
-        if isinstance(exc, SpecLoadError) or hasattr(exc, "spec"):
+        if passes_through(exc) or isinstance(exc, SpecLoadError) or hasattr(exc, "spec"):
             raise
-        raise SpecLoadError(f"spec module {path} failed to import: {type(exc).__name__}: {exc}") from exc
+        raise _import_failed(shown_path(path), exc) from exc
     return module
+
+
+def _import_failed(what: str, exc: BaseException) -> SpecLoadError:
+    """The one-line error for a spec module that raised while it was imported, with the spec's line."""
+    detail = one_line(str(exc))
+    site = raise_site(exc.__traceback__)
+    return SpecLoadError(f"spec module {what} failed to import: {type(exc).__name__}"
+                         f"{': ' + detail if detail else ''}{f' (at {site})' if site else ''}")
 
 
 def load_spec(ref: str) -> Spec:
@@ -95,8 +104,10 @@ def load_spec(ref: str) -> Spec:
             raise SpecLoadError(f"spec module {target} failed to import: {exc}") from exc
         except SpecDefinitionError:
             raise
-        except Exception as exc:  # noqa: BLE001
-            raise SpecLoadError(f"spec module {target} failed to import: {type(exc).__name__}: {exc}") from exc
+        except BaseException as exc:  # noqa: BLE001 - SystemExit and the like at import are the spec's errors
+            if passes_through(exc):
+                raise
+            raise _import_failed(target, exc) from exc
         return _from_module(module, attr or None, target)
     except SpecDefinitionError:
         raise
