@@ -19,18 +19,19 @@ is current.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Mapping, Sequence
 
 import attrs
 
 from modelcheck.errors import UsageError
-from modelcheck.model.blame import real_interrupts
+from modelcheck.model.blame import SOURCE_ATTR, real_interrupts
 from modelcheck.options import CheckOptions, option_conflict
 from modelcheck.output.results import CheckResult
 from modelcheck.search.progress import ProgressSink, stderr_sink
 from modelcheck.spec.constants import build_constants
 from modelcheck.spec.declare import Spec
-from modelcheck.spec.loader import load_spec, spec_reference
+from modelcheck.spec.loader import load_spec, loaded_module, spec_reference
 
 ENGINES = ("local", "spark")
 
@@ -143,7 +144,32 @@ def prepare(
         spec=loaded, constants=consts, options=options, engine=engine, workers=workers, master=master,
         partitions=partitions, reference=reference, simulate=simulate, seed=seed or 0, walks=walks,
         walk_seconds=walk_seconds, sink=_sink(progress), preflight=preflight, spark_context=spark_context,
-        verbose=verbose)
+        verbose=verbose, spec_mode=_spec_mode(spec, loaded))
+
+
+def _spec_mode(given: str | Spec, loaded: Spec) -> str | None:
+    """How the spec's module runs: ``compiled`` or ``interpreted (why)``; None when that is not known.
+
+    A user's spec (a file or a module outside the project) with no build of
+    its current source gets one started in the background
+    (:mod:`modelcheck.build.user_specs`).
+    """
+    import sys
+
+    from modelcheck.build import compiled, user_specs
+
+    name = loaded_module(given) if isinstance(given, str) else (loaded.reference or "").partition(":")[0] or None
+    if name is None or name not in sys.modules:
+        return None
+    if name == "modelcheck" or name.startswith("modelcheck."):
+        return compiled.spec_mode(name)
+    module = sys.modules[name]
+    source = getattr(module, SOURCE_ATTR, None) or getattr(module, "__file__", None)
+    if not source or not str(source).endswith(".py"):
+        return "compiled" if compiled.is_compiled(module) else None
+    package = name.rpartition(".")[0]
+    extra = ((package, os.path.dirname(source)),) if package else ()
+    return user_specs.mode(user_specs.UserModule(name, os.path.abspath(source), extra), module)
 
 
 @attrs.frozen
@@ -168,6 +194,8 @@ class PreparedCheck:
     preflight: bool
     spark_context: Any
     verbose: bool
+    spec_mode: str | None = None
+    """``compiled`` or ``interpreted (why)`` for the check's header; None when not known (a spec object)."""
 
     @property
     def invariants(self) -> tuple[str, ...]:

@@ -166,7 +166,6 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     spec error.
     """
     from modelcheck.api import prepare
-    from modelcheck.build.compiled import spec_mode
 
     given = _explicit_params(ctx)
     conflict = option_conflict(given, simulate=simulate, engine="spark" if master is not None else engine)
@@ -183,7 +182,7 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     out = sys.stderr if as_json else sys.stdout
     consts_text = ", ".join(f"{k}={v}" for k, v in constants_to_dict(c).items())
     click.echo(f"modelcheck {__version__}: checking {spec.name} ({spec.title}) with {consts_text}", file=out)
-    mode = spec_mode((spec.reference or "").partition(":")[0])
+    mode = plan.spec_mode
     click.echo(f"Invariants: {', '.join(plan.invariants) or 'none'}; engine: {plan.engine}"
                f"{'; symmetry on' if symmetry else ''}{f'; spec {mode}' if mode else ''}", file=out)
     # SIGTERM stops a run the way Ctrl-C does: statistics so far, exit 128+signal.
@@ -295,16 +294,24 @@ def render_known_cmd(out_dir: str | None) -> None:
 
 @main.command("compile")
 @debug_option
+@click.argument("user_specs", metavar="[SPEC]...", nargs=-1)
 @click.option("--status", is_flag=True, help="Only report which spec modules run compiled, build nothing.")
-def compile_cmd(status: bool) -> None:
+def compile_cmd(user_specs: tuple[str, ...], status: bool) -> None:
     """Compile the registered specs with Cython (checks take about a quarter less time); needs a C compiler.
 
     Only modules whose current source has no build yet are compiled, so this
     is cheap to re-run; an edited spec runs interpreted until it is rebuilt.
     Also writes the class-data archive that lets the Spark engine start its
     JVM in about half the time (once per JDK and pyspark; about 15 s).
+
+    With SPEC (path/to/spec.py or pkg.module), build that user spec now, as
+    a check would in the background.
     """
     from modelcheck.build import compiled
+
+    if user_specs:
+        _compile_user_specs(user_specs)
+        return
 
     if not status:
         report = compiled.build()
@@ -328,6 +335,32 @@ def compile_cmd(status: bool) -> None:
     else:
         outcome, seconds = jvm_archive.build()
         click.echo(f"Spark JVM class archive: {outcome}" + (f" in {seconds:.1f}s" if outcome == "built" else ""))
+
+
+def _compile_user_specs(refs: tuple[str, ...]) -> None:
+    """``modelcheck compile SPEC...``: build user specs now (what a check starts in the background)."""
+    import time
+
+    from modelcheck.build import user_specs
+    from modelcheck.spec.loader import user_module_name
+
+    for ref in refs:
+        target = ref.partition(":")[0]
+        if target.endswith(".py") or os.sep in target:
+            if not os.path.isfile(target):
+                raise UsageError(f"no spec file {target}")
+            module = user_specs.UserModule(user_module_name(target), os.path.abspath(target))
+        else:
+            found = user_specs.for_module(target)
+            if found is None:
+                raise UsageError(f"{target} is not a user spec module with a .py source (registered specs: "
+                                 "modelcheck compile)")
+            module = found
+        start = time.monotonic()
+        before = user_specs.current_build(module)
+        so = user_specs.build(module)
+        state = "already current" if before == so else f"built in {time.monotonic() - start:.1f}s"
+        click.echo(f"{target}: compiled ({state})")
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:

@@ -13,6 +13,7 @@ defined (the line numbers are looked up in the file, not pasted).
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,6 +24,7 @@ import pytest
 from conftest import MODELS, ROOT, run_cli
 
 BROKEN = MODELS / "broken"
+BUILDS_ON = {"MODELCHECK_USER_BUILD": ""}
 
 
 def rel(name: str) -> str:
@@ -124,6 +126,26 @@ def test_a_broken_spec_gives_one_line_naming_the_function_and_exit_2(name, line,
     assert "No error has been found" not in p.stdout
 
 
+@pytest.fixture(scope="module")
+def compiled_broken():
+    """The broken specs compiled (``modelcheck compile FILE``, cached by digest in the build directory)."""
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler: user specs stay interpreted")
+    names = sorted({c[0] for c in CASES} | {"raises_base_exception.py"})
+    p = run_cli("compile", *(str(BROKEN / n) for n in names), env=BUILDS_ON)
+    assert p.returncode == 0, p.stderr
+    return BUILDS_ON
+
+
+@pytest.mark.parametrize("name,line,trace", CASES, ids=[c[0][:-3] for c in CASES])
+def test_a_compiled_broken_spec_gives_the_same_line(name, line, trace, compiled_broken):
+    """Compiled, spec functions are Cython functions called from C: the same errors, lines and traces."""
+    p = run_cli("check", str(BROKEN / name), "-q", env=compiled_broken)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert "; spec compiled" in p.stdout
+    assert p.stderr.splitlines() == expected_stderr(name, line, trace)
+
+
 def test_debug_after_the_command_shows_the_traceback_and_still_exits_2():
     for args in (("--debug", "check", str(BROKEN / "invariant_generator.py"), "-q"),
                  ("check", str(BROKEN / "invariant_generator.py"), "-q", "--debug")):
@@ -149,6 +171,18 @@ def test_the_spec_cannot_steer_the_exit_status(where, kind):
     """SystemExit, KeyboardInterrupt, GeneratorExit and any BaseException from spec code: exit 2, one line."""
     p = run_cli("check", str(BROKEN / "raises_base_exception.py"), "--const", f"Where={where}",
                 "--const", f"Kind={kind}", "-q")
+    _assert_base_exception(p, where, kind)
+
+
+@pytest.mark.parametrize("where", WHERE)
+def test_a_compiled_spec_cannot_steer_the_exit_status_either(where, compiled_broken):
+    p = run_cli("check", str(BROKEN / "raises_base_exception.py"), "--const", f"Where={where}",
+                "--const", "Kind=exit3", "-q", env=compiled_broken)
+    assert "; spec compiled" in p.stdout
+    _assert_base_exception(p, where, "exit3")
+
+
+def _assert_base_exception(p, where: str, kind: str) -> None:
     assert p.returncode == 2, (p.stdout, p.stderr)
     name = "raises_base_exception.py"
     raising = {"exit0": "sys.exit(0)", "exit3": "sys.exit(3)", "keyboard-interrupt": "raise KeyboardInterrupt",

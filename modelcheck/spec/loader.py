@@ -52,11 +52,21 @@ def user_module_name(path: str) -> str:
 
 def _import_file(path: str) -> Any:
     """Import a user's spec file under :func:`user_module_name`, once per process."""
+    from modelcheck.build import user_specs
+
     path = os.path.abspath(path)
     name = user_module_name(path)
     if name in sys.modules:
         # Imported already, here or (on an executor) from the copy Spark shipped.
         return sys.modules[name]
+    try:
+        built = user_specs.load(user_specs.UserModule(name, path))
+    except BaseException as exc:  # noqa: BLE001 - as from the source (below)
+        if passes_through(exc) or isinstance(exc, SpecLoadError) or hasattr(exc, "spec"):
+            raise
+        raise _import_failed(shown_path(path), exc) from exc
+    if built is not None:
+        return built
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise SpecLoadError(f"cannot import {path}")
@@ -80,6 +90,28 @@ def _import_failed(what: str, exc: BaseException) -> SpecLoadError:
                          f"{': ' + detail if detail else ''}{f' (at {site})' if site else ''}")
 
 
+def _import_module(name: str) -> Any:
+    """Import ``pkg.module``: its compiled build if it is a user module with a current one, else as Python does."""
+    from modelcheck.build import user_specs
+
+    if name not in sys.modules:
+        user = user_specs.for_module(name) if user_specs.enabled() else None
+        if user is not None and user_specs.load(user) is not None:
+            parent, _, leaf = name.rpartition(".")
+            if parent:
+                setattr(sys.modules[parent], leaf, sys.modules[name])
+    return importlib.import_module(name)
+
+
+def loaded_module(ref: str) -> str | None:
+    """The module a spec reference was imported from (None for a ``Spec`` object's unknown origin)."""
+    registry = registered_specs()
+    target = registry.get(ref, ref).partition(":")[0]
+    if target.endswith(".py") or os.sep in target:
+        return user_module_name(os.path.abspath(target))
+    return target
+
+
 def load_spec(ref: str) -> Spec:
     """Resolve ``ref``: a registered name, ``path/to/spec.py[:ATTR]`` or ``pkg.module[:ATTR]``."""
     from modelcheck.errors import SpecDefinitionError
@@ -97,7 +129,7 @@ def load_spec(ref: str) -> Spec:
         if not target.replace(".", "").replace("_", "").isalnum():
             raise UsageError(_unknown(ref, registry))
         try:
-            module = importlib.import_module(target)
+            module = _import_module(target)
         except ModuleNotFoundError as exc:
             if exc.name and target.startswith(exc.name):
                 raise UsageError(_unknown(ref, registry)) from None
