@@ -292,6 +292,17 @@ def render_known_cmd(out_dir: str | None) -> None:
         click.echo(path)
 
 
+@main.command("new")
+@debug_option
+@click.argument("name")
+def new_cmd(name: str) -> None:
+    """Write NAME.py: a small spec that checks as it is, to change into your own (docs/writing-specs.md)."""
+    from modelcheck.spec.skeleton import write_skeleton
+
+    path = write_skeleton(name)
+    click.echo(f"wrote {path}; check it with: modelcheck check {path}")
+
+
 @main.command("compile")
 @debug_option
 @click.argument("user_specs", metavar="[SPEC]...", nargs=-1)
