@@ -21,7 +21,10 @@ import time
 
 import pytest
 
-from conftest import MODELS, ROOT, run_cli
+from conftest import MODELS, ROOT, check, run_cli
+from modelcheck.errors import SpecRuntimeError
+from modelcheck.options import CheckOptions
+from modelcheck.spec.loader import load_spec
 
 BROKEN = MODELS / "broken"
 BUILDS_ON = {"MODELCHECK_USER_BUILD": ""}
@@ -258,3 +261,25 @@ def test_a_spec_error_from_python_names_the_function_and_carries_the_trace():
         modelcheck.check(str(BROKEN / "action_returns_bool.py"))
     assert str(err.value).startswith("spec action-bool: action Inc(c1) returned False, not a state of type S")
     assert [t.state.counts for t in err.value.trace] == [(0, 0), (1, 0), (2, 0)]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_symmetry_that_raises_is_a_spec_error(workers):
+    """permute is spec code too: the preflight walk meets the failing state (sum 3) first, one line, exit 2."""
+    name = "symmetry_raises.py"
+    p = run_cli("check", str(BROKEN / name), "--symmetry", "-q", "--workers", workers)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.splitlines() == [
+        "error: spec symmetry-raises: symmetry raised ValueError: permute cannot rename this state "
+        f"(at {rel(name)}:{line_of(name, 'raise ValueError(')})"]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_symmetry_that_raises_in_the_search_stops_at_the_parent(workers):
+    """Without the preflight walk, the search meets it: (2, 1) is the first state of sum 3 (level 4, reached
+    from (2, 0), the representative of its orbit), so the trace leads to (2, 0)."""
+    spec = load_spec(str(BROKEN / "symmetry_raises.py"))
+    with pytest.raises(SpecRuntimeError) as err:
+        check(spec, spec.constants_class(), CheckOptions(symmetry=True), workers=workers)
+    assert str(err.value).startswith("spec symmetry-raises: symmetry raised ValueError: permute cannot rename")
+    assert [t.state.xs for t in err.value.trace] == [(0, 0), (1, 0), (2, 0)]

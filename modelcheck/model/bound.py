@@ -30,7 +30,7 @@ from modelcheck.spec.declare import Action, Predicate, Spec, State
 from modelcheck.model.symmetry import min_over_all, min_over_sorted
 
 
-def _cached(canonical_fp: Callable[[State, int], int], limit: int = 200_000) -> Callable[[State], int]:
+def _cached(canonical_fp: Callable[[State, int], int], spec_name: str, limit: int = 200_000) -> Callable[[State], int]:
     """Memoise an orbit fingerprint by the state's own fingerprint (bounded; cleared when full).
 
     With symmetry every successor costs a signature per value, a permuted copy
@@ -41,7 +41,9 @@ def _cached(canonical_fp: Callable[[State, int], int], limit: int = 200_000) -> 
     comparison of states.  Two states with one 64-bit hash would share an entry,
     the same (negligible) risk as two states sharing a fingerprint in the
     visited set.  It holds the current neighbourhood only: it is emptied when
-    it reaches ``limit``.
+    it reaches ``limit``.  The symmetry's functions are spec code: what they
+    raise is the spec's error (``hash(s)`` of an unhashable state still
+    raises TypeError, which the engines look for).
     """
     cache: dict[int, int] = {}
 
@@ -51,7 +53,13 @@ def _cached(canonical_fp: Callable[[State, int], int], limit: int = 200_000) -> 
         if got is None:
             if len(cache) >= limit:
                 cache.clear()
-            got = cache[h] = canonical_fp(s, h)
+            try:
+                got = canonical_fp(s, h)
+            except BaseException as exc:  # noqa: BLE001 - permute and signature are spec code
+                if passes_through(exc):
+                    raise
+                raise spec_error(spec_name, "symmetry", exc) from exc
+            cache[h] = got
         return got
 
     return fp
@@ -80,12 +88,12 @@ class BoundModel:
         self.fingerprint: Callable[[State], int] = hash
         if options.symmetry and spec.symmetry is not None:
             sym = spec.symmetry
-            self.permutations = sym.permutations(consts)
+            self.permutations = self._call("symmetry", sym.permutations, consts)
             if sym.signature is not None:
                 orbit_fp = min_over_sorted(consts, sym.permute, sym.signature, len(self.permutations[0]))
             else:
                 orbit_fp = min_over_all(consts, sym.permute, self.permutations)
-            self.fingerprint = _cached(orbit_fp)
+            self.fingerprint = _cached(orbit_fp, spec.name)
         self.state_type: type = type(self.init_states()[0])
         """The type of every state: an action's result of another type is refused (modelcheck.model.validate)."""
         # The successor function in two forms (see modelcheck.model.expander): a list of
@@ -142,18 +150,21 @@ class BoundModel:
             ) from None
 
     def first_bad_state(self, states: list, action_indices: list[int]) -> tuple[int, SpecRuntimeError]:
-        """The position of the first unhashable or non-canonical state in ``states``, and its error.
+        """The position of the first state in ``states`` that cannot be fingerprinted, and its error.
 
-        For an engine whose batch fingerprinting raised TypeError: the error
-        names the action that produced the state (``action_indices``, parallel
-        to ``states``), and the position tells which parent to stop at.
+        For an engine whose batch fingerprinting raised: an unhashable or
+        non-canonical state (the error names the action that produced it,
+        ``action_indices`` being parallel to ``states``) or one the
+        symmetry's spec code fails on.  The position tells which parent to
+        stop at.
         """
         for k, t in enumerate(states):
             try:
                 self.check_state(t, f"action {self.actions[action_indices[k]].name}")
+                self.fingerprint(t)
             except SpecRuntimeError as err:
                 return k, err
-        raise AssertionError("fingerprinting raised TypeError, yet every successor is hashable")
+        raise AssertionError("fingerprinting raised, yet every successor can be fingerprinted")
 
     def successors(self, s: State) -> Iterator[tuple[int, tuple[int, ...], State]]:
         """Every successor of ``s`` as (action index, binding, state), in the spec's order.

@@ -94,7 +94,7 @@ def symmetry_warnings(model: BoundModel, states: list[State]) -> list[str]:
                 value = model._holds(where, inv.fn, model.c, s)
             except SpecRuntimeError:
                 break  # the search reports it, with its trace
-            if any(model._holds(where, inv.fn, model.c, permute(model.c, s, p)) != value
+            if any(model._holds(where, inv.fn, model.c, model._call("symmetry", permute, model.c, s, p)) != value
                    for p in model.permutations[1:]):
                 warnings.append(
                     f"--symmetry is unsound for {inv.name}: its value changes when replicas are permuted"
@@ -114,7 +114,7 @@ def check_signature(model: BoundModel, states: list[State]) -> None:
     if model.permutations is None or sym is None or sym.signature is None:
         return
     for s in states:
-        bad = signature_mismatch(model.c, sym.permute, sym.signature, model.permutations, s)
+        bad = model._call("symmetry", signature_mismatch, model.c, sym.permute, sym.signature, model.permutations, s)
         if bad is not None:
             perm, value = bad
             raise SpecRuntimeError(

@@ -221,7 +221,7 @@ class Worker:
                 err = None
                 try:
                     chunk_fps = _buffered_fps(buf_parents, seg_n, buf_t, fingerprint)
-                except TypeError:
+                except (TypeError, SpecRuntimeError):  # unhashable, or the symmetry's code failed on one
                     err = self._cut_at_unhashable(seg_lo, seg_n, buf_ai, buf_t)
                     chunk_fps = _buffered_fps(buf_parents, seg_n, buf_t, fingerprint)
                 counts = np.array(seg_n, dtype=np.int64)  # a copy: seg_n is emptied below
