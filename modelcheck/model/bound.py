@@ -8,9 +8,9 @@ so that an exception inside a spec (any exception: ``SystemExit`` too)
 becomes a :class:`SpecRuntimeError` naming the spec, the function and the
 spec's line, and so that a result of the wrong kind (an invariant returning a
 generator, an action returning a bool) stops the check instead of making it
-silently wrong (:mod:`modelcheck.model.validate`).  It holds no run state, so two checks can run in one
-process, and it can be rebuilt on another machine from (spec reference,
-constants dict, options).
+silently wrong (:mod:`modelcheck.model.validate`).  It holds no run state, so
+two checks can run in one process, and it can be rebuilt on another machine
+from (spec reference, constants dict, options).
 """
 
 # modelcheck: compile
