@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 
+import attrs
 import pytest
 
 from conftest import MODELS, ROOT, check, run_cli
@@ -283,3 +284,25 @@ def test_a_symmetry_that_raises_in_the_search_stops_at_the_parent(workers):
         check(spec, spec.constants_class(), CheckOptions(symmetry=True), workers=workers)
     assert str(err.value).startswith("spec symmetry-raises: symmetry raised ValueError: permute cannot rename")
     assert [t.state.xs for t in err.value.trace] == [(0, 0), (1, 0), (2, 0)]
+
+
+def test_running_out_of_memory_in_an_action_is_not_the_specs_error():
+    """A MemoryError is the machine's condition, not a bug of the spec: the wrappers let it through unchanged."""
+    from modelcheck import Spec, action, constant
+    from modelcheck.model.bound import BoundModel
+
+    @attrs.frozen
+    class C:
+        N: int = constant(1, "unused", minimum=0, maximum=1)
+
+    @action("Grow")
+    def grow(c, s):
+        raise MemoryError
+
+    spec = Spec(name="oom", title="t", constants=C, init=lambda c: [0], actions=[grow])
+    model = BoundModel(spec, C(), CheckOptions())
+    for expand in (model.expand, lambda s: model.expand_into(s, [], [])):
+        with pytest.raises(MemoryError):
+            expand(0)
+    with pytest.raises(MemoryError):
+        model._call("init", grow, C(), 0)

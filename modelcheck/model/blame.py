@@ -9,11 +9,11 @@ code, skipping the engine, the standard library and installed packages.
 
 Everything spec code raises is the spec's error, ``SystemExit``,
 ``KeyboardInterrupt`` and ``GeneratorExit`` included: a ``sys.exit(0)`` in
-an action must not end a check with "exit 0" and no result.  The one
-exception is :class:`~modelcheck.errors.EngineSignal`, which modelcheck's
+an action must not end a check with "exit 0" and no result.  The
+exceptions are :class:`~modelcheck.errors.EngineSignal`, which modelcheck's
 own signal handlers raise in whatever code runs (a real Ctrl-C while an
-action runs is the user's, not the action's); :func:`real_interrupts` puts
-such a handler in place for Ctrl-C.
+action runs is the user's, not the action's; :func:`real_interrupts` puts
+such a handler in place for Ctrl-C), and ``MemoryError``.
 """
 
 from __future__ import annotations
@@ -39,8 +39,14 @@ SOURCE_ATTR = "__mc_source__"
 
 
 def passes_through(exc: BaseException) -> bool:
-    """Whether a wrapper around spec code must re-raise ``exc`` as it is (the engine's own interruption)."""
-    return isinstance(exc, EngineSignal)
+    """Whether a wrapper around spec code must re-raise ``exc`` as it is: not the spec's doing.
+
+    The engine's own interruptions (:class:`~modelcheck.errors.EngineSignal`)
+    and ``MemoryError``: the machine running out of memory while an action
+    builds a state is the run's condition, which the search reports as such
+    (statistics so far), not a bug of the spec.
+    """
+    return isinstance(exc, (EngineSignal, MemoryError))
 
 
 def _library_dirs() -> tuple[str, ...]:
