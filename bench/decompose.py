@@ -88,10 +88,12 @@ def by_action(model: BoundModel, states: list, rounds: int) -> None:
             expand(s, [], [])
         return time.perf_counter() - t0
 
-    variants = [("all", compile_expander(model.spec.name, acts, binds, c))]
-    variants += [(a.name, compile_expander(model.spec.name, acts[:i] + acts[i + 1:], binds[:i] + binds[i + 1:], c))
+    st = model.state_type
+    variants = [("all", compile_expander(model.spec.name, acts, binds, c, state_type=st))]
+    variants += [(a.name, compile_expander(model.spec.name, acts[:i] + acts[i + 1:], binds[:i] + binds[i + 1:], c,
+                                           state_type=st))
                  for i, a in enumerate(acts)]
-    variants.append(("none", compile_expander(model.spec.name, (), (), c)))
+    variants.append(("none", compile_expander(model.spec.name, (), (), c, state_type=st)))
     best = {name: float("inf") for name, _ in variants}
     for _ in range(rounds):  # interleaved, so a change of the machine's speed hits every variant alike
         for name, expand in variants:

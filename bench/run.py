@@ -14,6 +14,11 @@ and commit) for the next comparison.
 
 ``--only NAME`` runs some workloads; ``--large`` adds the ten-million-state
 MaxLeaderEpoch=3 run (minutes).  Speed is measured here, never in tests.
+
+The ``user-file`` workloads check Kip320 given as a file path
+(``specs/kip320.py``), as a user's own spec is: compiled (the build is made
+first, with ``modelcheck compile``) and interpreted (``MODELCHECK_USER_BUILD=off``),
+to compare with the registered ``kip320-r3`` of the same 737,794 states.
 """
 
 from __future__ import annotations
@@ -35,10 +40,16 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results.json"
 
-WORKLOADS: list[tuple[str, list[str], bool]] = [
-    # (name, modelcheck check arguments, large?)
+USER_FILE = "specs/kip320.py"
+"""Kip320 as a user's spec file: the same module the registered ``kip320`` is, loaded by its path."""
+USER_OFF = {"MODELCHECK_USER_BUILD": "off"}
+
+WORKLOADS: list[tuple[str, list[str], bool] | tuple[str, list[str], bool, dict[str, str]]] = [
+    # (name, modelcheck check arguments, large?[, environment])
     ("counter-grid-4x30", ["tests/models/counter_grid.py", "--const", "Counters=4", "--const", "Max=30"], False),
     ("kip320-r3", ["kip320", "--const", "Replicas=3", "--workers", "1"], False),
+    ("kip320-r3-user-file", [USER_FILE, "--const", "Replicas=3", "--workers", "1"], False),
+    ("kip320-r3-user-file-interpreted", [USER_FILE, "--const", "Replicas=3", "--workers", "1"], False, USER_OFF),
     ("kip320-r3-workers2", ["kip320", "--const", "Replicas=3", "--workers", "2"], False),
     ("kip320-r3-symmetry", ["kip320", "--const", "Replicas=3", "--symmetry"], False),
     ("kip320-r3-symmetry-workers2", ["kip320", "--const", "Replicas=3", "--symmetry", "--workers", "2"], False),
@@ -119,17 +130,19 @@ def compiled_specs(interpreted: bool) -> str:
     return f"compiled ({sum(ok for _, ok in modules)} of {len(modules)} modules built)"
 
 
-def run_workload(args: list[str], interpreted: bool = False) -> dict:
+def run_workload(args: list[str], interpreted: bool = False, extra_env: dict[str, str] | None = None) -> dict:
     cmd = [sys.executable, "-m", "modelcheck", "check", *args, "--json", "-q"]
     env = dict(os.environ)
     if interpreted:
         env["MODELCHECK_INTERPRETED"] = "1"
     else:
         env.pop("MODELCHECK_INTERPRETED", None)
+    env.update(extra_env or {})
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     load = os.getloadavg()[0]
     start = time.perf_counter()
     popen = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    spec_mode = ""
     proc = psutil.Process(popen.pid)
     peak = 0
     peak_pss = 0
@@ -148,6 +161,9 @@ def run_workload(args: list[str], interpreted: bool = False) -> dict:
         raise SystemExit(f"{' '.join(cmd)} failed ({popen.returncode}):\n{err}")
     data = json.loads(out)
     distinct = data["distinct_states"]
+    for line in err.splitlines():  # the header says how the spec ran: "...; spec compiled"
+        if line.startswith("Invariants: ") and "; spec " in line:
+            spec_mode = line.split("; spec ", 1)[1]
     return {
         "command": "modelcheck check " + " ".join(args),
         "result": data["result"],
@@ -162,7 +178,19 @@ def run_workload(args: list[str], interpreted: bool = False) -> dict:
         "peak_rss_mib": round(peak / 2**20, 1),
         "peak_pss_mib": round(peak_pss / 2**20, 1),
         "bytes_per_state": round(peak_pss / distinct, 1) if distinct else 0.0,
+        "spec_mode": spec_mode,
     }
+
+
+def build_user_spec(args: list[str], extra_env: dict[str, str]) -> None:
+    """Compile a workload's spec file first, unless the workload runs it interpreted: the figure is the build's."""
+    if not args[0].endswith(".py") or extra_env.get("MODELCHECK_USER_BUILD") == "off":
+        return
+    p = subprocess.run([sys.executable, "-m", "modelcheck", "compile", args[0]], cwd=ROOT, capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"modelcheck compile {args[0]} failed:\n{p.stderr}")
+    print(p.stdout.strip())
 
 
 def main() -> None:
@@ -181,14 +209,17 @@ def main() -> None:
     results = dict(prev_results)
     print(f"machine: {machine()}")
     print(f"specs: {specs_mode}")
-    print(f"{'workload':28} {'wall s':>8} {'engine s':>9} {'cpu s':>7} {'load':>5} {'states/s':>10} {'RSS MiB':>8} "
+    print(f"{'workload':32} {'wall s':>8} {'engine s':>9} {'cpu s':>7} {'load':>5} {'states/s':>10} {'RSS MiB':>8} "
           f"{'PSS MiB':>8} {'B/state':>8} {'distinct':>11}  vs previous (wall, RSS)")
-    for name, args, large in WORKLOADS:
+    for name, args, large, *extra in WORKLOADS:
         if ns.only and name not in ns.only:
             continue
         if large and not ns.large and name not in ns.only:
             continue
-        r = run_workload(args, ns.interpreted)
+        extra_env = extra[0] if extra else {}
+        if not ns.interpreted:
+            build_user_spec(args, extra_env)
+        r = run_workload(args, ns.interpreted, extra_env)
         r["specs"] = specs_mode
         r["date"] = datetime.date.today().isoformat()
         r["commit"] = commit()
@@ -197,10 +228,10 @@ def main() -> None:
         if old and old.get("wall_s"):
             ratio = (f"x{r['wall_s'] / old['wall_s']:.2f} wall, x{r['peak_rss_mib'] / old['peak_rss_mib']:.2f} RSS "
                      f"(was {old['wall_s']} s at {old.get('commit', '?')})")
-        print(f"{name:28} {r['wall_s']:8.2f} {r['engine_s']:9.2f} {r['cpu_s']:7.1f} {r['load_before']:5.1f} "
+        print(f"{name:32} {r['wall_s']:8.2f} {r['engine_s']:9.2f} {r['cpu_s']:7.1f} {r['load_before']:5.1f} "
               f"{r['states_per_s']:10,} "
               f"{r['peak_rss_mib']:8.1f} {r['peak_pss_mib']:8.1f} {r['bytes_per_state']:8.1f} {r['distinct']:11,}  "
-              f"{ratio}", flush=True)
+              f"{ratio}{'  [spec ' + r['spec_mode'] + ']' if r['spec_mode'] else ''}", flush=True)
         results[name] = r
     if not ns.no_save:
         RESULTS.write_text(json.dumps({"machine": machine(), "results": results}, indent=2, sort_keys=True) + "\n")

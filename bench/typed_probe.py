@@ -119,8 +119,10 @@ def typed_model(model: BoundModel, typed) -> BoundModel:  # noqa: ANN001 - the c
         raise ModelCheckError("the typed copy covers Kip320's nine actions and StrongIsr only")
     model.actions = tuple(attrs.evolve(a, fn=getattr(typed, a.fn.__name__)) for a in model.actions)
     model.invariants = tuple(attrs.evolve(i, fn=typed.strong_isr) for i in model.invariants)
-    model.expand = loop_expander(model.spec.name, model.actions, model.bindings, model.c)
-    model.expand_into = compile_expander(model.spec.name, model.actions, model.bindings, model.c)
+    model.expand = loop_expander(model.spec.name, model.actions, model.bindings, model.c,
+                                 state_type=model.state_type)
+    model.expand_into = compile_expander(model.spec.name, model.actions, model.bindings, model.c,
+                                         state_type=model.state_type)
     return model
 
 

@@ -63,7 +63,7 @@ def _explore(model: BoundModel, starts: list[Any], radius: int | None, limit: in
                     f"the state graph has more than {limit} states; raise --limit or use smaller constants"
                 )
             ids[s] = f"n{len(ids)}"
-            invs = [inv.name for inv in model.invariants if not inv.fn(c, s)]
+            invs = [inv.name for inv in model.failed_invariants(s)]
             g.add_node(ids[s], index=len(ids) - 1, state=spec.describe_state(c, s), violates=invs,
                        initial=False, on_trace=False, parent=None, via=None)
             queue.append(s)

@@ -27,12 +27,13 @@ from typing import Any, Mapping, Sequence
 import attrs
 
 from modelcheck.errors import UsageError
+from modelcheck.model.blame import SOURCE_ATTR, real_interrupts
 from modelcheck.options import CheckOptions, option_conflict
 from modelcheck.output.results import CheckResult
 from modelcheck.search.progress import ProgressSink, stderr_sink
 from modelcheck.spec.constants import build_constants
 from modelcheck.spec.declare import Spec
-from modelcheck.spec.loader import load_spec, spec_reference
+from modelcheck.spec.loader import load_spec, loaded_module, spec_reference
 
 ENGINES = ("local", "spark")
 
@@ -131,7 +132,8 @@ def prepare(
     cores = os.cpu_count() or 1
     if workers > cores:
         notes.append(f"{workers} workers on {cores} cores: more processes than cores is slower, not faster")
-    loaded = spec if isinstance(spec, Spec) else load_spec(spec)
+    with real_interrupts():  # importing a spec runs its code: a Ctrl-C there is still the user's
+        loaded = spec if isinstance(spec, Spec) else load_spec(spec)
     consts = build_constants(loaded, constants or {})
     known = [p.name for p in loaded.invariants]
     for name in invariants or ():
@@ -160,7 +162,32 @@ def prepare(
         spec=loaded, constants=consts, options=options, engine=engine, workers=workers, master=master,
         partitions=partitions, reference=reference, simulate=simulate, seed=seed or 0, walks=walks,
         walk_seconds=walk_seconds, sink=_sink(progress), preflight=preflight, spark_context=spark_context,
-        verbose=verbose, worker_timeout=worker_timeout)
+        verbose=verbose, worker_timeout=worker_timeout, spec_mode=_spec_mode(spec, loaded))
+
+
+def _spec_mode(given: str | Spec, loaded: Spec) -> str | None:
+    """How the spec's module runs: ``compiled`` or ``interpreted (why)``; None when that is not known.
+
+    A user's spec (a file or a module outside the project) with no build of
+    its current source gets one started in the background
+    (:mod:`modelcheck.build.user_specs`).
+    """
+    import sys
+
+    from modelcheck.build import compiled, user_specs
+
+    name = loaded_module(given) if isinstance(given, str) else (loaded.reference or "").partition(":")[0] or None
+    if name is None or name not in sys.modules:
+        return None
+    if name == "modelcheck" or name.startswith("modelcheck."):
+        return compiled.spec_mode(name)
+    module = sys.modules[name]
+    source = getattr(module, SOURCE_ATTR, None) or getattr(module, "__file__", None)
+    if not source or not str(source).endswith(".py"):
+        return "compiled" if compiled.is_compiled(module) else None
+    package = name.rpartition(".")[0]
+    extra = ((package, os.path.dirname(source)),) if package else ()
+    return user_specs.mode(user_specs.UserModule(name, os.path.abspath(source), extra), module)
 
 
 @attrs.frozen
@@ -189,6 +216,8 @@ class PreparedCheck:
     verbose: bool
     worker_timeout: float | None = None
     """Seconds a worker may use no CPU while it owes a reply before the run ends (None: the default)."""
+    spec_mode: str | None = None
+    """``compiled`` or ``interpreted (why)`` for the check's header; None when not known (a spec object)."""
 
     @property
     def invariants(self) -> tuple[str, ...]:
@@ -197,6 +226,10 @@ class PreparedCheck:
 
     def run(self) -> CheckResult:
         """Run the preflight walk, then the search; the result, with the spec it came from."""
+        with real_interrupts():  # spec code runs from here on: a Ctrl-C is still the user's
+            return self._run()
+
+    def _run(self) -> CheckResult:
         from modelcheck.model.bound import BoundModel
         from modelcheck.model.preflight import preflight as run_preflight
 

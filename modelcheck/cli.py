@@ -13,13 +13,14 @@ import math
 import os
 import signal
 import sys
+import traceback
 from typing import Any
 
 import click
 
 from modelcheck import __version__
 from modelcheck.api import MAX_WORKERS
-from modelcheck.errors import ModelCheckError, SpecRuntimeError, UsageError
+from modelcheck.errors import ModelCheckError, SpecRuntimeError, UsageError, UserInterrupt
 from modelcheck.options import option_conflict
 from modelcheck.output.json_form import explanation_json, trace_to_json
 from modelcheck.output.files import check_writable_file, write_atomically
@@ -62,16 +63,26 @@ class ConstParam(click.ParamType):
         return name.strip(), text.strip()
 
 
+def _remember_debug(ctx: click.Context, _param: Any, value: bool) -> None:
+    if value:
+        ctx.ensure_object(dict)["debug"] = True
+
+
+def debug_option(f: Any) -> Any:
+    """``--debug``, before the command or after it: show the traceback of an error (which still exits 2)."""
+    return click.option("--debug", is_flag=True, expose_value=False, callback=_remember_debug,
+                        help="Show full tracebacks for errors.")(f)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="modelcheck")
-@click.option("--debug", is_flag=True, help="Show full tracebacks for errors.")
-@click.pass_context
-def main(ctx: click.Context, debug: bool) -> None:
+@debug_option
+def main() -> None:
     """A TLA+-style explicit-state model checker for Kafka replication."""
-    ctx.obj = {"debug": debug}
 
 
 @main.command("list")
+@debug_option
 def list_cmd() -> None:
     """List the registered specs with their constants, actions and invariants."""
     for name in sorted(registered_specs()):
@@ -87,6 +98,7 @@ def list_cmd() -> None:
 
 
 @main.command("show")
+@debug_option
 @click.argument("spec_ref", metavar="SPEC")
 def show_cmd(spec_ref: str) -> None:
     """Describe one spec: what it models, its constants with ranges, actions and invariants."""
@@ -122,6 +134,7 @@ def show_cmd(spec_ref: str) -> None:
 
 
 @main.command("check")
+@debug_option
 @click.argument("spec_ref", metavar="SPEC")
 @click.option("--const", "consts", type=ConstParam(), multiple=True, help="Set a constant, e.g. --const Replicas=3.")
 @click.option("--invariant", "invariants", multiple=True, metavar="NAME", help="Invariant to check (repeatable; default: the spec's).")
@@ -177,7 +190,6 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     spec error.
     """
     from modelcheck.api import prepare
-    from modelcheck.build.compiled import spec_mode
 
     given = _explicit_params(ctx)
     conflict = option_conflict(given, simulate=simulate, engine="spark" if master is not None else engine)
@@ -194,7 +206,7 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     out = sys.stderr if as_json else sys.stdout
     consts_text = ", ".join(f"{k}={v}" for k, v in constants_to_dict(c).items())
     click.echo(f"modelcheck {__version__}: checking {spec.name} ({spec.title}) with {consts_text}", file=out)
-    mode = spec_mode((spec.reference or "").partition(":")[0])
+    mode = plan.spec_mode
     click.echo(f"Invariants: {', '.join(plan.invariants) or 'none'}; engine: {plan.engine}"
                f"{'; symmetry on' if symmetry else ''}{f'; spec {mode}' if mode else ''}", file=out)
     for note in plan.notes:  # now, not after a run they make slow
@@ -261,6 +273,7 @@ def _trace_stems(paths: list[str]) -> list[str]:
 
 
 @main.command("render")
+@debug_option
 @click.argument("trace_file", metavar="TRACE.json", type=click.Path(dir_okay=False))
 @click.option("--format", "-f", "fmt",
               type=click.Choice(["text", "dot", "svg", "png", "html", "json", "graph-json", "seq-svg"]),
@@ -284,6 +297,7 @@ def render_cmd(trace_file: str, fmt: str, output: str | None) -> None:
 
 
 @main.command("graph")
+@debug_option
 @click.argument("spec_ref", metavar="SPEC")
 @click.option("--const", "consts", type=ConstParam(), multiple=True, help="Set a constant.")
 @click.option("--invariant", "invariants", multiple=True, metavar="NAME", help="Mark states violating these.")
@@ -324,6 +338,7 @@ def graph_cmd(spec_ref: str, consts: tuple, invariants: tuple, fmt: str, limit: 
 
 
 @main.command("render-known")
+@debug_option
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Directory to write to (default: the package's counterexamples/known/).")
 def render_known_cmd(out_dir: str | None) -> None:
@@ -334,17 +349,37 @@ def render_known_cmd(out_dir: str | None) -> None:
         click.echo(path)
 
 
+@main.command("new")
+@debug_option
+@click.argument("name")
+def new_cmd(name: str) -> None:
+    """Write NAME.py: a small spec that checks as it is, to change into your own (docs/writing-specs.md)."""
+    from modelcheck.spec.skeleton import write_skeleton
+
+    path = write_skeleton(name)
+    click.echo(f"wrote {path}; check it with: modelcheck check {path}")
+
+
 @main.command("compile")
+@debug_option
+@click.argument("user_specs", metavar="[SPEC]...", nargs=-1)
 @click.option("--status", is_flag=True, help="Only report which spec modules run compiled, build nothing.")
-def compile_cmd(status: bool) -> None:
+def compile_cmd(user_specs: tuple[str, ...], status: bool) -> None:
     """Compile the registered specs with Cython (checks take about a quarter less time); needs a C compiler.
 
     Only modules whose current source has no build yet are compiled, so this
     is cheap to re-run; an edited spec runs interpreted until it is rebuilt.
     Also writes the class-data archive that lets the Spark engine start its
     JVM in about half the time (once per JDK and pyspark; about 15 s).
+
+    With SPEC (path/to/spec.py or pkg.module), build that user spec now, as
+    a check would in the background.
     """
     from modelcheck.build import compiled
+
+    if user_specs:
+        _compile_user_specs(user_specs)
+        return
 
     if not status:
         report = compiled.build()
@@ -370,8 +405,34 @@ def compile_cmd(status: bool) -> None:
         click.echo(f"Spark JVM class archive: {outcome}" + (f" in {seconds:.1f}s" if outcome == "built" else ""))
 
 
+def _compile_user_specs(refs: tuple[str, ...]) -> None:
+    """``modelcheck compile SPEC...``: build user specs now (what a check starts in the background)."""
+    import time
+
+    from modelcheck.build import user_specs
+    from modelcheck.spec.loader import user_module_name
+
+    for ref in refs:
+        target = ref.partition(":")[0]
+        if target.endswith(".py") or os.sep in target:
+            if not os.path.isfile(target):
+                raise UsageError(f"no spec file {target}")
+            module = user_specs.UserModule(user_module_name(target), os.path.abspath(target))
+        else:
+            found = user_specs.for_module(target)
+            if found is None:
+                raise UsageError(f"{target} is not a user spec module with a .py source (registered specs: "
+                                 "modelcheck compile)")
+            module = found
+        start = time.monotonic()
+        before = user_specs.current_build(module)
+        so = user_specs.build(module)
+        state = "already current" if before == so else f"built in {time.monotonic() - start:.1f}s"
+        click.echo(f"{target}: compiled ({state})")
+
+
 def _raise_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
+    raise UserInterrupt  # not the spec's: spec wrappers let it through
 
 
 def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, coverage: bool) -> None:
@@ -380,6 +441,8 @@ def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, 
     for v in result.violations:
         if v.kind == "deadlock":
             click.echo("Error: Deadlock reached.")
+            click.echo("  (A reachable state has no successor. If the spec's final states are meant to have none, "
+                       "declare deadlock_expected=True in its Spec, or check with --no-deadlock.)")
         else:
             click.echo(f"Error: Invariant {v.name} is violated.")
             if v.description:
@@ -387,7 +450,7 @@ def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, 
             why = explanation_json(spec, c, v).get("explanation")
             if why:
                 click.echo(f"  Why: {why}")
-        click.echo(f"Error: The behavior up to this point is ({len(v.trace)} states):")
+        click.echo(f"Error: The behavior up to this point is ({_states(len(v.trace))}):")
         click.echo(render_text(trace_to_json(spec, c, v.trace), only_changes=not full_trace))
     if result.result == "holds":
         click.echo("Model checking completed. No error has been found.")
@@ -411,14 +474,23 @@ def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, 
         click.echo(f"Warning: {w}", err=True)
 
 
+def _states(n: int) -> str:
+    return f"{n} state" if n == 1 else f"{n} states"
+
+
 def run() -> None:
-    """Console-script entry point: one-line errors with exit 2 unless ``--debug``."""
+    """Console-script entry point: errors as one line (and the trace that led there) with exit 2.
+
+    ``--debug`` adds the traceback; the exit status stays 2.
+    """
     from modelcheck.build import compiled
+    from modelcheck.model.blame import real_interrupts
 
     compiled.activate()  # before any spec or engine module is imported (see modelcheck.build.compiled)
-    debug = "--debug" in sys.argv[1:]
+    settings = {"debug": False}
     try:
-        rv = main.main(standalone_mode=False)
+        with real_interrupts():  # a Ctrl-C inside spec code is the user's, not the spec's
+            rv = main.main(standalone_mode=False, obj=settings)
         sys.exit(rv if isinstance(rv, int) else 0)
     except click.exceptions.Abort:
         # click turns a Ctrl-C outside the search (loading, preflight) into Abort.
@@ -430,11 +502,11 @@ def run() -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except ModelCheckError as exc:
-        if debug:
-            raise
+        if settings["debug"]:
+            traceback.print_exc()
         click.echo(f"error: {exc}", err=True)
         if isinstance(exc, SpecRuntimeError) and exc.trace:
-            click.echo(f"The behavior up to the failing state ({len(exc.trace)} states):", err=True)
+            click.echo(f"The behavior up to the failing state ({_states(len(exc.trace))}):", err=True)
             for i, step in enumerate(exc.trace, 1):
                 click.echo(f"  State {i}: <{step.action or 'Initial predicate'}> {step.state!r}", err=True)
         sys.exit(2)

@@ -43,6 +43,14 @@ class SpecRuntimeError(ModelCheckError):
         self.trace = trace or []
 
 
+class SpecResultError(SpecRuntimeError):
+    """A spec function returned a value of the wrong kind (an invariant a generator, an action a bool...).
+
+    The check cannot go on: such a value would be judged by its truthiness
+    or taken for a state, and the search would be silently wrong.
+    """
+
+
 class StateError(SpecRuntimeError):
     """A state that is unhashable or not canonical (e.g. a list, set, dict, str or None inside)."""
 
@@ -57,3 +65,19 @@ class RenderError(ModelCheckError):
 
 class CheckpointError(ModelCheckError):
     """A checkpoint that cannot be written, or does not match the run being resumed."""
+
+
+class EngineSignal(BaseException):
+    """An interruption modelcheck itself raises in whatever code is running.
+
+    The wrappers around spec code turn every exception the spec raises,
+    ``SystemExit`` and ``KeyboardInterrupt`` included, into a
+    :class:`SpecRuntimeError`, so that a spec cannot steer the exit status.
+    They let this one through: it comes from the engine's own signal
+    handlers (a real Ctrl-C, a worker told to drop its level), not from the
+    spec.
+    """
+
+
+class UserInterrupt(KeyboardInterrupt, EngineSignal):
+    """A real Ctrl-C or SIGTERM, raised by modelcheck's signal handler (a ``KeyboardInterrupt`` to everyone else)."""

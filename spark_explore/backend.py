@@ -175,8 +175,8 @@ class SparkBackend:
             violations=[(split(key), fp, tuple(names)) for key, fp, names in violations],
             deadlocks=deadlocked[:1],
             sometimes={name: split(key) for name, key in sometimes.items()},
-            failures=[(key, pfp, SpecFailure(message, self.model.spec.name, where))
-                      for key, pfp, message, where in failures[:1]],
+            failures=[(key, pfp, SpecFailure(message, self.model.spec.name, where, kind))
+                      for key, pfp, message, where, kind in failures[:1]],
         )
 
     def new_state_parent(self, n: int) -> Any:

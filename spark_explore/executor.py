@@ -36,6 +36,7 @@ from modelcheck.errors import SpecRuntimeError
 from modelcheck.spec.loader import load_spec
 from modelcheck.model.bound import BoundModel
 from modelcheck.options import CheckOptions
+from modelcheck.search.backend import kind_of
 from modelcheck.search.discovery import MAX_SUCCESSORS, check_successor_count, digit, split
 from modelcheck.spark_explore.pickling import StatePickler
 from modelcheck.search.visited import in_sorted, merge_sorted
@@ -53,7 +54,7 @@ BLOB = 0  # (BLOB, pickled list of (fp, key, parent fp, action, state)): candida
 GEN_STATS = 1  # (GEN_STATS, partition, generated per action, [(key, fp) of deadlocked states])
 SHARD = 2  # (SHARD, sorted int64 numpy array of the fingerprints this shard has seen)
 FRONTIER = 3  # (FRONTIER, pickled list of (fp, key, state)): states to expand as given (a first level)
-SPEC_ERROR = 5  # (SPEC_ERROR, partition, parent key, parent fp, message, where) -- spec code raised
+SPEC_ERROR = 5  # (SPEC_ERROR, partition, parent key, parent fp, message, where, kind) -- spec code raised
 # A level task reports each partition's facts through an accumulator, as {(level, partition): stats}:
 # stats = (fps, parent fps, distinct per action, violations, {property: min key},
 #          generated per action, deadlocked, spec errors) -- the last three gathered from
@@ -101,7 +102,7 @@ class _Level:
         self.given: list | None = None  # FRONTIER records: (fp, key, state), in key order
         self.generated = [0] * n_actions
         self.deadlocked: list = []
-        self.errors: list = []  # (parent key, parent fp, message, where)
+        self.errors: list = []  # (parent key, parent fp, message, where, kind)
         best = self.best
         for _owner, value in records:
             kind = value[0]
@@ -203,7 +204,7 @@ def _level_task(job: tuple, stats: Any, level: int | None, expand: bool, unreach
             _expand_one(model, key, fp, s, generated, emitted, constrained, budget, out, partitions)
         except SpecRuntimeError as err:
             # Reported by the driver, with the trace to this parent, as the local engine does.
-            error = (SPEC_ERROR, index, key, fp, str(err), err.where)
+            error = (SPEC_ERROR, index, key, fp, str(err), err.where, kind_of(err))
             continue
         if not budget[1] and check_deadlock:
             deadlocked.append((key, fp))
@@ -261,10 +262,10 @@ class _Checks:
             failed = [inv.name for inv in model.failed_invariants(t) if inv.name not in self.reported] \
                 if self.invariants else []
             for p in self.properties:
-                if p.name not in self.sometimes and model._call(f"property {p.name}", p.fn, model.c, t):
+                if p.name not in self.sometimes and model.property_holds(p, t):
                     self.sometimes[p.name] = key  # keys ascend here, so the first is the smallest
         except SpecRuntimeError as err:
-            self.errors.append((split(key)[0], pfp, str(err), err.where))
+            self.errors.append((split(key)[0], pfp, str(err), err.where, kind_of(err)))
             failed = []
         if failed:
             self.violations.append((key, fp, failed))

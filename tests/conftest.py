@@ -18,6 +18,9 @@ from modelcheck.build import compiled
 # The suite runs the compiled modules where they are built, as the command line does: the finder
 # goes in before any test module imports a spec or engine module (importing modelcheck installs nothing).
 compiled.activate()
+# A user's spec (tests/models/...) runs interpreted and starts no background build, as before user specs were
+# compiled: the tests that compile them (tests/test_user_build.py) say so themselves.
+os.environ.setdefault("MODELCHECK_USER_BUILD", "off")
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "tests" / "models"

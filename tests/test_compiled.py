@@ -177,8 +177,15 @@ def test_the_check_header_says_how_the_spec_runs() -> None:
     """After an edit a spec runs interpreted until rebuilt; the header line makes that visible."""
     interpreted = run_cli("check", "kip320", "--const", "Replicas=2", env={compiled.DISABLE_ENV: "1"})
     assert interpreted.stdout.splitlines()[1] == "Invariants: StrongIsr; engine: local; spec interpreted"
+    # A user's spec file is compiled in the background on first use unless that is off (as in these tests;
+    # tests/test_user_build.py follows the build).
     by_path = run_cli("check", "tests/models/counter_grid.py", "--const", "Counters=2", "--const", "Max=2")
-    assert by_path.stdout.splitlines()[1] == "Invariants: BelowLimit; engine: local"  # files: never compiled
+    assert by_path.stdout.splitlines()[1] == \
+        "Invariants: BelowLimit; engine: local; spec interpreted (MODELCHECK_USER_BUILD=off)"
+    no_builds = run_cli("check", "tests/models/counter_grid.py", "--const", "Counters=2", "--const", "Max=2",
+                        env={compiled.DISABLE_ENV: "1"})
+    assert no_builds.stdout.splitlines()[1] == \
+        "Invariants: BelowLimit; engine: local; spec interpreted (MODELCHECK_INTERPRETED is set)"
     if _toolchain_missing() is None:
         default = run_cli("check", "kip320", "--const", "Replicas=2", env={compiled.DISABLE_ENV: ""})
         assert default.stdout.splitlines()[1] == "Invariants: StrongIsr; engine: local; spec compiled"

@@ -124,7 +124,13 @@ def test_an_action_that_raises_reports_spec_action_and_trace():
 
 @pytest.mark.parametrize("bad,kind", [([1], "list"), ({1}, "set"), ("x", "str"), (None, "NoneType")])
 def test_non_canonical_states_are_refused(bad, kind):
-    spec = counter_spec(lambda c, s: (s + 1, bad) if isinstance(s, int) and s < 1 else None, deadlock_expected=True)
+    # States are tuples here, so the bad successor has the states' type and reaches the canonical check.
+    @action("Step")
+    def step(c, s):
+        return (s[0] + 1, bad) if s[0] < 1 else None
+
+    spec = Spec(name="counter", title="counter", constants=Size, init=lambda c: [(0, 0)], actions=[step],
+                deadlock_expected=True)
     with pytest.raises(StateError) as err:
         check(spec, Size())
     assert f"is a {kind}" in str(err.value)

@@ -38,7 +38,8 @@ FORMS = ["unrolled", "loop"]  # BoundModel picks one by whether modelcheck.model
 
 
 def form_of(model, form):
-    return compile_expander(model.spec.name, model.actions, model.bindings, model.c, form=form)
+    return compile_expander(model.spec.name, model.actions, model.bindings, model.c, form=form,
+                            state_type=model.state_type)
 
 
 @pytest.mark.parametrize("form", FORMS)

@@ -591,7 +591,8 @@ def test_compiled_actions_run_as_c_entries_only_where_that_is_the_same_call(tmp_
         assert c_entry(slow.step, 1) is None and c_entry(Action.__init__, 1) is None
         fast_model = BoundModel(fast.SPEC, fast.Consts(), CheckOptions())
         slow_model = BoundModel(slow.SPEC, slow.Consts(), CheckOptions())
-        expand = compile_expander("entries", fast_model.actions, fast_model.bindings, fast_model.c, form="loop")
+        expand = compile_expander("entries", fast_model.actions, fast_model.bindings, fast_model.c, form="loop",
+                                  state_type=fast_model.state_type)
         for s in range(-1, 7):
             ais, ts = [], []
             expand(s, ais, ts)

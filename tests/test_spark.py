@@ -82,6 +82,33 @@ def test_spec_error_on_an_executor_is_reported_like_the_local_engine(sc):
     assert [t.state for t in spark_err.value.trace] == [0, 1, 2]
 
 
+@pytest.mark.parametrize("name,consts", [
+    ("raises_in_invariant.py", ()),
+    ("invariant_generator.py", ()),
+    ("action_returns_bool.py", ()),
+    ("action_returns_mixed_list.py", ()),
+    ("constraint_returns_none.py", ()),
+    ("action_constraint_returns_int.py", ()),
+    ("sometimes_returns_list.py", ()),
+    ("raises_base_exception.py", (("Where", "action"), ("Kind", "exit3"))),
+    ("raises_base_exception.py", (("Where", "invariant"), ("Kind", "keyboard-interrupt"))),
+])
+def test_broken_specs_fail_on_executors_as_on_the_local_engine(sc, name, consts):
+    """A wrong return value or a BaseException in spec code on an executor: the same error class, line and trace."""
+    from modelcheck.errors import SpecRuntimeError
+
+    ref = str(MODELS / "broken" / name)
+    spec = load_spec(ref)
+    c = build_constants(spec, consts)
+    with pytest.raises(SpecRuntimeError) as local_err:
+        check(spec, c)
+    with pytest.raises(SpecRuntimeError) as spark_err:
+        check(spec, c, engine="spark", sc=sc, ref=ref)
+    assert type(spark_err.value) is type(local_err.value)
+    assert str(spark_err.value) == str(local_err.value)
+    assert [(t.action, t.state) for t in spark_err.value.trace] == [(t.action, t.state) for t in local_err.value.trace]
+
+
 def test_cli_engine_spark_prints_the_same_summary():
     args = ("check", str(MODELS / "die_hard.py"), "--json", "-q")
     local = json.loads(run_cli(*args).stdout)

@@ -23,8 +23,9 @@ matches the source on disk and otherwise lets the normal ``.py`` import
 happen.  The finder is put in place by :func:`activate`, which the entry
 points call (the command line, :func:`modelcheck.check`, the Spark workers'
 daemon): importing ``modelcheck`` installs nothing.  ``MODELCHECK_INTERPRETED=1``
-turns the finder off, for debugging a spec with pdb or comparing the two.  Specs loaded from a file path
-(``modelcheck check path/to/spec.py``) are always interpreted.
+turns the finder off, for debugging a spec with pdb or comparing the two.  A user's own spec, loaded
+from a file path or a module outside the project, is built the same way by
+:mod:`modelcheck.build.user_specs`, in the background on first use.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Sequence
@@ -99,8 +101,11 @@ DEPENDS = "depends"
 """In an artefact's directory: ``module sha256`` per module whose source the rewrite read (its records)."""
 
 
-def _is_current(so: str) -> bool:
+def _is_current(so: str, dirs: dict[str, str] | None = None) -> bool:
     """The artefact exists, and every module its rewrite read is still the source it read.
+
+    ``dirs`` maps packages to their directories, where those modules are
+    found (by default the compiled packages').
 
     A module rewritten against ``kafka_replication``'s record classes is
     stale once they change, though its own source did not: it would still
@@ -116,7 +121,7 @@ def _is_current(so: str) -> bool:
         return True
     except OSError:
         return False
-    dirs = _package_dirs()
+    dirs = dirs if dirs is not None else _package_dirs()
     for module, digest in zip(lines[::2], lines[1::2]):
         pkg, _, leaf = module.rpartition(".")
         try:
@@ -290,31 +295,42 @@ def status(root: str | None = None) -> list[tuple[str, bool]]:
             for name, source in _sources()]
 
 
+def c_compiler() -> list[str]:
+    """The C compiler's command: ``$CC`` when set (the usual convention), else the one Python was built with."""
+    return (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()
+
+
 def compile_module(fullname: str, source: str, so: str, workdir: str,
-                   rewritten: record_rewrite.Rewritten | None = None, engine: bool = False) -> None:
+                   rewritten: record_rewrite.Rewritten | None = None, engine: bool = False,
+                   text: str | None = None) -> None:
     """Build one source file (``.py`` or ``.pyx``) into the extension ``so`` as module ``fullname``.
 
     Cython then the C compiler, intermediate files in ``workdir``; a failure is
     a one-line :class:`CompileError` naming the first error.  With
     ``rewritten`` (see :mod:`modelcheck.build.record_rewrite`), its source and
-    ``.pxd`` are compiled in place of the file, under the same ``<package
-    dir>/<file>`` name, which is what tracebacks show.
+    ``.pxd`` are compiled in place of the file, and with ``text`` (the
+    source as read when its digest was taken, so that an edit made during the
+    build cannot be filed under the old digest) that text; either under the
+    same ``<package dir>/<file>`` name, which is what tracebacks show.
     """
     c_file = os.path.abspath(os.path.join(workdir, fullname + ".c"))
     cwd = None
     include: list[str] = []
-    if rewritten is not None and rewritten.changed:
+    changed = rewritten is not None and rewritten.changed
+    if changed or text is not None:
         cwd = os.path.join(workdir, fullname)
         source = os.path.join(os.path.basename(os.path.dirname(source)), os.path.basename(source))
         os.makedirs(os.path.join(cwd, os.path.dirname(source)), exist_ok=True)
         with open(os.path.join(cwd, source), "w", encoding="utf-8") as f:
-            f.write(rewritten.source)
+            f.write(rewritten.source if changed else text)
+    if changed:
         # Cython finds a module's .pxd by its full name on the include path, package by package.
         parts = fullname.split(".")
         for depth in range(1, len(parts)):
             pkg_dir = os.path.join(cwd, "include", *parts[:depth])
             os.makedirs(pkg_dir, exist_ok=True)
             open(os.path.join(pkg_dir, "__init__.pxd"), "w").close()
+        os.makedirs(os.path.join(cwd, "include", *parts[:-1]), exist_ok=True)
         with open(os.path.join(cwd, "include", *parts[:-1], parts[-1] + ".pxd"), "w", encoding="utf-8") as f:
             f.write(rewritten.pxd)
         include = ["-I", "include"]
@@ -322,11 +338,11 @@ def compile_module(fullname: str, source: str, so: str, workdir: str,
     from modelcheck.build.record_rewrite import CYTHON_DIRECTIVES
 
     directives = [] if engine else ["-X", ",".join(CYTHON_DIRECTIVES)]
+    tmp = f"{so}.{os.getpid()}.{threading.get_ident()}.tmp"  # two builds of one artefact never share it
     steps = [
         [sys.executable, "-m", "cython", "-3", *directives, *include, "--module-name", fullname, source,
          "-o", c_file],
-        (sysconfig.get_config_var("CC") or "cc").split()
-        + ["-shared", "-fPIC", "-O2", "-I", sysconfig.get_paths()["include"], c_file, "-o", so + ".tmp"],
+        c_compiler() + ["-shared", "-fPIC", "-O2", "-I", sysconfig.get_paths()["include"], c_file, "-o", tmp],
     ]
     for cmd in steps:
         try:
@@ -337,7 +353,7 @@ def compile_module(fullname: str, source: str, so: str, workdir: str,
             lines = [ln for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
             detail = next((ln for ln in lines if "rror" in ln), lines[-1] if lines else "no output")
             raise CompileError(f"cannot compile {fullname}: {detail.strip()}")
-    os.replace(so + ".tmp", so)  # atomic: a concurrent import never sees half a file
+    os.replace(tmp, so)  # atomic: a concurrent import never sees half a file
 
 
 def _package_dirs() -> dict[str, str]:

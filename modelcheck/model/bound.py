@@ -4,10 +4,13 @@ Engines (local BFS, worker processes, Spark executors, random simulation) all
 need the same few operations: the initial states, the successors of a state
 with the action that produced each, fingerprints, invariants and constraints.
 :class:`BoundModel` provides them once, with every call into spec code wrapped
-so that an exception inside a spec becomes a :class:`SpecRuntimeError` naming
-the spec and the function.  It holds no run state, so two checks can run in one
-process, and it can be rebuilt on another machine from (spec reference,
-constants dict, options).
+so that an exception inside a spec (any exception: ``SystemExit`` too)
+becomes a :class:`SpecRuntimeError` naming the spec, the function and the
+spec's line, and so that a result of the wrong kind (an invariant returning a
+generator, an action returning a bool) stops the check instead of making it
+silently wrong (:mod:`modelcheck.model.validate`).  It holds no run state, so
+two checks can run in one process, and it can be rebuilt on another machine
+from (spec reference, constants dict, options).
 """
 
 # modelcheck: compile
@@ -17,15 +20,17 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from modelcheck.errors import SpecRuntimeError, StateError
+from modelcheck.model.blame import call_spec, passes_through, spec_error
 from modelcheck.model.expander import Expansion, compile_expander, loop_expander
 from modelcheck.model.fingerprint import check_canonical
+from modelcheck.model.validate import as_bool, init_states, predicate_error
 from modelcheck.options import CheckOptions
 from modelcheck.output.results import TraceStep
 from modelcheck.spec.declare import Action, Predicate, Spec, State
 from modelcheck.model.symmetry import min_over_all, min_over_sorted
 
 
-def _cached(canonical_fp: Callable[[State, int], int], limit: int = 200_000) -> Callable[[State], int]:
+def _cached(canonical_fp: Callable[[State, int], int], spec_name: str, limit: int = 200_000) -> Callable[[State], int]:
     """Memoise an orbit fingerprint by the state's own fingerprint (bounded; cleared when full).
 
     With symmetry every successor costs a signature per value, a permuted copy
@@ -36,7 +41,9 @@ def _cached(canonical_fp: Callable[[State, int], int], limit: int = 200_000) -> 
     comparison of states.  Two states with one 64-bit hash would share an entry,
     the same (negligible) risk as two states sharing a fingerprint in the
     visited set.  It holds the current neighbourhood only: it is emptied when
-    it reaches ``limit``.
+    it reaches ``limit``.  The symmetry's functions are spec code: what they
+    raise is the spec's error (``hash(s)`` of an unhashable state still
+    raises TypeError, which the engines look for).
     """
     cache: dict[int, int] = {}
 
@@ -46,7 +53,13 @@ def _cached(canonical_fp: Callable[[State, int], int], limit: int = 200_000) -> 
         if got is None:
             if len(cache) >= limit:
                 cache.clear()
-            got = cache[h] = canonical_fp(s, h)
+            try:
+                got = canonical_fp(s, h)
+            except BaseException as exc:  # noqa: BLE001 - permute and signature are spec code
+                if passes_through(exc):
+                    raise
+                raise spec_error(spec_name, "symmetry", exc) from exc
+            cache[h] = got
         return got
 
     return fp
@@ -75,35 +88,47 @@ class BoundModel:
         self.fingerprint: Callable[[State], int] = hash
         if options.symmetry and spec.symmetry is not None:
             sym = spec.symmetry
-            self.permutations = sym.permutations(consts)
+            self.permutations = self._call("symmetry", sym.permutations, consts)
             if sym.signature is not None:
                 orbit_fp = min_over_sorted(consts, sym.permute, sym.signature, len(self.permutations[0]))
             else:
                 orbit_fp = min_over_all(consts, sym.permute, self.permutations)
-            self.fingerprint = _cached(orbit_fp)
+            self.fingerprint = _cached(orbit_fp, spec.name)
+        self.state_type: type = type(self.init_states()[0])
+        """The type of every state: an action's result of another type is refused (modelcheck.model.validate)."""
         # The successor function in two forms (see modelcheck.model.expander): a list of
         # (action, binding, result), and the compiled one that fills two columns.
-        self.expand: Callable[[State], Expansion] = loop_expander(spec.name, self.actions, self.bindings, consts)
+        self.expand: Callable[[State], Expansion] = loop_expander(
+            spec.name, self.actions, self.bindings, consts, state_type=self.state_type)
         self.expand_into: Callable[[State, list, list], None] = compile_expander(
-            spec.name, self.actions, self.bindings, consts)
+            spec.name, self.actions, self.bindings, consts, state_type=self.state_type)
 
     # -- calls into spec code, each wrapped so failures name their origin ----
 
     def _call(self, where: str, fn: Callable, *args: Any) -> Any:
-        try:
-            return fn(*args)
-        except SpecRuntimeError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - any spec bug becomes a clear error
-            raise SpecRuntimeError(
-                f"spec {self.spec.name}: {where} raised {type(exc).__name__}: {exc}",
-                spec=self.spec.name,
-                where=where,
-            ) from exc
+        return call_spec(self.spec.name, where, fn, *args)
+
+    def _holds(self, where: str, fn: Callable, *args: Any) -> bool:
+        """``fn(*args)``, a spec predicate, as a bool; anything but a bool (or an exception) is the spec's error."""
+        r = call_spec(self.spec.name, where, fn, *args)
+        if r is True or r is False:
+            return r
+        value = as_bool(r)
+        if value is None:
+            raise predicate_error(self.spec.name, where, fn, r)
+        return value
 
     def init_states(self) -> list[State]:
-        """The initial states, checked to be canonical (duplicates kept, as TLC counts them)."""
-        states = self._call("init", lambda: list(self.spec.init(self.c)))
+        """The initial states, checked to be canonical and of one type (duplicates kept, as TLC counts them)."""
+        init = self.spec.init
+        try:  # a generator's body runs inside init_states, so it is inside the wrapper too
+            states = init_states(self.spec.name, init, init(self.c))
+        except SpecRuntimeError:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - anything spec code raises is the spec's error
+            if passes_through(exc):
+                raise
+            raise spec_error(self.spec.name, "init", exc, init) from exc
         if not states:
             raise SpecRuntimeError(
                 f"spec {self.spec.name}: init produced no states", spec=self.spec.name, where="init"
@@ -125,18 +150,21 @@ class BoundModel:
             ) from None
 
     def first_bad_state(self, states: list, action_indices: list[int]) -> tuple[int, SpecRuntimeError]:
-        """The position of the first unhashable or non-canonical state in ``states``, and its error.
+        """The position of the first state in ``states`` that cannot be fingerprinted, and its error.
 
-        For an engine whose batch fingerprinting raised TypeError: the error
-        names the action that produced the state (``action_indices``, parallel
-        to ``states``), and the position tells which parent to stop at.
+        For an engine whose batch fingerprinting raised: an unhashable or
+        non-canonical state (the error names the action that produced it,
+        ``action_indices`` being parallel to ``states``) or one the
+        symmetry's spec code fails on.  The position tells which parent to
+        stop at.
         """
         for k, t in enumerate(states):
             try:
                 self.check_state(t, f"action {self.actions[action_indices[k]].name}")
+                self.fingerprint(t)
             except SpecRuntimeError as err:
                 return k, err
-        raise AssertionError("fingerprinting raised TypeError, yet every successor is hashable")
+        raise AssertionError("fingerprinting raised, yet every successor can be fingerprinted")
 
     def successors(self, s: State) -> Iterator[tuple[int, tuple[int, ...], State]]:
         """Every successor of ``s`` as (action index, binding, state), in the spec's order.
@@ -167,9 +195,11 @@ class BoundModel:
         def holds(s: State) -> bool:
             try:
                 for fn in fns:
-                    if not fn(c, s):
+                    if fn(c, s) is not True:
                         return False
-            except Exception:  # noqa: BLE001 - named by failed_invariants
+            except BaseException as exc:  # noqa: BLE001 - named by failed_invariants
+                if passes_through(exc):
+                    raise
                 return False
             return True
 
@@ -178,35 +208,48 @@ class BoundModel:
     def failed_invariants(self, s: State) -> list[Predicate]:
         """Every checked invariant that ``s`` violates.
 
-        Called on every new state, so the common case (all hold) makes no
-        per-call wrapper; a raising invariant is still named in the error.
+        Called on every state :meth:`invariants_test` did not pass, so the
+        common case (all hold) makes no per-call wrapper; a raising invariant
+        is still named in the error, and one that returns anything but a bool
+        (:mod:`modelcheck.model.validate`) too.
         """
         c = self.c
         inv = None
+        failed = None
         try:
-            failed = None
             for inv in self.invariants:
-                if not inv.fn(c, s):
+                r = inv.fn(c, s)
+                if r is not True:
+                    if r is not False:
+                        value = as_bool(r)
+                        if value is None:
+                            raise predicate_error(self.spec.name, f"invariant {inv.name}", inv.fn, r)
+                        if value:
+                            continue
                     if failed is None:
                         failed = []
                     failed.append(inv)
-        except Exception as exc:  # noqa: BLE001 - any spec bug becomes a clear error
-            raise SpecRuntimeError(
-                f"spec {self.spec.name}: invariant {inv.name} raised {type(exc).__name__}: {exc}",
-                spec=self.spec.name,
-                where=f"invariant {inv.name}",
-            ) from exc
+        except SpecRuntimeError:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - any spec bug becomes a clear error
+            if passes_through(exc):
+                raise
+            raise spec_error(self.spec.name, f"invariant {inv.name}", exc, inv.fn) from exc
         return failed or []
+
+    def property_holds(self, p: Predicate, s: State) -> bool:
+        """Whether the ``sometimes`` property ``p`` holds on ``s`` (a bool, or the spec's error)."""
+        return self._holds(f"property {p.name}", p.fn, self.c, s)
 
     def in_model(self, s: State) -> bool:
         """TLC's CONSTRAINT: states outside it are neither stored nor explored."""
         sc = self.spec.state_constraint
-        return True if sc is None else bool(self._call("state_constraint", sc, self.c, s))
+        return True if sc is None else self._holds("state_constraint", sc, self.c, s)
 
     def action_allowed(self, s: State, t: State) -> bool:
         """TLC's ACTION_CONSTRAINT on one transition."""
         ac = self.spec.action_constraint
-        return True if ac is None else bool(self._call("action_constraint", ac, self.c, s, t))
+        return True if ac is None else self._holds("action_constraint", ac, self.c, s, t)
 
     def step(self, ai: int, binding: tuple[int, ...], t: State) -> TraceStep:
         """A trace step for a successor produced by action ``ai`` with ``binding``."""

@@ -4,7 +4,9 @@
 # action of a compiled spec, see ``c_entry`` in expander.py), its index and its bindings.  Each call
 # ``fn(c, s, *binding)`` is the C entry called directly, or else the vectorcall made directly, with
 # the binding's items as borrowed arguments.  Same calls, same order, same results: a list result
-# counts once per element, as in the Python loop.
+# counts once per element, as in the Python loop.  Each result is checked as it is taken: a state
+# of the spec's state type (one pointer comparison), a list of them (one per item), or else
+# whatever the plan's `check` (modelcheck.model.validate.as_successors) accepts or refuses.
 
 cdef extern from *:
     """
@@ -28,6 +30,8 @@ cdef extern from *:
     } mc_step;
 
     typedef struct {
+        PyTypeObject *state_type;  /* held: the type of the spec's states */
+        PyObject *check;           /* held: check(r, state_type), a list of states or an exception */
         Py_ssize_t n;
         mc_step steps[1];
     } mc_plan;
@@ -42,12 +46,15 @@ cdef extern from *:
             Py_XDECREF(plan->steps[i].ai);
             Py_XDECREF(plan->steps[i].bs);
         }
+        Py_XDECREF((PyObject *)plan->state_type);
+        Py_XDECREF(plan->check);
         PyMem_Free(plan);
     }
 
     /* The plan of (ai, fn, bindings, arity) tuples, with entries[i] the C entry of action i: a capsule
-       holding the function pointer, or None.  Checks once what the loop then assumes. */
-    static PyObject *mc_plan_new(PyObject *steps, PyObject *entries) {
+       holding the function pointer, or None; the spec's state type and the check of other results.
+       Checks once what the loop then assumes. */
+    static PyObject *mc_plan_new(PyObject *steps, PyObject *entries, PyObject *state_type, PyObject *check) {
         Py_ssize_t n = PyTuple_GET_SIZE(steps), i, j;
         mc_plan *plan;
         PyObject *capsule;
@@ -63,6 +70,14 @@ cdef extern from *:
             PyMem_Free(plan);
             return NULL;
         }
+        if (!PyType_Check(state_type) || !PyCallable_Check(check)) {
+            PyErr_SetString(PyExc_TypeError, "the state type must be a type and the check a callable");
+            goto error;
+        }
+        Py_INCREF(state_type);
+        Py_INCREF(check);
+        plan->state_type = (PyTypeObject *)state_type;
+        plan->check = check;
         for (i = 0; i < n; i++) {
             PyObject *t = PyTuple_GET_ITEM(steps, i), *bs, *entry = PyTuple_GET_ITEM(entries, i);
             mc_step *st = &plan->steps[i];
@@ -125,15 +140,39 @@ cdef extern from *:
         return entry;
     }
 
-    static int mc_take(PyObject *r, PyObject *ai, PyObject *ais, PyObject *ts) {
+    static int mc_append_all(PyObject *list, PyObject *ai, PyObject *ais, PyObject *ts) {
         Py_ssize_t j;
+        for (j = 0; j < PyList_GET_SIZE(list); j++)
+            if (PyList_Append(ais, ai) < 0 || PyList_Append(ts, PyList_GET_ITEM(list, j)) < 0)
+                return -1;
+        return 0;
+    }
+
+    /* Take the result r of an action (not None): a state, a list of states, or what plan->check makes of it. */
+    static int mc_take(mc_plan *plan, PyObject *r, PyObject *ai, PyObject *ais, PyObject *ts) {
+        PyObject *items;
+        int rc;
+        if (Py_TYPE(r) == plan->state_type)
+            return PyList_Append(ais, ai) < 0 || PyList_Append(ts, r) < 0 ? -1 : 0;
         if (PyList_CheckExact(r)) {
+            Py_ssize_t j;
             for (j = 0; j < PyList_GET_SIZE(r); j++)
-                if (PyList_Append(ais, ai) < 0 || PyList_Append(ts, PyList_GET_ITEM(r, j)) < 0)
-                    return -1;
-            return 0;
+                if (Py_TYPE(PyList_GET_ITEM(r, j)) != plan->state_type)
+                    break;
+            if (j == PyList_GET_SIZE(r))
+                return mc_append_all(r, ai, ais, ts);
         }
-        return PyList_Append(ais, ai) < 0 || PyList_Append(ts, r) < 0 ? -1 : 0;
+        items = PyObject_CallFunctionObjArgs(plan->check, r, (PyObject *)plan->state_type, NULL);
+        if (items == NULL)
+            return -1;
+        if (!PyList_CheckExact(items)) {
+            Py_DECREF(items);
+            PyErr_SetString(PyExc_TypeError, "the result check did not return a list");
+            return -1;
+        }
+        rc = mc_append_all(items, ai, ais, ts);
+        Py_DECREF(items);
+        return rc;
     }
 
     /* Every step's calls on s, in order; each successor appended to ts and its action index to ais.
@@ -169,7 +208,7 @@ cdef extern from *:
                 }
                 if (r == NULL)
                     return -1;
-                if (r != Py_None && mc_take(r, st->ai, ais, ts) < 0) {
+                if (r != Py_None && mc_take(plan, r, st->ai, ais, ts) < 0) {
                     Py_DECREF(r);
                     return -1;
                 }
@@ -180,6 +219,6 @@ cdef extern from *:
     }
     """
     const int MC_MAX_ARITY
-    object mc_plan_new(tuple steps, tuple entries)
+    object mc_plan_new(tuple steps, tuple entries, object state_type, object check)
     object mc_entry_of(object fn, object entry, object guard, str signature)
     int mc_expand(object plan, object c, object s, list ais, list ts) except -1

@@ -21,6 +21,13 @@ Two forms are built from the same plan:
   engines keep per batch.  It is the generated straight-line code when this
   module is interpreted, and a plain loop over the bindings when ``modelcheck
   compile`` has built this module (the loop is then C, faster again).
+
+Both forms check every result (:mod:`modelcheck.model.validate`): a state
+of the spec's state type, None, or an iterable of states.  The hot forms
+test ``type(r) is S`` where they tested ``type(r) is list`` before (the
+common case costs nothing more), and hand anything else to
+:func:`~modelcheck.model.validate.as_successors`; what it refuses is
+named, with the action and its parameters, by the loop form.
 """
 
 # modelcheck: compile
@@ -31,6 +38,8 @@ import sys
 from typing import Any, Callable, Sequence
 
 from modelcheck.errors import SpecRuntimeError
+from modelcheck.model.blame import passes_through, spec_error
+from modelcheck.model.validate import BadResult, action_error, as_successors
 from modelcheck.spec.declare import Action, State
 
 try:
@@ -64,15 +73,20 @@ def _plan(actions: Sequence[Action], bindings: Sequence[Sequence[tuple[Any, ...]
 
 
 def loop_expander(
-    spec_name: str, actions: Sequence[Action], bindings: Sequence[Sequence[tuple[Any, ...]]], c: Any
+    spec_name: str, actions: Sequence[Action], bindings: Sequence[Sequence[tuple[Any, ...]]], c: Any, *,
+    state_type: type,
 ) -> Callable[[State], Expansion]:
     """``expand(s)``: every (action index, binding, result) whose result is not None, in the spec's order.
 
+    A result is a state of ``state_type`` or a list of them (an iterable of
+    states becomes a list); any other result, and any exception, raises
+    :class:`SpecRuntimeError` naming the action with its parameters.
     Actions of one or two parameters are called with plain positional
     arguments, because ``fn(c, s, *b)`` costs more than twice as much as
     ``fn(c, s, b[0], b[1])`` on CPython 3.11.
     """
     plan = _plan(actions, bindings)
+    S = state_type
 
     def expand(s: State) -> Expansion:
         found: Expansion = []
@@ -85,29 +99,30 @@ def loop_expander(
                     for b in bs:
                         r = fn(c, s, b[0], b[1])
                         if r is not None:
-                            add((ai, b, r))
+                            add((ai, b, r if type(r) is S else as_successors(r, S)))
                 elif arity == 1:
                     for b in bs:
                         r = fn(c, s, b[0])
                         if r is not None:
-                            add((ai, b, r))
+                            add((ai, b, r if type(r) is S else as_successors(r, S)))
                 elif arity == 0:
                     b = ()
                     r = fn(c, s)
                     if r is not None:
-                        add((ai, b, r))
+                        add((ai, b, r if type(r) is S else as_successors(r, S)))
                 else:
                     for b in bs:
                         r = fn(c, s, *b)
                         if r is not None:
-                            add((ai, b, r))
-        except Exception as exc:  # noqa: BLE001 - any spec bug becomes a clear error
-            label = actions[ai].label(b)
-            raise SpecRuntimeError(
-                f"spec {spec_name}: action {label} raised {type(exc).__name__}: {exc}",
-                spec=spec_name,
-                where=f"action {label}",
-            ) from exc
+                            add((ai, b, r if type(r) is S else as_successors(r, S)))
+        except BadResult as bad:
+            raise action_error(spec_name, actions[ai].label(b), actions[ai].fn, bad, S) from None
+        except SpecRuntimeError:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - anything spec code raises is the spec's error
+            if passes_through(exc):
+                raise
+            raise spec_error(spec_name, f"action {actions[ai].label(b)}", exc, actions[ai].fn) from exc
         return found
 
     return expand
@@ -128,7 +143,7 @@ def _runs_compiled() -> bool:
 
 def compile_expander(
     spec_name: str, actions: Sequence[Action], bindings: Sequence[Sequence[tuple[Any, ...]]], c: Any,
-    form: str | None = None,
+    form: str | None = None, *, state_type: type,
 ) -> Callable[[State, list, list], None]:
     """``expand_into(s, ais, ts)``: append every successor of ``s`` to ``ts`` and its action index to ``ais``.
 
@@ -148,10 +163,12 @@ def compile_expander(
         form = "loop" if _runs_compiled() else "unrolled"
     if form not in ("loop", "unrolled"):
         raise ValueError(f"form must be 'loop' or 'unrolled', not {form!r}")
-    reference = loop_expander(spec_name, actions, bindings, c)
+    reference = loop_expander(spec_name, actions, bindings, c, state_type=state_type)
 
-    def locate(s: State, exc: Exception) -> None:
+    def locate(s: State, exc: BaseException) -> None:
         """Raise the loop form's error naming the action; if it does not raise, name none."""
+        if passes_through(exc):
+            raise exc
         reference(s)
         raise SpecRuntimeError(
             f"spec {spec_name}: an action raised {type(exc).__name__}: {exc} (not again when repeated:"
@@ -161,21 +178,29 @@ def compile_expander(
         ) from exc
 
     if form == "loop":
-        return _loop_into(_plan(actions, bindings), c, locate)
-    scope: dict[str, Any] = {"c": c, "_locate": None}
+        return _loop_into(_plan(actions, bindings), c, locate, state_type)
+    scope: dict[str, Any] = {"c": c, "_locate": None, "S": state_type, "V": as_successors}
     body: list[str] = []
 
     def emit(call: str, ai: int, indent: str) -> None:
+        # The successor's type is tested first (the common result), a list item by item; anything
+        # else is accepted or refused by V (as_successors), and the loop form names the action.
         body.extend([
             f"{indent}r = {call}",
             f"{indent}if r is not None:",
-            f"{indent}    if type(r) is list:",
+            f"{indent}    if type(r) is S:",
+            f"{indent}        A({ai})",
+            f"{indent}        T(r)",
+            f"{indent}    elif type(r) is list:",
             f"{indent}        for x in r:",
+            f"{indent}            if type(x) is not S:",
+            f"{indent}                V(r, S)",
             f"{indent}            A({ai})",
             f"{indent}            T(x)",
             f"{indent}    else:",
-            f"{indent}        A({ai})",
-            f"{indent}        T(r)",
+            f"{indent}        for x in V(r, S):",
+            f"{indent}            A({ai})",
+            f"{indent}            T(x)",
         ])
 
     budget = UNROLL_TOTAL
@@ -206,7 +231,7 @@ def compile_expander(
         "    T = ts.append",
         "    try:",
         *(body or ["        pass"]),
-        "    except Exception as exc:",
+        "    except BaseException as exc:",
         "        _locate(s, exc)",
         "        raise",
     ]) + "\n"
@@ -245,25 +270,30 @@ def c_entry(fn: Callable, arity: int) -> Any:
     return mc_entry_of(fn, entry, guard, "PyObject *(" + "PyObject *, " * (arity + 2) + "int __pyx_skip_dispatch)")
 
 
-def _loop_into(plan: tuple, c: Any, locate: Callable[[State, Exception], None]) -> Callable[[State, list, list], None]:
+def _loop_into(plan: tuple, c: Any, locate: Callable[[State, BaseException], None],
+               state_type: type) -> Callable[[State, list, list], None]:
     """The loop form of ``expand_into``, for when this module is compiled (see :func:`compile_expander`).
 
     Compiled, the whole expansion is one C loop over a plan built here once
     (``mc_expand`` in ``expander.pxd``): every call ``fn(c, s, *binding)``
     is a call of the action's C entry (:func:`c_entry`), or else a direct
-    vectorcall.  A Cython loop over the plan's Python tuples cost
+    vectorcall, and each result is taken when its type is ``state_type``
+    (a pointer comparison), item by item for a list, and through
+    :func:`~modelcheck.model.validate.as_successors` otherwise.  A Cython
+    loop over the plan's Python tuples cost
     about a hundred instructions a call more (callgrind, Kip320: unpacking
     each step, a module global read, the arity's conversion).  Interpreted
     (a test asking for this form), or with an action of more than
     ``MC_MAX_ARITY`` parameters, the same loop in Python.
     """
+    S = state_type
     if _COMPILED and all(arity <= MC_MAX_ARITY for _ai, _fn, _bs, arity in plan):
-        cplan = mc_plan_new(plan, tuple(c_entry(fn, arity) for _ai, fn, _bs, arity in plan))
+        cplan = mc_plan_new(plan, tuple(c_entry(fn, arity) for _ai, fn, _bs, arity in plan), S, as_successors)
 
         def expand_into(s: State, ais: list, ts: list) -> None:
             try:
                 mc_expand(cplan, c, s, ais, ts)
-            except Exception as exc:  # noqa: BLE001 - named by the loop form
+            except BaseException as exc:  # noqa: BLE001 - named by the loop form
                 locate(s, exc)
                 raise
 
@@ -275,14 +305,14 @@ def _loop_into(plan: tuple, c: Any, locate: Callable[[State, Exception], None]) 
                 for b in bs:
                     r = fn(c, s, *b)
                     if r is not None:
-                        if type(r) is list:
-                            for x in r:
-                                ais.append(ai)
-                                ts.append(x)
-                        else:
+                        if type(r) is S:
                             ais.append(ai)
                             ts.append(r)
-        except Exception as exc:  # noqa: BLE001 - named by the loop form
+                        else:
+                            for x in as_successors(r, S):
+                                ais.append(ai)
+                                ts.append(x)
+        except BaseException as exc:  # noqa: BLE001 - named by the loop form
             locate(s, exc)
             raise
 

@@ -41,10 +41,13 @@ def sample_states(model: BoundModel, limit: int = SAMPLE_STATES) -> list[State]:
             # The search itself reports this, with the trace that leads there.
             break
         out.append(s)
-        for _ai, _b, t in succs:
-            if t not in seen and model.in_model(t):
-                seen.add(t)
-                queue.append(t)
+        try:
+            for _ai, _b, t in succs:
+                if t not in seen and model.in_model(t):
+                    seen.add(t)
+                    queue.append(t)
+        except SpecRuntimeError:
+            break  # the search reports it, with its trace
     return out
 
 
@@ -85,9 +88,14 @@ def symmetry_warnings(model: BoundModel, states: list[State]) -> list[str]:
     permute = model.spec.symmetry.permute
     warnings = []
     for inv in model.invariants + model.sometimes:
+        where = f"invariant {inv.name}" if inv.kind == "always" else f"property {inv.name}"
         for s in states:
-            value = bool(inv.fn(model.c, s))
-            if any(bool(inv.fn(model.c, permute(model.c, s, p))) != value for p in model.permutations[1:]):
+            try:
+                value = model._holds(where, inv.fn, model.c, s)
+            except SpecRuntimeError:
+                break  # the search reports it, with its trace
+            if any(model._holds(where, inv.fn, model.c, model._call("symmetry", permute, model.c, s, p)) != value
+                   for p in model.permutations[1:]):
                 warnings.append(
                     f"--symmetry is unsound for {inv.name}: its value changes when replicas are permuted"
                 )
@@ -106,7 +114,7 @@ def check_signature(model: BoundModel, states: list[State]) -> None:
     if model.permutations is None or sym is None or sym.signature is None:
         return
     for s in states:
-        bad = signature_mismatch(model.c, sym.permute, sym.signature, model.permutations, s)
+        bad = model._call("symmetry", signature_mismatch, model.c, sym.permute, sym.signature, model.permutations, s)
         if bad is not None:
             perm, value = bad
             raise SpecRuntimeError(

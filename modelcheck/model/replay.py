@@ -15,6 +15,7 @@ from typing import Sequence
 from modelcheck.errors import SpecRuntimeError
 from modelcheck.model.bound import BoundModel
 from modelcheck.output.results import TraceStep
+from modelcheck.spec.declare import State
 
 
 def replay(model: BoundModel, path: Sequence[int]) -> list[TraceStep]:
@@ -50,3 +51,42 @@ def replay(model: BoundModel, path: Sequence[int]) -> list[TraceStep]:
                 trace=steps,
             )
     return steps
+
+
+STATE_CHECKS = ("invariant ", "property ", "state_constraint", "action_constraint")
+"""How a :class:`SpecRuntimeError`'s ``where`` starts when it failed on a state rather than in an action."""
+
+
+def failing_successor(model: BoundModel, parent: State, where: str) -> TraceStep | None:
+    """The step to the first successor of ``parent`` on which the check ``where`` fails, or None.
+
+    Engines report a spec failure at the parent whose expansion or whose
+    successors' checks failed; the trace of a failing invariant, property or
+    constraint should end with the state it failed on.  The checks are
+    evaluated as the engines do (constraints first, then the named check),
+    so, the spec being deterministic, this is the successor that failed.
+    """
+    if not where.startswith(STATE_CHECKS):
+        return None
+    name = where.partition(" ")[2]
+    predicates = {p.name: p for p in (*model.invariants, *model.sometimes)}
+    try:
+        for ai, b, t in model.successors(parent):
+            try:
+                if where == "state_constraint":
+                    model.in_model(t)
+                    continue
+                if not model.in_model(t):
+                    continue
+                if where == "action_constraint":
+                    model.action_allowed(parent, t)
+                    continue
+                if not model.action_allowed(parent, t) or name not in predicates:
+                    continue
+                model._holds(where, predicates[name].fn, model.c, t)
+            except SpecRuntimeError as err:
+                if err.where == where:
+                    return model.step(ai, b, t)
+    except SpecRuntimeError:
+        return None
+    return None

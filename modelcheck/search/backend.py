@@ -43,11 +43,14 @@ from typing import Any, Callable, Iterator, Protocol, Sequence
 import attrs
 import numpy as np
 
-from modelcheck.errors import SpecRuntimeError, StateError
+from modelcheck.errors import SpecResultError, SpecRuntimeError, StateError
 from modelcheck.search.checkpoint import FrontierPart
 
 Position = tuple[Any, int]
 """A candidate's discovery position: (its parent's rank or path key, its index among the parent's successors)."""
+
+
+_FAILURE_KINDS = {k.__name__: k for k in (SpecRuntimeError, SpecResultError, StateError)}
 
 
 @attrs.frozen
@@ -57,17 +60,26 @@ class SpecFailure:
     message: str
     spec: str
     where: str
-    state_error: bool = False
-    """A non-canonical or unhashable state (:class:`StateError`) rather than an exception in spec code."""
+    kind: str = "SpecRuntimeError"
+    """The error's class (:class:`StateError` for a non-canonical state, :class:`SpecResultError` for a wrong
+    return value), so the driver raises what the one-process search raises."""
 
     @classmethod
     def of(cls, err: SpecRuntimeError) -> "SpecFailure":
-        return cls(str(err), err.spec, err.where, isinstance(err, StateError))
+        return cls(str(err), err.spec, err.where, kind_of(err))
 
     def error(self, trace: list) -> SpecRuntimeError:
         """The exception to raise, with the trace that leads to the parent that failed."""
-        kind = StateError if self.state_error else SpecRuntimeError
-        return kind(self.message, spec=self.spec, where=self.where, trace=trace)
+        return _FAILURE_KINDS.get(self.kind, SpecRuntimeError)(self.message, spec=self.spec, where=self.where,
+                                                                trace=trace)
+
+
+def kind_of(err: SpecRuntimeError) -> str:
+    """The name :class:`SpecFailure` records for ``err``'s class."""
+    for k in (StateError, SpecResultError):
+        if isinstance(err, k):
+            return k.__name__
+    return SpecRuntimeError.__name__
 
 
 @attrs.define

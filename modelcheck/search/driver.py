@@ -32,8 +32,8 @@ import numpy as np
 
 from modelcheck.errors import CheckpointError, SpecRuntimeError
 from modelcheck.model.bound import BoundModel
-from modelcheck.model.replay import replay
-from modelcheck.output.results import CheckResult, Violation
+from modelcheck.model.replay import failing_successor, replay
+from modelcheck.output.results import CheckResult, TraceStep, Violation
 from modelcheck.search import checkpoint as ck
 from modelcheck.search.backend import Backend, LevelAbandoned, LevelCommit, LevelRequest
 from modelcheck.search.progress import Progress, ProgressSink, Ticker
@@ -160,7 +160,7 @@ class LevelDriver:
         seen: set[int] = set()
         for s in model.init_states():
             self.generated += 1
-            if not model.in_model(s):
+            if not self._on_initial(s, model.in_model, s):
                 continue
             fp = model.fingerprint(s)
             if fp in seen:
@@ -174,13 +174,23 @@ class LevelDriver:
         stop = False
         for s, fp in zip(states, fps):
             for p in model.sometimes:
-                if not self.sometimes_reached[p.name] and model._call(f"property {p.name}", p.fn, model.c, s):
+                if not self.sometimes_reached[p.name] and self._on_initial(s, model.property_holds, p, s):
                     self.sometimes_reached[p.name] = True
-            for inv in model.failed_invariants(s):
+            for inv in self._on_initial(s, model.failed_invariants, s):
                 if inv.name not in self.violated_names:
                     self._record("invariant", inv.name, inv.description, 0, fp)
                     stop = stop or not model.options.continue_after_violation
         return states, stop
+
+    @staticmethod
+    def _on_initial(s: Any, check: Any, *args: Any) -> Any:
+        """``check(*args)`` on the initial state ``s``: a spec error's trace is that state."""
+        try:
+            return check(*args)
+        except SpecRuntimeError as err:
+            if not err.trace:
+                err.trace = [TraceStep(None, None, {}, s)]
+            raise
 
     def _search(self, level: int, stop: bool, ticker: Ticker) -> None:
         opts = self.model.options
@@ -264,7 +274,7 @@ class LevelDriver:
                 if report.failures:
                     parent, parent_fp, failure = report.failures[0]
                     if stop is None or parent <= stop[0]:
-                        raise failure.error(self._trace(level, parent_fp))
+                        raise failure.error(self._failure_trace(level, parent_fp, failure.where))
                 if stop is not None and (report.complete_through is None or stop[0] <= report.complete_through):
                     break
                 if self.progress is not None and report.complete_through is not None and ticker.due():
@@ -353,6 +363,12 @@ class LevelDriver:
 
     def _trace(self, level: int, fp: int) -> list:
         return replay(self.model, self.parents.path_to(level, fp))
+
+    def _failure_trace(self, level: int, fp: int, where: str) -> list:
+        """The trace of a spec failure at the parent ``fp``: to the successor it failed on, if a check of one."""
+        trace = self._trace(level, fp)
+        step = failing_successor(self.model, trace[-1].state, where) if trace else None
+        return trace + [step] if step is not None else trace
 
     def _record(self, kind: str, name: str, description: str, level: int, fp: int) -> None:
         self.violations.append(Violation(kind, name, description, tuple(self._trace(level, fp))))

@@ -269,8 +269,9 @@ class LocalBackend:
                         ends.append(len(c_t))
                     try:  # hash(t) is recombined from the parts each successor shares with its parent
                         c_fps = successor_fingerprint_array(parents, ends, c_t, fingerprint)
-                    except TypeError:
-                        # An unhashable successor: stop at its parent with an error naming it.
+                    except (TypeError, SpecRuntimeError):
+                        # An unhashable successor (or the symmetry's code failing on one): stop at its
+                        # parent with an error naming it.
                         bad, error = model.first_bad_state(c_t, c_ai)
                         del ends[bisect.bisect_right(ends, bad):]  # from the parent that generated it
                         c_fps = successor_fingerprint_array(parents, ends, c_t, fingerprint)
@@ -321,7 +322,7 @@ class LocalBackend:
                             new_ai.append(ai)
                             if properties:
                                 for p in list(properties):
-                                    if model._call(f"property {p.name}", p.fn, model.c, t):
+                                    if model.property_holds(p, t):
                                         reached[p.name] = (i, kk - k)
                                         properties.remove(p)
                             if check_invariants and not invariants_hold(t):

@@ -69,7 +69,7 @@ def simulate(
                     if last_ai >= 0:
                         act_distinct[last_ai] += 1
                 for p in model.sometimes:
-                    if not sometimes_reached[p.name] and model._call(f"property {p.name}", p.fn, model.c, s):
+                    if not sometimes_reached[p.name] and model.property_holds(p, s):
                         sometimes_reached[p.name] = True
                 failed = [inv for inv in model.failed_invariants(s) if inv.name not in violated]
                 for inv in failed:

@@ -14,6 +14,7 @@ import threading
 import time
 from typing import Any, Callable
 
+from modelcheck.errors import UserInterrupt
 from modelcheck.search.backend import LevelAbandoned
 
 MEMORY_POLL_SECONDS = 0.2
@@ -45,8 +46,8 @@ class StopRequests:
                     raise LevelAbandoned("max-memory")
 
     def _on_signal(self, signum: int, frame: Any) -> None:
-        if self.interrupted:  # a second Ctrl-C: stop now
-            raise KeyboardInterrupt
+        if self.interrupted:  # a second Ctrl-C: stop now (UserInterrupt: spec wrappers let it through)
+            raise UserInterrupt
         self.interrupted = True
 
     def install(self) -> None:

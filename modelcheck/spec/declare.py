@@ -2,7 +2,8 @@
 
 A spec is, as in Stateright, a handful of pure functions:
 
-* ``init(c)`` yields the initial states for constants ``c``;
+* ``init(c)`` returns (or yields) the initial states for constants ``c``, all
+  of one type: the spec's state type;
 * actions ``fn(c, s, *params)`` return the successors of state ``s`` (``None``
   when disabled, one state, or a ``list`` of states when several disjuncts of
   the TLA+ action are satisfied: each counts as one generated state, as in TLC);
@@ -14,6 +15,12 @@ A spec is, as in Stateright, a handful of pure functions:
   symmetry (replica permutations), and how a state is shown: ``view``,
   ``lanes`` (one row per replica) and ``messages`` (what one transition sends
   and delivers between actors, for sequence diagrams).
+
+The engine accepts exactly these results: a bool from an invariant, a
+property or a constraint, and from an action None, a state of the spec's state
+type or an iterable of such states.  Anything else stops the check with an
+error naming the function (:mod:`modelcheck.model.validate`), so that a
+forgotten ``all(`` or ``return`` cannot make a check pass.
 
 Decorators (:func:`action`, :func:`invariant`, :func:`sometimes`) only attach
 metadata to the function.  :class:`Spec` collects them and rejects malformed

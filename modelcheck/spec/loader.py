@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from modelcheck.errors import SpecLoadError, UsageError
+from modelcheck.model.blame import one_line, passes_through, raise_site, shown_path
 from modelcheck.spec.declare import Spec
 
 
@@ -51,11 +52,21 @@ def user_module_name(path: str) -> str:
 
 def _import_file(path: str) -> Any:
     """Import a user's spec file under :func:`user_module_name`, once per process."""
+    from modelcheck.build import user_specs
+
     path = os.path.abspath(path)
     name = user_module_name(path)
     if name in sys.modules:
         # Imported already, here or (on an executor) from the copy Spark shipped.
         return sys.modules[name]
+    try:
+        built = user_specs.load(user_specs.UserModule(name, path))
+    except BaseException as exc:  # noqa: BLE001 - as from the source (below)
+        if passes_through(exc) or isinstance(exc, SpecLoadError) or hasattr(exc, "spec"):
+            raise
+        raise _import_failed(shown_path(path), exc) from exc
+    if built is not None:
+        return built
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise SpecLoadError(f"cannot import {path}")
@@ -63,12 +74,42 @@ def _import_file(path: str) -> Any:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - SystemExit and the like at import are the spec's errors
         del sys.modules[name]
-        if isinstance(exc, SpecLoadError) or hasattr(exc, "spec"):
+        if passes_through(exc) or isinstance(exc, SpecLoadError) or hasattr(exc, "spec"):
             raise
-        raise SpecLoadError(f"spec module {path} failed to import: {type(exc).__name__}: {exc}") from exc
+        raise _import_failed(shown_path(path), exc) from exc
     return module
+
+
+def _import_failed(what: str, exc: BaseException) -> SpecLoadError:
+    """The one-line error for a spec module that raised while it was imported, with the spec's line."""
+    detail = one_line(str(exc))
+    site = raise_site(exc.__traceback__)
+    return SpecLoadError(f"spec module {what} failed to import: {type(exc).__name__}"
+                         f"{': ' + detail if detail else ''}{f' (at {site})' if site else ''}")
+
+
+def _import_module(name: str) -> Any:
+    """Import ``pkg.module``: its compiled build if it is a user module with a current one, else as Python does."""
+    from modelcheck.build import user_specs
+
+    if name not in sys.modules:
+        user = user_specs.for_module(name) if user_specs.enabled() else None
+        if user is not None and user_specs.load(user) is not None:
+            parent, _, leaf = name.rpartition(".")
+            if parent:
+                setattr(sys.modules[parent], leaf, sys.modules[name])
+    return importlib.import_module(name)
+
+
+def loaded_module(ref: str) -> str | None:
+    """The module a spec reference was imported from (None for a ``Spec`` object's unknown origin)."""
+    registry = registered_specs()
+    target = registry.get(ref, ref).partition(":")[0]
+    if target.endswith(".py") or os.sep in target:
+        return user_module_name(os.path.abspath(target))
+    return target
 
 
 def load_spec(ref: str) -> Spec:
@@ -88,15 +129,17 @@ def load_spec(ref: str) -> Spec:
         if not target.replace(".", "").replace("_", "").isalnum():
             raise UsageError(_unknown(ref, registry))
         try:
-            module = importlib.import_module(target)
+            module = _import_module(target)
         except ModuleNotFoundError as exc:
             if exc.name and target.startswith(exc.name):
                 raise UsageError(_unknown(ref, registry)) from None
             raise SpecLoadError(f"spec module {target} failed to import: {exc}") from exc
         except SpecDefinitionError:
             raise
-        except Exception as exc:  # noqa: BLE001
-            raise SpecLoadError(f"spec module {target} failed to import: {type(exc).__name__}: {exc}") from exc
+        except BaseException as exc:  # noqa: BLE001 - SystemExit and the like at import are the spec's errors
+            if passes_through(exc):
+                raise
+            raise _import_failed(target, exc) from exc
         return _from_module(module, attr or None, target)
     except SpecDefinitionError:
         raise

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from modelcheck.errors import SpecRuntimeError
+from modelcheck.errors import EngineSignal, SpecRuntimeError
 from modelcheck.search.backend import SpecFailure
 from modelcheck.search.checkpoint import write_frontier_part
 from modelcheck.search.discovery import MAX_SUCCESSORS, SUCC_BITS, check_successor_count
@@ -56,8 +56,8 @@ ABANDONABLE = frozenset({"expand", "dedup", "collect", "stats"})
 """Worker commands that change nothing a level boundary needs, so they may be cut short."""
 
 
-class _Abandon(BaseException):
-    """Raised in a worker by SIGUSR1 during an abandonable command (BaseException: spec wrappers let it through)."""
+class _Abandon(EngineSignal):
+    """Raised in a worker by SIGUSR1 during an abandonable command (an EngineSignal: spec wrappers let it through)."""
 
 
 def _wrap_error(exc: SpecRuntimeError) -> SpecFailure:
@@ -222,7 +222,7 @@ class Worker:
                 err = None
                 try:
                     chunk_fps = _buffered_fps(buf_parents, seg_n, buf_t, fingerprint)
-                except TypeError:
+                except (TypeError, SpecRuntimeError):  # unhashable, or the symmetry's code failed on one
                     err = self._cut_at_unhashable(seg_lo, seg_n, buf_ai, buf_t)
                     chunk_fps = _buffered_fps(buf_parents, seg_n, buf_t, fingerprint)
                 counts = np.array(seg_n, dtype=np.int64)  # a copy: seg_n is emptied below
@@ -412,7 +412,6 @@ class Worker:
         reported = set(violated)
         check_invariants = bool(model.invariants)
         invariants_hold = model.invariants_test()
-        c = model.c
         error = None
         new_fps = self.new_fps.tolist()
         for k, t in enumerate(new_states):
@@ -421,7 +420,7 @@ class Worker:
                     self.canonical_budget -= 1
                     model.check_state(t, f"action {model.actions[int(self.new_ai[k])].name}")
                 for p in properties:
-                    if p.name not in sometimes and model._call(f"property {p.name}", p.fn, c, t):
+                    if p.name not in sometimes and model.property_holds(p, t):
                         sometimes[p.name] = int(win[k])  # keys ascend: the first is the smallest
                 if check_invariants and not invariants_hold(t):
                     # Which ones (or the error naming one); each is reported at its first state only.

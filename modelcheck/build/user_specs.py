@@ -1,0 +1,327 @@
+"""Compiled user specs: a spec from a file or a module, built like the registered ones and cached by digest.
+
+A user's own spec deserves the speed ``modelcheck compile`` gives the
+registered ones (the same Cython build and record rewrite,
+:mod:`modelcheck.build.compiled`).  Building takes seconds of C compilation,
+more than a small check takes, so it is never done in the way of a check:
+when a check loads a user spec that has no build for its current source, it
+starts one in the background (a detached, low-priority process) and runs
+interpreted; the next check of the same source loads the build.  An edited
+spec runs interpreted, with a note, until its new build is done.
+``modelcheck compile path/to/spec.py`` builds at once.
+
+Each build is filed under ``<build dir>/user/<module>/<digest>/``, the digest
+taken over the exact source text compiled (a snapshot, so an edit during the
+build cannot be filed under the old digest), the Cython version, the
+interpreter's ABI and the record rewrite's own source; the modules of the
+project whose records the rewrite read are checked at load, as for the
+registered specs.  So a build is used only for the source it was made from,
+and a wrong result cannot come from a stale one.  Concurrent runs are safe:
+a lock file (created exclusively) keeps a second run from starting the same
+build, and the extension is written under a temporary name and renamed into
+place.
+
+``MODELCHECK_USER_BUILD=off`` runs user specs interpreted without building
+(CI, tests); ``MODELCHECK_INTERPRETED=1`` turns every compiled module off.
+Spark executors import the spec the loader finds: the build where it is on
+the same machine, else the ``.py`` shipped with the job (interpreted).
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import shutil
+import sys
+import time
+from types import ModuleType
+
+import attrs
+
+from modelcheck.build import compiled
+from modelcheck.model.blame import SOURCE_ATTR
+
+BUILD_ENV = "MODELCHECK_USER_BUILD"
+"""``off``: user specs run interpreted, neither built nor loaded compiled."""
+LOCK_SECONDS = 900
+"""A build lock older than this is taken for the leftover of a build that died."""
+KEEP_BUILDS = 4
+"""Builds kept per module name (the most recent); older ones are removed by the next build."""
+FAILED = "failed"
+"""In a build's directory: why it failed, so that the same source is not built again at every run."""
+
+
+@attrs.frozen
+class UserModule:
+    """A user's spec module: the name it is imported under and its source file."""
+
+    name: str
+    source: str
+    """Absolute path of its ``.py``."""
+    package_dirs: tuple[tuple[str, str], ...] = ()
+    """Packages besides the compiled ones whose modules' records the rewrite may read (the module's own)."""
+
+
+def enabled() -> bool:
+    """Whether user specs may run compiled (neither switch is set)."""
+    return not os.environ.get(compiled.DISABLE_ENV) and os.environ.get(BUILD_ENV, "").lower() != "off"
+
+
+def user_root() -> str:
+    return os.path.join(compiled.build_dir(), "user")
+
+
+def _stamp() -> str:
+    return os.path.join(user_root(), "cython-version")
+
+
+def _dirs(module: UserModule) -> dict[str, str]:
+    dirs = compiled._package_dirs()
+    dirs.update(dict(module.package_dirs))
+    return dirs
+
+
+def _rewrite_version() -> str:
+    return compiled._rewrite_version() + ":user"
+
+
+def _artefact(module: UserModule, data: bytes, cython_version: str) -> str:
+    digest = compiled.source_digest(data, cython_version, _rewrite_version())
+    return compiled.artefact_path(module.name, digest, user_root())
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def current_build(module: UserModule) -> str | None:
+    """The build of the module's current source, if there is one (and user builds are enabled)."""
+    if not enabled():
+        return None
+    try:
+        with open(_stamp(), encoding="utf-8") as f:
+            version = f.read().strip()
+        so = _artefact(module, _read(module.source), version)
+    except OSError:
+        return None
+    return so if compiled._is_current(so, _dirs(module)) else None
+
+
+def load(module: UserModule) -> ModuleType | None:
+    """Import the module's build under its name (in ``sys.modules``), or None if it has none that loads.
+
+    Only the extension's loading may fail here (a build that does not
+    load: the caller imports the source instead); an exception raised by
+    the module's own code propagates, as it would from the source.
+    """
+    so = current_build(module)
+    if so is None:
+        return None
+    loader = importlib.machinery.ExtensionFileLoader(module.name, so)
+    spec = importlib.util.spec_from_file_location(module.name, so, loader=loader)
+    if spec is None:
+        return None
+    try:
+        mod = importlib.util.module_from_spec(spec)
+    except ImportError:
+        return None
+    setattr(mod, SOURCE_ATTR, module.source)
+    sys.modules[module.name] = mod
+    try:
+        loader.exec_module(mod)
+    except BaseException:
+        sys.modules.pop(module.name, None)
+        raise
+    return mod
+
+
+def for_module(name: str) -> UserModule | None:
+    """The user module ``pkg.mod`` as a :class:`UserModule`, if it is one with a ``.py`` (not the project's)."""
+    if name == "modelcheck" or name.startswith("modelcheck."):
+        return None
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    origin = getattr(spec, "origin", None) or ""
+    if not origin.endswith(".py"):
+        return None
+    package = name.rpartition(".")[0]
+    extra = ((package, os.path.dirname(origin)),) if package else ()
+    return UserModule(name, os.path.abspath(origin), extra)
+
+
+def mode(module: UserModule, loaded: ModuleType) -> str:
+    """How the check runs the module, for its header; starts a background build when it should.
+
+    ``compiled``, or ``interpreted (why, and what happens next)``.
+    """
+    if compiled.is_compiled(loaded):
+        return "compiled"
+    if os.environ.get(compiled.DISABLE_ENV):
+        return f"interpreted ({compiled.DISABLE_ENV} is set)"
+    if not enabled():
+        return f"interpreted ({BUILD_ENV}=off)"
+    return f"interpreted ({request_build(module)})"
+
+
+def _missing_tool() -> str | None:
+    """Why nothing can be built here (no Cython, no C compiler), or None."""
+    if importlib.util.find_spec("Cython") is None:
+        return "Cython is not installed: pip install 'modelcheck[compile]' to compile specs"
+    cc = compiled.c_compiler()
+    if not cc or shutil.which(cc[0]) is None:
+        return f"no C compiler ({cc[0] if cc else 'cc'} not found): specs run interpreted"
+    return None
+
+
+def request_build(module: UserModule) -> str:
+    """Start a background build of the module's current source unless one is under way or failed; what happened."""
+    missing = _missing_tool()
+    if missing:
+        return missing
+    try:
+        data = _read(module.source)
+        so = _artefact(module, data, compiled._cython_version())
+    except OSError as exc:
+        return f"cannot read {module.source}: {exc.strerror}"
+    if compiled._is_current(so, _dirs(module)):
+        return "its build is ready for the next run"
+    keep = os.path.dirname(so)
+    try:
+        with open(os.path.join(keep, FAILED), encoding="utf-8") as f:
+            return f"its build failed: {f.read().strip()}"
+    except OSError:
+        pass
+    edited = os.path.isdir(os.path.dirname(keep))
+    lock = keep + ".lock"
+    try:
+        os.makedirs(os.path.dirname(keep), exist_ok=True)
+        if not _take_lock(lock):
+            return "being compiled in the background for the next run"
+        log = open(keep + ".log", "w", encoding="utf-8")  # noqa: SIM115 - handed to the child
+    except OSError as exc:
+        return f"cannot write {user_root()}: {exc.strerror}"
+    import subprocess  # here: only a request that starts a build needs it
+
+    with log:
+        subprocess.Popen(  # noqa: S603 - this interpreter, this module
+            [sys.executable, "-m", "modelcheck.build.user_specs", module.name, module.source, lock,
+             *(f"{pkg}={d}" for pkg, d in module.package_dirs)],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            close_fds=True)
+    what = "edited since its last build; " if edited else ""
+    return f"{what}compiling it in the background for the next run"
+
+
+def _take_lock(lock: str) -> bool:
+    """Create ``lock`` exclusively (a stale one, of a build that died, is taken over); False if held."""
+    for _attempt in range(2):
+        try:
+            os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            return True
+        except FileExistsError:
+            try:
+                if time.time() - os.stat(lock).st_mtime < LOCK_SECONDS:
+                    return False
+                os.unlink(lock)
+            except FileNotFoundError:
+                pass
+    return False
+
+
+def build(module: UserModule) -> str:
+    """Build the module's current source now (if not built yet); the artefact's path.
+
+    Raises :class:`~modelcheck.build.compiled.CompileError` when it cannot
+    be built; the reason is also recorded, so that background requests do
+    not build the same source again.
+    """
+    missing = _missing_tool()  # not recorded as the source's failure: installing the tool fixes it
+    if missing:
+        raise compiled.CompileError(missing)
+    version = compiled._cython_version()
+    data = _read(module.source)
+    so = _artefact(module, data, version)
+    dirs = _dirs(module)
+    if compiled._is_current(so, dirs):
+        return so
+    import tempfile
+
+    keep = os.path.dirname(so)
+    os.makedirs(keep, exist_ok=True)
+    try:
+        text = data.decode("utf-8")
+        from modelcheck.build.record_rewrite import rewrite
+
+        rewritten = rewrite(text, module.name, dirs)
+        if rewritten.changed and rewritten.depends_on:  # before the artefact, so never missing beside it
+            _write(os.path.join(keep, compiled.DEPENDS), "".join(f"{m} {d}\n" for m, d in rewritten.depends_on))
+        with tempfile.TemporaryDirectory(prefix="modelcheck-user-") as work:
+            compiled.compile_module(module.name, module.source, so, work, rewritten if rewritten.changed else None,
+                                    text=text)
+    except (compiled.CompileError, UnicodeDecodeError, OSError) as exc:
+        reason = str(exc) if isinstance(exc, compiled.CompileError) else f"{type(exc).__name__}: {exc}"
+        _write(os.path.join(keep, FAILED), f"{reason}\n")
+        raise compiled.CompileError(reason) from None
+    try:
+        os.unlink(os.path.join(keep, FAILED))  # an earlier attempt's, if any
+    except OSError:
+        pass
+    _write(_stamp(), version + "\n")
+    _prune(os.path.dirname(keep), keep)
+    return so
+
+
+def _write(path: str, text: str) -> None:
+    """Write ``path`` atomically (a reader sees the old file or the new one)."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def _prune(module_dir: str, keep: str) -> None:
+    """Remove all but the :data:`KEEP_BUILDS` most recent builds of a module (never ``keep``, never a locked one)."""
+    try:
+        entries = [os.path.join(module_dir, e) for e in os.listdir(module_dir)]
+    except OSError:
+        return
+    builds = sorted((e for e in entries if os.path.isdir(e) and e != keep), key=os.path.getmtime, reverse=True)
+    for old in builds[KEEP_BUILDS - 1:]:
+        if not os.path.exists(old + ".lock"):
+            shutil.rmtree(old, ignore_errors=True)
+            for suffix in (".log",):
+                try:
+                    os.unlink(old + suffix)
+                except OSError:
+                    pass
+
+
+def _main(argv: list[str]) -> int:
+    """The background build: ``python -m modelcheck.build.user_specs NAME SOURCE LOCK [PKG=DIR]...``."""
+    name, source, lock, *extra = argv
+    try:
+        os.nice(10)  # a build must not slow the checks that run meanwhile
+    except OSError:
+        pass
+    module = UserModule(name, source, tuple(tuple(x.split("=", 1)) for x in extra))  # type: ignore[misc]
+    start = time.monotonic()
+    try:
+        so = build(module)
+        print(f"built {so} in {time.monotonic() - start:.1f}s")
+        return 0
+    except compiled.CompileError as exc:
+        print(f"build failed: {exc}")
+        return 1
+    finally:
+        try:
+            os.unlink(lock)
+        except OSError:
+            pass
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
