@@ -37,6 +37,8 @@ from modelcheck.errors import ModelCheckError  # noqa: E402
 from modelcheck.output.results import CheckResult  # noqa: E402
 from modelcheck.spec.constants import constant  # noqa: E402
 from modelcheck.spec.declare import Domain, Spec, Symmetry, action, invariant, sometimes  # noqa: E402
+from modelcheck.spec.temporal import (all_of, always_eventually, any_of, eventually, eventually_always,  # noqa: E402
+                                      leads_to, liveness, step_property, strong, weak)
 
 __all__ = [
     "CheckResult",
@@ -45,9 +47,19 @@ __all__ = [
     "Spec",
     "Symmetry",
     "action",
+    "all_of",
+    "always_eventually",
+    "any_of",
     "check",
     "constant",
+    "eventually",
+    "eventually_always",
     "invariant",
+    "leads_to",
+    "liveness",
     "sometimes",
+    "step_property",
+    "strong",
+    "weak",
     "__version__",
 ]

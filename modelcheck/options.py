@@ -44,6 +44,8 @@ class CheckOptions:
     """Continue from the checkpoint in this directory."""
     max_memory_mb: int | None = None
     """Stop (with a checkpoint, if configured) before the process's memory exceeds this."""
+    properties: tuple[str, ...] = ()
+    """Liveness and step properties to check (by name); liveness needs the whole behaviour graph."""
 
     def identity_options(self) -> tuple:
         """The options that change what a search explores; a checkpoint only resumes with equal ones."""
@@ -53,6 +55,7 @@ class CheckOptions:
             ("max_depth", self.max_depth),
             ("continue", self.continue_after_violation),
             ("symmetry", self.symmetry),
+            ("properties", self.properties),
         )
 
 

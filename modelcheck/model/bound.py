@@ -102,6 +102,36 @@ class BoundModel:
             spec.name, self.actions, self.bindings, consts, state_type=self.state_type)
         self.expand_into: Callable[[State, list, list], None] = compile_expander(
             spec.name, self.actions, self.bindings, consts, state_type=self.state_type)
+        # Temporal properties: every (action, binding) pair has a label, in the spec's order (a fairness
+        # condition over one instance of an action is a set of one label; over the action, all of its).
+        self.label_action: tuple[int, ...] = tuple(ai for ai, bs in enumerate(self.bindings) for _ in bs)
+        self.label_binding: tuple[tuple[int, ...], ...] = tuple(b for bs in self.bindings for b in bs)
+        self.step_properties = tuple(spec.property(n) for n in options.properties
+                                     if spec.property(n).kind == "step")
+        self.liveness_properties = tuple(spec.property(n) for n in options.properties
+                                         if spec.property(n).kind == "liveness")
+        self._expand_labelled: Callable[[State, list, list], None] | None = None
+
+    @property
+    def expand_labelled_into(self) -> Callable[[State, list, list], None]:
+        """``expand_into`` that appends each successor's label (action and binding) instead of its action."""
+        if self._expand_labelled is None:
+            self._expand_labelled = compile_expander(self.spec.name, self.actions, self.bindings, self.c,
+                                                     labels=True, state_type=self.state_type)
+        return self._expand_labelled
+
+    def fairness_classes(self) -> list[tuple[str, str, tuple[int, ...]]]:
+        """The spec's fairness as (``weak``/``strong``, description, labels) conditions."""
+        out = []
+        for f, ai in self.spec.fairness:
+            labels = [k for k, a in enumerate(self.label_action) if a == ai]
+            name = self.actions[ai].name
+            if f.each:
+                for k in labels:
+                    out.append((f.kind, f.describe(self.actions[ai].label(self.label_binding[k])), (k,)))
+            else:
+                out.append((f.kind, f.describe(name), tuple(labels)))
+        return out
 
     # -- calls into spec code, each wrapped so failures name their origin ----
 

@@ -67,9 +67,23 @@ would otherwise compile to a function of tens of thousands of lines)."""
 Expansion = list[tuple[int, tuple[Any, ...], Any]]
 
 
-def _plan(actions: Sequence[Action], bindings: Sequence[Sequence[tuple[Any, ...]]]) -> tuple:
-    """(action index, function, bindings, arity) per action: what both loop forms iterate over."""
-    return tuple((ai, a.fn, tuple(bindings[ai]), len(a.params)) for ai, a in enumerate(actions))
+def _plan(actions: Sequence[Action], bindings: Sequence[Sequence[tuple[Any, ...]]], labels: bool = False) -> tuple:
+    """(index, function, bindings, arity) per action: what both loop forms iterate over.
+
+    The index appended with each successor is the action's; with ``labels``,
+    each binding is a step of its own and the index is the binding's *label*
+    (its place in the spec's bindings, all actions together), which is what
+    fairness of one action instance needs.
+    """
+    if not labels:
+        return tuple((ai, a.fn, tuple(bindings[ai]), len(a.params)) for ai, a in enumerate(actions))
+    plan = []
+    label = 0
+    for ai, a in enumerate(actions):
+        for b in bindings[ai]:
+            plan.append((label, a.fn, (b,), len(a.params)))
+            label += 1
+    return tuple(plan)
 
 
 def loop_expander(
@@ -143,7 +157,7 @@ def _runs_compiled() -> bool:
 
 def compile_expander(
     spec_name: str, actions: Sequence[Action], bindings: Sequence[Sequence[tuple[Any, ...]]], c: Any,
-    form: str | None = None, *, state_type: type,
+    form: str | None = None, labels: bool = False, *, state_type: type,
 ) -> Callable[[State, list, list], None]:
     """``expand_into(s, ais, ts)``: append every successor of ``s`` to ``ts`` and its action index to ``ais``.
 
@@ -178,11 +192,11 @@ def compile_expander(
         ) from exc
 
     if form == "loop":
-        return _loop_into(_plan(actions, bindings), c, locate, state_type)
+        return _loop_into(_plan(actions, bindings, labels), c, locate, state_type)
     scope: dict[str, Any] = {"c": c, "_locate": None, "S": state_type, "V": as_successors}
     body: list[str] = []
 
-    def emit(call: str, ai: int, indent: str) -> None:
+    def emit(call: str, ai: int | str, indent: str) -> None:
         # The successor's type is tested first (the common result), a list item by item; anything
         # else is accepted or refused by V (as_successors), and the loop form names the action.
         body.extend([
@@ -204,6 +218,7 @@ def compile_expander(
         ])
 
     budget = UNROLL_TOTAL
+    first_label = 0
     for ai, a in enumerate(actions):
         fn = f"f{ai}"
         scope[fn] = a.fn
@@ -219,12 +234,13 @@ def compile_expander(
                         text = f"v{ai}_{bi}_{j}"
                         scope[text] = value
                     args.append(text)
-                emit(f"{fn}(c, s{''.join(', ' + x for x in args)})", ai, "        ")
+                emit(f"{fn}(c, s{''.join(', ' + x for x in args)})", first_label + bi if labels else ai, "        ")
         else:
             scope[f"B{ai}"] = bs
-            body.append(f"        for b in B{ai}:")
+            body.append(f"        for bi, b in enumerate(B{ai}):" if labels else f"        for b in B{ai}:")
             args = "".join(f", b[{j}]" for j in range(arity)) if arity <= 3 else ", *b"
-            emit(f"{fn}(c, s{args})", ai, "            ")
+            emit(f"{fn}(c, s{args})", f"{first_label} + bi" if labels else ai, "            ")
+        first_label += len(bs)
     source = "\n".join([
         "def expand_into(s, ais, ts):",
         "    A = ais.append",

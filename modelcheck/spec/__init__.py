@@ -10,6 +10,9 @@ from __future__ import annotations
 from modelcheck.spec.constants import constant
 from modelcheck.spec.declare import (Action, Domain, Predicate, Spec, State, Symmetry, Witness, action, culprit,
                                      invariant, sometimes)
+from modelcheck.spec.temporal import (all_of, always_eventually, any_of, eventually, eventually_always, leads_to,
+                                      liveness, step_property, strong, weak)
 
-__all__ = ["Action", "Domain", "Predicate", "Spec", "State", "Symmetry", "Witness", "action", "constant", "culprit",
-           "invariant", "sometimes"]
+__all__ = ["Action", "Domain", "Predicate", "Spec", "State", "Symmetry", "Witness", "action", "all_of",
+           "always_eventually", "any_of", "constant", "culprit", "eventually", "eventually_always", "invariant",
+           "leads_to", "liveness", "sometimes", "step_property", "strong", "weak"]

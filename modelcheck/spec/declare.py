@@ -43,6 +43,7 @@ from typing import Any, Callable, Iterable, Sequence
 import attrs
 
 from modelcheck.spec.constants import ConstantInfo, constant_infos
+from modelcheck.spec.temporal import Fairness, TemporalProperty, property_meta
 from modelcheck.errors import SpecDefinitionError
 
 State = Any
@@ -310,6 +311,8 @@ class Spec:
         view: Callable[[Any, State], dict[str, Any]] | None = None,
         lanes: Callable[[Any, State], dict[str, dict[str, Any]]] | None = None,
         messages: Callable[[Any, State, State, str, dict[str, str]], list[dict]] | None = None,
+        properties: Sequence[Callable] = (),
+        fairness: Sequence[Fairness] = (),
         description: str = "",
         reference: str | None = None,
     ) -> None:
@@ -346,7 +349,11 @@ class Spec:
         self.sometimes: tuple[Predicate, ...] = tuple(
             self._collect_predicate(fn, "sometimes") for fn in sometimes
         )
-        self._unique("property", [p.name for p in self.invariants + self.sometimes])
+        self.properties: tuple[TemporalProperty, ...] = tuple(self._collect_property(fn) for fn in properties)
+        self._unique("property", [p.name for p in self.invariants + self.sometimes] +
+                     [p.name for p in self.properties])
+        self.fairness: tuple[tuple[Fairness, int], ...] = tuple(self._collect_fairness(f) for f in fairness)
+        """Each fairness condition with the index of its action."""
         names = [p.name for p in self.invariants]
         if default_invariants is None:
             default_invariants = names
@@ -420,6 +427,32 @@ class Spec:
         if meta.explain is not None:
             _check_callable(self.name, f"explain of {meta.name}", meta.explain, 2)
         return Predicate(meta.name, fn, kind, meta.description, meta.explain)
+
+    def _collect_property(self, fn: Callable) -> TemporalProperty:
+        meta = property_meta(fn)
+        if meta is None:
+            raise SpecDefinitionError(
+                f"spec {self.name}: {_qualname(fn)} is listed as a property but is not decorated with "
+                "@liveness(name) or @step_property(name)")
+        _check_callable(self.name, f"property {meta.name}", fn, 1 if meta.kind == "liveness" else 3)
+        return TemporalProperty(meta.name, meta.kind, fn, meta.description)
+
+    def _collect_fairness(self, f: Any) -> tuple[Fairness, int]:
+        if not isinstance(f, Fairness):
+            raise SpecDefinitionError(
+                f"spec {self.name}: fairness must list weak(action) or strong(action) conditions, got {f!r}")
+        for ai, a in enumerate(self.actions):
+            if a.fn is f.action:
+                return f, ai
+        raise SpecDefinitionError(
+            f"spec {self.name}: fairness names {_qualname(f.action)}, which is not one of the spec's actions")
+
+    def property(self, name: str) -> TemporalProperty:
+        """Look up a liveness or step property by name (KeyError if absent)."""
+        for p in self.properties:
+            if p.name == name:
+                return p
+        raise KeyError(name)
 
     def invariant(self, name: str) -> Predicate:
         """Look up an invariant by name (KeyError if absent)."""

@@ -1,0 +1,382 @@
+"""Deciding liveness on the behaviour graph: fair lassos that violate a temporal property.
+
+The breadth-first search records every transition of the state graph as an
+edge (source state, target state, label: the action and its binding) and,
+for each state, which of the properties' state predicates hold (one bit
+each).  A liveness property ``F`` is violated when some *fair* behaviour
+satisfies ``not F``.  A behaviour of a finite graph that matters here is a
+lasso: a stem from an initial state and a cycle repeated forever, or a final
+state where the behaviour stutters forever.
+
+``not F`` is put in disjunctive normal form over four kinds of atoms, the
+negations of the supported forms:
+
+* ``[]~P`` (from ``<>P``): every state of the behaviour, stem included;
+* ``<>[]~P`` (from ``[]<>P``): every state of the cycle;
+* ``[]<>~P`` (from ``<>[]P``): some state of the cycle;
+* ``<>(P /\\ []~Q)`` (from ``P ~> Q``): from some state where P holds and Q
+  does not, Q never holds again.
+
+A clause (a conjunction of atoms) is searched in a product of the state
+graph with one bit per ``~>`` atom, set (nondeterministically, at a state
+where its P holds and its Q does not) once that atom's obligation has
+started; from then on its Q must not hold.  The cycle must lie in the layer
+where every bit is set, within the states allowed by the ``<>[]`` atoms; the
+strongly connected components of that region (``scipy.sparse.csgraph``)
+are tested for fairness the standard way (a Streett condition):
+
+* weak fairness of a set of labels A is met by a component that contains an
+  A-step, or a state where no A-step is enabled; a component where A is
+  enabled in every state and never taken violates it, and so does every
+  part of it;
+* strong fairness is met by a component with an A-step, or without any
+  state where A is enabled; otherwise the states where A is enabled are
+  removed and the rest is searched again.
+
+A behaviour may also end by stuttering forever in a state where no fair
+action is enabled (a deadlock state included), as in TLC.  Steps that leave
+the state unchanged are stuttering steps: they neither count as taking an
+action nor make it enabled (TLA+'s ``<<A>>_vars``).
+
+Lassos are short but not always shortest: the stem is a shortest path (in
+the product) to the nearest state of the chosen component, and the cycle
+walks from there to each state or step the acceptance and fairness
+conditions need, by shortest paths inside the component, and back.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Sequence
+
+import attrs
+import numpy as np
+
+from modelcheck.spec.temporal import (AllOf, AlwaysEventually, AnyOf, Eventually, EventuallyAlways, Formula,
+                                      LeadsTo)
+
+# Atoms of a negated formula, over predicate bits.
+NEVER = "never"  # []~P
+PERSIST = "persist"  # <>[]~P
+RECUR = "recur"  # []<>~P
+TRIGGER = "trigger"  # <>(P /\ []~Q)
+
+
+@attrs.frozen
+class Lasso:
+    """A counterexample behaviour: states by index, and where its loop starts (None: it stutters at the end)."""
+
+    states: tuple[int, ...]
+    loop_start: int | None
+
+
+def predicates_of(formula: Formula) -> list[Callable]:
+    """Every state predicate of a formula, in a fixed order (each one bit of a state's mask)."""
+    out: list[Callable] = []
+
+    def walk(f: Formula) -> None:
+        if isinstance(f, (AllOf, AnyOf)):
+            for part in f.parts:
+                walk(part)
+        elif isinstance(f, LeadsTo):
+            out.extend((f.p, f.q))
+        elif isinstance(f, (Eventually, AlwaysEventually, EventuallyAlways)):
+            out.append(f.p)
+        else:
+            raise TypeError(f"not a temporal formula: {f!r}")
+
+    walk(formula)
+    return out
+
+
+def negated_clauses(formula: Formula, bit_of: Callable[[Callable], int]) -> list[list[tuple]]:
+    """``not formula`` in disjunctive normal form: a list of clauses, each a list of atoms over predicate bits."""
+    if isinstance(formula, Eventually):
+        return [[(NEVER, bit_of(formula.p))]]
+    if isinstance(formula, AlwaysEventually):
+        return [[(PERSIST, bit_of(formula.p))]]
+    if isinstance(formula, EventuallyAlways):
+        return [[(RECUR, bit_of(formula.p))]]
+    if isinstance(formula, LeadsTo):
+        return [[(TRIGGER, bit_of(formula.p), bit_of(formula.q))]]
+    if isinstance(formula, AllOf):  # not (a /\ b) = not a \/ not b
+        return [clause for part in formula.parts for clause in negated_clauses(part, bit_of)]
+    if isinstance(formula, AnyOf):  # not (a \/ b) = not a /\ not b
+        clauses: list[list[tuple]] = [[]]
+        for part in formula.parts:
+            clauses = [c + d for c in clauses for d in negated_clauses(part, bit_of)]
+        return clauses
+    raise TypeError(f"not a temporal formula: {formula!r}")
+
+
+class BehaviourGraph:
+    """The state graph as the search recorded it, ready for repeated fair-cycle searches.
+
+    ``src``/``dst`` are state indices (0 .. n-1, initial states first) of the
+    non-stuttering transitions, ``labels`` their labels, ``masks`` each
+    state's predicate bits, ``fairness`` the spec's conditions as
+    (``weak``/``strong``, labels) pairs.
+    """
+
+    def __init__(self, n: int, initial: int, src: np.ndarray, dst: np.ndarray, labels: np.ndarray,
+                 masks: np.ndarray, fairness: Sequence[tuple[str, Sequence[int]]], n_labels: int) -> None:
+        self.n = n
+        self.initial = initial
+        keep = src != dst
+        self.src = np.asarray(src[keep], dtype=np.int64)
+        self.dst = np.asarray(dst[keep], dtype=np.int64)
+        self.labels = np.asarray(labels[keep], dtype=np.int64)
+        self.masks = np.asarray(masks, dtype=np.int64)
+        self.fairness = []
+        for kind, labs in fairness:
+            in_class = np.zeros(max(n_labels, 1), dtype=bool)
+            in_class[list(labs)] = True
+            edge_in = in_class[self.labels] if len(self.labels) else np.zeros(0, dtype=bool)
+            enabled = np.zeros(n, dtype=bool)
+            enabled[self.src[edge_in]] = True
+            self.fairness.append((kind, edge_in, enabled))
+
+    def bit(self, k: int) -> np.ndarray:
+        return ((self.masks >> k) & 1).astype(bool)
+
+    def find(self, clause: Sequence[tuple]) -> Lasso | None:
+        """A fair lasso satisfying every atom of ``clause``, or None."""
+        return _ClauseSearch(self, clause).run()
+
+
+class _ClauseSearch:
+    """One clause's product graph and fair-component search."""
+
+    def __init__(self, g: BehaviourGraph, clause: Sequence[tuple]) -> None:
+        self.g = g
+        n = g.n
+        base_ok = np.ones(n, dtype=bool)
+        self.cycle_ok = np.ones(n, dtype=bool)
+        self.recur: list[np.ndarray] = []
+        self.triggers: list[tuple[np.ndarray, np.ndarray]] = []
+        for atom in clause:
+            if atom[0] == NEVER:
+                base_ok &= ~g.bit(atom[1])
+            elif atom[0] == PERSIST:
+                self.cycle_ok &= ~g.bit(atom[1])
+            elif atom[0] == RECUR:
+                self.recur.append(~g.bit(atom[1]))
+            else:
+                self.triggers.append((g.bit(atom[1]), g.bit(atom[2])))
+        self.base_ok = base_ok
+        self.k = len(self.triggers)
+        self.layers = 1 << self.k
+        self.full = self.layers - 1
+
+    def _valid(self, layer: int) -> np.ndarray:
+        ok = self.base_ok.copy()
+        for i, (_p, q) in enumerate(self.triggers):
+            if layer >> i & 1:
+                ok &= ~q
+        return ok
+
+    def run(self) -> Lasso | None:
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import breadth_first_order
+
+        g, n, L = self.g, self.g.n, self.layers
+        valid = [self._valid(t) for t in range(L)]
+        rows: list[np.ndarray] = []
+        cols: list[np.ndarray] = []
+        for t in range(L):  # steps inside a layer
+            ok = valid[t][g.src] & valid[t][g.dst]
+            rows.append(g.src[ok] + t * n)
+            cols.append(g.dst[ok] + t * n)
+        for t in range(L):  # an obligation starts: same state, one more bit set
+            for i, (p, q) in enumerate(self.triggers):
+                if t >> i & 1:
+                    continue
+                u = t | (1 << i)
+                at = np.flatnonzero(valid[t] & valid[u] & p & ~q)
+                rows.append(at + t * n)
+                cols.append(at + u * n)
+        source = L * n  # a virtual node before every initial state
+        starts = np.flatnonzero(valid[0][: g.initial])
+        rows.append(np.full(len(starts), source, dtype=np.int64))
+        cols.append(starts)
+        size = L * n + 1
+        r = np.concatenate(rows) if rows else np.empty(0, np.int64)
+        c = np.concatenate(cols) if cols else np.empty(0, np.int64)
+        graph = csr_matrix((np.ones(len(r), dtype=np.int8), (r, c)), shape=(size, size))
+        order, pred = breadth_first_order(graph, source, directed=True, return_predecessors=True)
+        dist = np.full(size, -1, dtype=np.int64)
+        dist[source] = 0
+        for v in order[1:]:  # BFS order: a node's predecessor comes before it
+            dist[v] = dist[pred[v]] + 1
+        self.pred = pred
+        self.source = source
+        base = self.full * n
+        reached = dist[base: base + n] >= 0
+        region = reached & valid[self.full] & self.cycle_ok
+        found = self._fair_component(region, dist[base: base + n])
+        stutter = self._stuttering(region, dist[base: base + n])
+        choices = [x for x in (found, stutter) if x is not None]
+        if not choices:
+            return None
+        kind, entry, cycle = min(choices, key=lambda x: (x[3], x[0] != "stutter"))[:3]
+        stem = self._stem(base + entry)
+        if kind == "stutter":
+            return Lasso(tuple(stem), None)
+        return Lasso(tuple(stem + cycle[1:]), len(stem) - 1)
+
+    # -- ending by stuttering -----------------------------------------------------------------
+
+    def _stuttering(self, region: np.ndarray, dist: np.ndarray) -> tuple | None:
+        """The nearest state of the region where the behaviour may stutter forever, fairly."""
+        ok = region.copy()
+        for _kind, _edge_in, enabled in self.g.fairness:
+            ok &= ~enabled
+        for allowed in self.recur:  # the infinite part is this one state
+            ok &= allowed
+        at = np.flatnonzero(ok)
+        if not len(at):
+            return None
+        best = int(at[np.argmin(dist[at])])
+        return ("stutter", best, [best], int(dist[best]))
+
+    # -- ending in a fair cycle ------------------------------------------------------------------
+
+    def _fair_component(self, region: np.ndarray, dist: np.ndarray) -> tuple | None:
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        g = self.g
+        active = region.copy()
+        while active.any():
+            inside = active[g.src] & active[g.dst]
+            es, ed, el = g.src[inside], g.dst[inside], np.flatnonzero(inside)
+            nodes = np.flatnonzero(active)
+            index = np.full(g.n, -1, dtype=np.int64)
+            index[nodes] = np.arange(len(nodes))
+            m = csr_matrix((np.ones(len(es), dtype=np.int8), (index[es], index[ed])), shape=(len(nodes),) * 2)
+            count, comp_of = connected_components(m, directed=True, connection="strong")
+            comp = np.full(g.n, -1, dtype=np.int64)
+            comp[nodes] = comp_of
+            sizes = np.bincount(comp_of, minlength=count)
+            same = comp[es] == comp[ed]  # steps inside a component
+            ok = sizes > 1  # a single state with no step to itself has no cycle
+            for allowed in self.recur:
+                ok &= np.bincount(comp_of, weights=allowed[nodes], minlength=count) > 0
+            remove = np.zeros(g.n, dtype=bool)
+            refine = np.zeros(count, dtype=bool)
+            for kind, edge_in, enabled in g.fairness:
+                taken = np.zeros(count, dtype=bool)
+                taken[comp[es[same & edge_in[el]]]] = True
+                enabled_count = np.bincount(comp_of, weights=enabled[nodes], minlength=count)
+                if kind == "weak":
+                    ok &= taken | (enabled_count < sizes)
+                else:
+                    bad = ~taken & (enabled_count > 0)
+                    refine |= bad & ok
+                    bad_nodes = bad[comp_of] & enabled[nodes]
+                    remove[nodes[bad_nodes]] = True
+            fair = ok & ~refine
+            if fair.any():
+                best = None
+                for cid in np.flatnonzero(fair):
+                    members = nodes[comp_of == cid]
+                    entry = int(members[np.argmin(dist[members])])
+                    if best is None or dist[entry] < best[1]:
+                        best = (cid, int(dist[entry]), entry, members)
+                cid, d, entry, members = best
+                return ("cycle", entry, self._cycle(entry, members), d)
+            keep = refine[comp_of] & ~remove[nodes]
+            nxt = np.zeros(g.n, dtype=bool)
+            nxt[nodes[keep]] = True
+            active = nxt
+        return None
+
+    def _cycle(self, entry: int, members: np.ndarray) -> list[int]:
+        """A cycle from ``entry`` through the component that meets every fairness and acceptance need."""
+        g = self.g
+        inside = np.zeros(g.n, dtype=bool)
+        inside[members] = True
+        steps = inside[g.src] & inside[g.dst]
+        es, ed, el = g.src[steps], g.dst[steps], np.flatnonzero(steps)
+        targets: list[tuple[str, Any]] = []
+        for allowed in self.recur:
+            targets.append(("state", np.flatnonzero(allowed & inside)))
+        for kind, edge_in, enabled in g.fairness:
+            taken = edge_in[el]
+            if taken.any():
+                if kind == "strong" or enabled[members].all():
+                    targets.append(("step", (es[taken], ed[taken])))
+            elif kind == "weak":
+                targets.append(("state", np.flatnonzero(inside & ~enabled)))
+        path = [entry]
+        for what, target in targets:
+            if what == "state":
+                if path[-1] in set(target.tolist()):
+                    continue
+                path += self._walk(path[-1], target, es, ed)[1:]
+            else:
+                a, b = target
+                path += self._walk(path[-1], a, es, ed, then=(a, b))[1:]
+        if len(path) == 1 or path[-1] != entry:  # back to the entry (at least one step: a cycle)
+            if len(path) == 1:
+                nxt = int(ed[np.flatnonzero(es == entry)[0]])
+                path.append(nxt)
+            if path[-1] != entry:
+                path += self._walk(path[-1], np.array([entry]), es, ed)[1:]
+        return path[:-1] if path[-1] == entry and len(path) > 1 else path
+
+    def _walk(self, start: int, goals: np.ndarray, es: np.ndarray, ed: np.ndarray,
+              then: tuple[np.ndarray, np.ndarray] | None = None) -> list[int]:
+        """A shortest path inside the component from ``start`` to a goal (then one step of ``then`` from it)."""
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import breadth_first_order
+
+        n = self.g.n
+        m = csr_matrix((np.ones(len(es), dtype=np.int8), (es, ed)), shape=(n, n))
+        order, pred = breadth_first_order(m, start, directed=True, return_predecessors=True)
+        goal_set = np.zeros(n, dtype=bool)
+        goal_set[goals] = True
+        hit = next((int(v) for v in order if goal_set[v]), None)
+        if hit is None:
+            raise AssertionError("a component's state is unreachable from inside it")
+        path = [hit]
+        while path[-1] != start:
+            path.append(int(pred[path[-1]]))
+        path.reverse()
+        if then is not None:
+            a, b = then
+            path.append(int(b[np.flatnonzero(a == hit)[0]]))
+        return path
+
+    def _stem(self, node: int) -> list[int]:
+        """Base states from an initial state to product node ``node`` (steps that only set a bit dropped)."""
+        n = self.g.n
+        out: list[int] = []
+        v = node
+        while v != self.source:
+            s = int(v % n)
+            if not out or out[-1] != s:
+                out.append(s)
+            v = int(self.pred[v])
+        out.reverse()
+        return out
+
+
+def check_formula(graph: BehaviourGraph, formula: Formula, bit_of: Callable[[Callable], int]) -> Lasso | None:
+    """A fair lasso violating ``formula``, or None when every fair behaviour satisfies it."""
+    for clause in negated_clauses(formula, bit_of):
+        lasso = graph.find(clause)
+        if lasso is not None:
+            return lasso
+    return None
+
+
+def masks_of(states: Iterable[Any], predicates: Sequence[Callable], c: Any) -> np.ndarray:
+    """Each state's predicate bits (for tests and small graphs; the search computes them as it goes)."""
+    out = []
+    for s in states:
+        m = 0
+        for k, p in enumerate(predicates):
+            if p(c, s):
+                m |= 1 << k
+        out.append(m)
+    return np.array(out, dtype=np.int64)

@@ -1,0 +1,197 @@
+"""Temporal properties, step properties and fairness, declared as plain functions.
+
+A TLA+ spec says ``Spec == Init /\\ [][Next]_vars /\\ WF_vars(A) /\\ SF_vars(B)``
+and checks properties such as ``<>P`` or ``P ~> Q`` under it.  Here:
+
+* **Fairness** is a list given to :class:`~modelcheck.spec.declare.Spec`:
+  ``weak(action)`` is ``WF_vars(\\E b: A(b))`` over every binding of the
+  action's parameters (one condition for the whole action, as the published
+  Kafka specs declare it); ``weak(action, each=True)`` is
+  ``\\A b: WF_vars(A(b))``, one condition per binding, which is stronger (it
+  forbids neglecting any single instance); ``strong`` likewise for ``SF``.
+  As in TLA+, a fair action is one whose *non-stuttering* steps count: an
+  action that only returns the state it was given is not enabled.
+* **Liveness properties** are functions of the constants returning a
+  formula over state predicates ``p(c, s) -> bool``::
+
+      @liveness("EventuallySomeLeader", "some replica eventually presumes leadership")
+      def eventually_some_leader(c):
+          return eventually(lambda c, s: any(rs.leader == r for r, rs in enumerate(s.replica_state)))
+
+  with :func:`eventually` (``<>P``), :func:`always_eventually` (``[]<>P``),
+  :func:`eventually_always` (``<>[]P``), :func:`leads_to` (``P ~> Q``), and
+  :func:`all_of` / :func:`any_of` to combine them; quantifying over a domain
+  is Python: ``all_of(leads_to(p(r), q(r)) for r in range(c.Replicas))``.
+* **Step properties** ``fn(c, s, t) -> bool`` must hold on every step
+  ``s -> t`` of every behaviour (TLA+ ``[][P]_vars``; stuttering steps are not
+  checked, as ``[P]_vars`` allows them).
+
+Behaviours are infinite: one that reaches a state where no action is enabled
+stutters there forever, and so may one that reaches a state where no *fair*
+action is enabled (see :mod:`modelcheck.search.liveness`).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, Iterable, Union
+
+import attrs
+
+StatePredicate = Callable[[Any, Any], bool]
+
+_PROPERTY = "__modelcheck_property__"
+
+
+@attrs.frozen
+class Eventually:
+    """``<>p``: some state of the behaviour satisfies ``p``."""
+
+    p: StatePredicate
+
+
+@attrs.frozen
+class AlwaysEventually:
+    """``[]<>p``: ``p`` holds infinitely often."""
+
+    p: StatePredicate
+
+
+@attrs.frozen
+class EventuallyAlways:
+    """``<>[]p``: from some point on, ``p`` holds forever."""
+
+    p: StatePredicate
+
+
+@attrs.frozen
+class LeadsTo:
+    """``p ~> q``: whenever ``p`` holds, ``q`` holds then or later."""
+
+    p: StatePredicate
+    q: StatePredicate
+
+
+@attrs.frozen
+class AllOf:
+    """Every part holds (``/\\``, and ``\\A x \\in S`` over a finite domain)."""
+
+    parts: tuple["Formula", ...]
+
+
+@attrs.frozen
+class AnyOf:
+    """Some part holds (``\\/``, and ``\\E x \\in S``): one behaviour must satisfy one part."""
+
+    parts: tuple["Formula", ...]
+
+
+Formula = Union[Eventually, AlwaysEventually, EventuallyAlways, LeadsTo, AllOf, AnyOf]
+FORMULAS = (Eventually, AlwaysEventually, EventuallyAlways, LeadsTo, AllOf, AnyOf)
+
+
+def eventually(p: StatePredicate) -> Eventually:
+    """``<>p``."""
+    return Eventually(p)
+
+
+def always_eventually(p: StatePredicate) -> AlwaysEventually:
+    """``[]<>p``."""
+    return AlwaysEventually(p)
+
+
+def eventually_always(p: StatePredicate) -> EventuallyAlways:
+    """``<>[]p``."""
+    return EventuallyAlways(p)
+
+
+def leads_to(p: StatePredicate, q: StatePredicate) -> LeadsTo:
+    """``p ~> q``."""
+    return LeadsTo(p, q)
+
+
+def all_of(*parts: Formula | Iterable[Formula]) -> AllOf:
+    """The conjunction of formulas (given as arguments or as one iterable, e.g. a generator)."""
+    return AllOf(_flatten(parts))
+
+
+def any_of(*parts: Formula | Iterable[Formula]) -> AnyOf:
+    """The disjunction of formulas (given as arguments or as one iterable)."""
+    return AnyOf(_flatten(parts))
+
+
+def _flatten(parts: tuple) -> tuple:
+    if len(parts) == 1 and not isinstance(parts[0], FORMULAS):
+        return tuple(parts[0])
+    return tuple(parts)
+
+
+@attrs.frozen
+class PropertyMeta:
+    """Metadata attached by :func:`liveness` and :func:`step_property`."""
+
+    name: str
+    kind: str
+    description: str
+
+
+def _property(kind: str, name: str, description: str) -> Callable[[Callable], Callable]:
+    def mark(fn: Callable) -> Callable:
+        doc = description or (inspect.getdoc(fn) or "").split("\n\n")[0].replace("\n", " ")
+        setattr(fn, _PROPERTY, PropertyMeta(name, kind, doc))
+        return fn
+
+    return mark
+
+
+def liveness(name: str, description: str = "") -> Callable[[Callable], Callable]:
+    """Mark ``fn(c) -> Formula`` as a temporal property, checked under the spec's fairness."""
+    return _property("liveness", name, description)
+
+
+def step_property(name: str, description: str = "") -> Callable[[Callable], Callable]:
+    """Mark ``fn(c, s, t) -> bool`` as a property of every step ``s -> t`` (TLA+ ``[][P]_vars``)."""
+    return _property("step", name, description)
+
+
+@attrs.frozen
+class TemporalProperty:
+    """A named liveness or step property of a spec."""
+
+    name: str
+    kind: str
+    """``liveness`` or ``step``."""
+    fn: Callable[..., Any]
+    """``fn(c) -> Formula`` for liveness, ``fn(c, s, t) -> bool`` for a step property."""
+    description: str
+
+
+@attrs.frozen
+class Fairness:
+    """A fairness condition over an action: ``WF`` or ``SF``, over all its bindings or each one."""
+
+    kind: str
+    """``weak`` or ``strong``."""
+    action: Callable[..., Any]
+    """The action function (as listed in the spec's actions)."""
+    each: bool = False
+    """One condition per parameter binding (``\\A b: WF(A(b))``) instead of one for the action."""
+
+    def describe(self, action_name: str) -> str:
+        kind = "WF" if self.kind == "weak" else "SF"
+        return f"\\A b: {kind}_vars({action_name}(b))" if self.each else f"{kind}_vars({action_name})"
+
+
+def weak(action: Callable[..., Any], each: bool = False) -> Fairness:
+    """Weak fairness: an action continuously enabled from some point on is eventually taken."""
+    return Fairness("weak", action, each)
+
+
+def strong(action: Callable[..., Any], each: bool = False) -> Fairness:
+    """Strong fairness: an action enabled infinitely often is taken infinitely often."""
+    return Fairness("strong", action, each)
+
+
+def property_meta(fn: Callable) -> PropertyMeta | None:
+    meta = getattr(fn, _PROPERTY, None)
+    return meta if isinstance(meta, PropertyMeta) else None
