@@ -165,7 +165,7 @@ def _value_change(before: object, after: object) -> str:
 def to_dot(g: nx.DiGraph) -> str:
     """DOT text for a trace graph."""
     v = g.graph["violation"]
-    label = f"{g.graph['spec']}: {v['name']} violated" if v["kind"] == "invariant" else f"{g.graph['spec']}: deadlock"
+    label = f"{g.graph['spec']}: deadlock" if v["kind"] == "deadlock" else f"{g.graph['spec']}: {v['name']} violated"
     consts = ", ".join(f"{k}={val}" for k, val in g.graph["constants"].items())
     story = "".join(f"<BR/>{_esc(line)}" for line in textwrap.wrap(g.graph.get("story", ""), 90))
     why = "".join(f"<BR/>{_esc(line)}" for line in textwrap.wrap(v.get("explanation", ""), 90))
@@ -183,7 +183,11 @@ def to_dot(g: nx.DiGraph) -> str:
         extra = f', color="{VIOLATING}", penwidth=2' if data["violating"] else ""
         lines.append(f"  {node} [label={_node_label(g, node)}{extra}];")
     for a, b, data in g.edges(data=True):
-        lines.append(f'  {a} -> {b} [label=" {_dot_str(data["action"])} "];')
+        if data.get("back"):  # a lasso's loop: drawn apart, so that the chain keeps its order
+            lines.append(f'  {a} -> {b} [label=" {_dot_str(data["action"])} ", style=dashed, color="{VIOLATING}", '
+                         f'fontcolor="{VIOLATING}", penwidth=2, constraint=false];')
+        else:
+            lines.append(f'  {a} -> {b} [label=" {_dot_str(data["action"])} "];')
     lines.append("}")
     return "\n".join(lines) + "\n"
 

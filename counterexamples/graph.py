@@ -38,6 +38,12 @@ def trace_graph(doc: dict) -> nx.DiGraph:
             g.add_edge(f"s{i - 1}", f"s{i}", action=step["action"], action_name=step.get("action_name"),
                        params=step.get("params", {}))
         prev = step
+    v = doc["violation"]
+    if v.get("stuttering"):  # a liveness counterexample that ends stuttering forever
+        g.add_edge(f"s{last}", f"s{last}", action="stutters forever", action_name=None, params={}, back=True)
+    elif v.get("loop_start") is not None:  # the lasso's loop: back to an earlier state, forever
+        g.add_edge(f"s{last}", f"s{v['loop_start']}", action=f"{v.get('loop_action') or 'back'} (loop, forever)",
+                   action_name=None, params={}, back=True)
     return g
 
 

@@ -28,6 +28,7 @@ from modelcheck.counterexamples import lanes as L
 from modelcheck.counterexamples.html_parts import (action_html, epoch_css, esc, lane_cell, message_list, replicas_table,
                                                    variables_table)
 from modelcheck.counterexamples.text import flatten
+from modelcheck.counterexamples.tracefile import loop_line
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -38,11 +39,23 @@ def asset(name: str) -> str:
         return f.read()
 
 
+def _note(v: dict, loop: str) -> str:
+    """What kind of counterexample this is, in one paragraph."""
+    if v["kind"] == "liveness":
+        return (f'<p class="loop"><b>A behaviour that never satisfies the property:</b> {esc(loop)} Every fairness '
+                "condition of the spec holds along it, so nothing forces it out.</p>")
+    if v["kind"] == "step":
+        return ('<p class="note">The last step breaks the property; it is the first such step in breadth-first '
+                "order, so no shorter trace exists.</p>")
+    return '<p class="note">The last state is the first one, in breadth-first order, where it fails; no shorter trace exists.</p>'
+
+
 def render_html(doc: dict, svg: str | None, seq: str | None = None) -> str:
     """The page for a trace document; ``svg`` is the Graphviz drawing and ``seq`` the sequence diagram (None when
     unavailable)."""
     v = doc["violation"]
-    verdict = f"{v['name']} violated" if v["kind"] == "invariant" else "deadlock"
+    verdict = "deadlock" if v["kind"] == "deadlock" else f"{v['name']} violated"
+    loop = loop_line(doc)
     steps = doc["steps"]
     consts = ", ".join(f"{k}={val}" for k, val in doc["constants"].items())
     why = v.get("explanation", "")
@@ -66,7 +79,7 @@ def render_html(doc: dict, svg: str | None, seq: str | None = None) -> str:
 </header>
 <div class="violation" id="verdict"><b>{esc(verdict)}</b>{': ' + esc(v['description']) if v['description'] else ''}
 {why_html}
-<p class="note">The last state is the first one, in breadth-first order, where it fails; no shorter trace exists.</p>
+{_note(v, loop)}
 {'<p class="story"><b>What happens:</b> ' + esc(doc['story']) + '</p>' if doc.get('story') else ''}</div>
 <section id="steps"><h2>Steps</h2>
 <p class="legend">Select a step (here, in the lanes, the messages or the graph) to see its whole state;
@@ -113,7 +126,7 @@ def _step_details(doc: dict) -> str:
         head = (f'<h3>State {i + 1} ' + (f'after <code>{esc(step["action"])}</code>' if step["action"]
                                          else "(initial state)"))
         if i == last:
-            verdict = f"{v['name']} violated" if v["kind"] == "invariant" else "deadlock"
+            verdict = "deadlock" if v["kind"] == "deadlock" else f"{v['name']} violated"
             head += f' <span class="verdict">{esc(verdict)}</span>'
         head += "</h3>"
         why = (f'<p class="why"><b>Why:</b> {esc(v["explanation"])}</p>' if i == last and v.get("explanation")

@@ -18,7 +18,7 @@ from modelcheck.counterexamples.messages import has_messages
 from modelcheck.counterexamples.seqdiagram import render_sequence_svg
 from modelcheck.output.files import write_atomically
 from modelcheck.counterexamples.text import render_text
-from modelcheck.counterexamples.tracefile import dumps
+from modelcheck.counterexamples.tracefile import dumps, loop_line
 from modelcheck.errors import RenderError
 
 FORMATS = ("text", "dot", "svg", "png", "html", "json", "graph-json", "seq-svg")
@@ -53,7 +53,8 @@ def render(doc: dict, fmt: str) -> bytes:
         header = f"{doc['spec']}: {v['name']} ({v['kind']}) in {len(doc['steps'])} states\n"
         if v.get("explanation"):
             header += f"Why: {v['explanation']}\n"
-        return (header + "\n" + render_text(doc["steps"])).encode()
+        tail = loop_line(doc)
+        return (header + "\n" + render_text(doc["steps"]) + ("\n" + tail + "\n" if tail else "")).encode()
     if fmt == "seq-svg":
         return render_sequence_svg(doc).encode()
     g = trace_graph(doc)

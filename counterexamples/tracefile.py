@@ -10,7 +10,8 @@ Schema (``format`` = ``modelcheck-trace``, ``version`` = 1)::
       "format": "modelcheck-trace", "version": 1,
       "spec": "truncate-to-hw", "title": "...",
       "constants": {"Replicas": 3, ...},
-      "violation": {"kind": "invariant" | "deadlock", "name": "StrongIsr", "description": "...",
+      "violation": {"kind": "invariant" | "deadlock" | "step" | "liveness", "name": "StrongIsr", "description": "...",
+                    "loop_start": 2, "loop_action": "Inc", "stuttering": false,  (liveness only: the lasso's loop)
                     "explanation": "record 0@e1 at offset 0 is below ...",         (optional: the invariant's explain)
                     "culprits": [{"lane": "r3", "field": "log", "offset": 0}, {"variable": "quorumState.isr"}]},
       "story": "One sentence on what the trace shows."               (optional; the known traces have one)
@@ -47,11 +48,13 @@ MAX_STEPS = 100_000
 
 def trace_document(spec_name: str, title: str, constants: dict, violation_kind: str, violation_name: str,
                    description: str, steps: list[dict], story: str | None = None,
-                   explanation: dict | None = None) -> dict:
+                   explanation: dict | None = None, loop: dict | None = None) -> dict:
     """Build the document from JSON trace steps (``modelcheck.output.json_form.trace_to_json``).
 
     ``explanation`` is ``{"explanation": sentence, "culprits": [...]}`` from the
     violated invariant's ``explain`` (:func:`modelcheck.output.json_form.explanation_json`).
+    ``loop`` is, for a liveness violation, ``{"loop_start": N, "loop_action": label}`` (N the 1-based step
+    the last step goes back to, forever) or ``{"loop_start": None, "stuttering": True}``.
     """
     out_steps = []
     prev = None
@@ -77,7 +80,7 @@ def trace_document(spec_name: str, title: str, constants: dict, violation_kind: 
         "title": title,
         "constants": dict(constants),
         "violation": {"kind": violation_kind, "name": violation_name, "description": description,
-                      **(explanation or {})},
+                      **(explanation or {}), **(loop or {})},
     }
     if story:
         doc["story"] = story
@@ -92,7 +95,27 @@ def document_from_violation(spec: Any, consts: Any, violation: Any, story: str |
 
     return trace_document(spec.name, spec.title, constants_to_dict(consts), violation.kind, violation.name,
                           violation.description, trace_to_json(spec, consts, violation.trace), story,
-                          explanation_json(spec, consts, violation))
+                          explanation_json(spec, consts, violation), loop_of(violation))
+
+
+def loop_of(violation: Any) -> dict | None:
+    """The trace document's loop fields for a liveness violation (None for any other)."""
+    if violation.kind != "liveness":
+        return None
+    if violation.loop_start is None:
+        return {"loop_start": None, "stuttering": True}
+    return {"loop_start": violation.loop_start + 1, "loop_action": violation.loop_action, "stuttering": False}
+
+
+def loop_line(doc: dict) -> str:
+    """TLC's last line of a lasso: ``Back to state N`` or stuttering; empty for a trace without a loop."""
+    v = doc["violation"]
+    if v.get("stuttering"):
+        return f"Stuttering: the behavior stays in state {len(doc['steps'])} forever."
+    if v.get("loop_start") is not None:
+        via = f" <{v['loop_action']}>" if v.get("loop_action") else ""
+        return f"Back to state {v['loop_start']}{via}: states {v['loop_start']} to {len(doc['steps'])} repeat forever."
+    return ""
 
 
 def dumps(doc: dict) -> str:
@@ -189,6 +212,11 @@ def validate(doc: Any, path: str = "<trace>") -> None:
     _require(isinstance(culprits, list) and all(_is_culprit(c) for c in culprits), path,
              "violation.culprits must be a list of {lane, field, offset} or {variable} objects")
     _require(isinstance(doc.get("story", ""), str), path, "'story' must be a string")
+    loop_start = v.get("loop_start")
+    _require(loop_start is None or (type(loop_start) is int and 1 <= loop_start <= len(doc.get("steps") or [])),
+             path, "violation.loop_start must be a step index")
+    _require(isinstance(v.get("loop_action") or "", str) and isinstance(v.get("stuttering", False), bool), path,
+             "violation.loop_action must be a string and violation.stuttering a boolean")
     steps = doc.get("steps")
     _require(isinstance(steps, list) and len(steps) > 0, path, "'steps' must be a non-empty list")
     _require(len(steps) <= MAX_STEPS, path, f"more than {MAX_STEPS} steps")

@@ -68,6 +68,7 @@ def prepare(
     constants: Mapping[str, Any] | None = None,
     *,
     invariants: Sequence[str] | None = None,
+    properties: Sequence[str] = (),
     deadlock: bool | None = None,
     max_depth: int | None = None,
     max_states: int | None = None,
@@ -141,6 +142,24 @@ def prepare(
             raise UsageError(f"unknown invariant {name!r} for spec {loaded.name}; it declares: {', '.join(known)}")
     if symmetry and loaded.symmetry is None:
         raise UsageError(f"spec {loaded.name} declares no symmetry; drop --symmetry")
+    properties = tuple(properties or ())
+    declared = [p.name for p in loaded.properties]
+    for name in properties:
+        if name not in declared:
+            raise UsageError(f"unknown property {name!r} for spec {loaded.name}; "
+                             + (f"it declares: {', '.join(declared)}" if declared else "it declares none"))
+    if len(set(properties)) != len(properties):
+        raise UsageError("a property is named twice")
+    if properties:
+        why = ("--symmetry (a fair cycle of the reduced graph need not be one of the real graph)" if symmetry
+               else "--engine spark (its executors do not record the behaviour graph yet)" if engine == "spark"
+               else "--simulate (random walks cannot show that something never happens)" if simulate
+               else "--workers (not yet: the workers do not record the behaviour graph)" if workers > 1
+               else None)
+        if why:
+            raise UsageError(f"--property cannot be checked with {why}; check it with the local engine")
+    if properties and invariants is None:
+        invariants = ()  # as a TLC model that lists only PROPERTY: name invariants to check them too
     options = CheckOptions(
         invariants=tuple(invariants) if invariants is not None else None,
         check_deadlock=deadlock,
@@ -153,6 +172,7 @@ def prepare(
         checkpoint_every=checkpoint_every,
         resume=resume,
         max_memory_mb=max_memory_mb,
+        properties=properties,
     )
     reference = None
     if engine == "spark" and not simulate:
@@ -222,7 +242,12 @@ class PreparedCheck:
     @property
     def invariants(self) -> tuple[str, ...]:
         """The invariants checked (the spec's defaults unless some were named)."""
-        return self.options.invariants or self.spec.default_invariants
+        return self.options.invariants if self.options.invariants is not None else self.spec.default_invariants
+
+    @property
+    def properties(self) -> tuple[str, ...]:
+        """The liveness and step properties checked."""
+        return self.options.properties
 
     def run(self) -> CheckResult:
         """Run the preflight walk, then the search; the result, with the spec it came from."""

@@ -95,6 +95,8 @@ def list_cmd() -> None:
             p.name + ("*" if p.name in spec.default_invariants else "") for p in spec.invariants
         )
         click.echo(f"  invariants: {invs}  (* checked by default)")
+        if spec.properties:
+            click.echo(f"  properties: {', '.join(p.name for p in spec.properties)}  (--property NAME)")
 
 
 @main.command("show")
@@ -118,6 +120,12 @@ def show_cmd(spec_ref: str) -> None:
     for p in spec.invariants:
         star = "*" if p.name in spec.default_invariants else " "
         click.echo(f" {star}{p.name}  {p.description}")
+    if spec.properties:
+        click.echo("\nLiveness and step properties (checked with --property NAME):")
+        for p in spec.properties:
+            click.echo(f"  {p.name}  [{p.kind}]  {p.description}")
+    if spec.fairness:
+        click.echo("\nFairness: " + ", ".join(f.describe(spec.actions[ai].name) for f, ai in spec.fairness))
     if spec.sometimes:
         click.echo("\nSometimes properties (must be reachable):")
         for p in spec.sometimes:
@@ -138,6 +146,8 @@ def show_cmd(spec_ref: str) -> None:
 @click.argument("spec_ref", metavar="SPEC")
 @click.option("--const", "consts", type=ConstParam(), multiple=True, help="Set a constant, e.g. --const Replicas=3.")
 @click.option("--invariant", "invariants", multiple=True, metavar="NAME", help="Invariant to check (repeatable; default: the spec's).")
+@click.option("--property", "properties", multiple=True, metavar="NAME",
+              help="Liveness or step property to check (repeatable; then invariants only if named with --invariant).")
 @click.option("--deadlock/--no-deadlock", default=None, help="Report states without successors (default: the spec's choice).")
 @click.option("--max-depth", type=click.IntRange(min=1), default=None, help="Explore at most this many BFS levels.")
 @click.option("--max-states", type=click.IntRange(min=1), default=None, help="Stop after this many distinct states.")
@@ -174,7 +184,8 @@ def show_cmd(spec_ref: str) -> None:
 @click.option("--walk-seconds", type=FiniteFloat(0), default=None,
               help="--simulate: stop after this many seconds.")
 @click.pass_context
-def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tuple, deadlock: bool | None,
+def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tuple, properties: tuple,
+              deadlock: bool | None,
               max_depth: int | None, max_states: int | None, keep_going: bool, symmetry: bool,
               engine: str, master: str | None, partitions: int | None, as_json: bool, full_trace: bool,
               coverage: bool, progress_seconds: float, quiet: bool, verbose: bool,
@@ -196,7 +207,8 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     if conflict:
         raise UsageError(conflict)
     plan = prepare(
-        spec_ref, dict(consts), invariants=invariants or None, deadlock=deadlock, max_depth=max_depth,
+        spec_ref, dict(consts), invariants=invariants or None, properties=properties, deadlock=deadlock,
+        max_depth=max_depth,
         max_states=max_states, continue_after_violation=keep_going, symmetry=symmetry, engine=engine,
         workers=workers, master=master, partitions=partitions, checkpoint=checkpoint_dir,
         checkpoint_every=checkpoint_every, resume=resume, max_memory_mb=max_memory_mb, simulate=simulate,
@@ -207,8 +219,12 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     consts_text = ", ".join(f"{k}={v}" for k, v in constants_to_dict(c).items())
     click.echo(f"modelcheck {__version__}: checking {spec.name} ({spec.title}) with {consts_text}", file=out)
     mode = plan.spec_mode
-    click.echo(f"Invariants: {', '.join(plan.invariants) or 'none'}; engine: {plan.engine}"
+    click.echo(f"Invariants: {', '.join(plan.invariants) or 'none'}; "
+               f"{f'properties: {chr(44).join(plan.properties)}; ' if plan.properties else ''}engine: {plan.engine}"
                f"{'; symmetry on' if symmetry else ''}{f'; spec {mode}' if mode else ''}", file=out)
+    if any(spec.property(n).kind == "liveness" for n in plan.properties):
+        fair = ", ".join(f.describe(spec.actions[ai].name) for f, ai in spec.fairness) or "none"
+        click.echo(f"Fairness: {fair}", file=out)
     for note in plan.notes:  # now, not after a run they make slow
         click.echo(f"Warning: {note}", err=True)
     if out_dir:
@@ -443,6 +459,15 @@ def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, 
             click.echo("Error: Deadlock reached.")
             click.echo("  (A reachable state has no successor. If the spec's final states are meant to have none, "
                        "declare deadlock_expected=True in its Spec, or check with --no-deadlock.)")
+        elif v.kind == "liveness":
+            click.echo(f"Error: Temporal property {v.name} is violated.")
+            if v.description:
+                click.echo(f"  ({v.name}: {v.description})")
+            click.echo("Error: The following behavior constitutes a counter-example:")
+        elif v.kind == "step":
+            click.echo(f"Error: Step property {v.name} is violated by the last step.")
+            if v.description:
+                click.echo(f"  ({v.name}: {v.description})")
         else:
             click.echo(f"Error: Invariant {v.name} is violated.")
             if v.description:
@@ -450,8 +475,13 @@ def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, 
             why = explanation_json(spec, c, v).get("explanation")
             if why:
                 click.echo(f"  Why: {why}")
-        click.echo(f"Error: The behavior up to this point is ({_states(len(v.trace))}):")
+        if v.kind != "liveness":
+            click.echo(f"Error: The behavior up to this point is ({_states(len(v.trace))}):")
         click.echo(render_text(trace_to_json(spec, c, v.trace), only_changes=not full_trace))
+        if v.kind == "liveness":
+            from modelcheck.counterexamples.tracefile import loop_line, loop_of
+
+            click.echo(loop_line({"violation": loop_of(v), "steps": v.trace}))
     if result.result == "holds":
         click.echo("Model checking completed. No error has been found.")
     elif result.result == "incomplete" and result.stopped_by in ("max-states", "max-depth"):

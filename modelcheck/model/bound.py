@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
-from modelcheck.errors import SpecRuntimeError, StateError
+from modelcheck.errors import SpecResultError, SpecRuntimeError, StateError
 from modelcheck.model.blame import call_spec, passes_through, spec_error
 from modelcheck.model.expander import Expansion, compile_expander, loop_expander
 from modelcheck.model.fingerprint import check_canonical
@@ -27,7 +27,12 @@ from modelcheck.model.validate import as_bool, init_states, predicate_error
 from modelcheck.options import CheckOptions
 from modelcheck.output.results import TraceStep
 from modelcheck.spec.declare import Action, Predicate, Spec, State
+from modelcheck.spec.temporal import FORMULAS, Formula, TemporalProperty, predicates_of
 from modelcheck.model.symmetry import min_over_all, min_over_sorted
+
+
+MAX_PREDICATES = 62
+"""State predicates of the liveness properties checked together: each is one bit of a state's int64 mask."""
 
 
 def _cached(canonical_fp: Callable[[State, int], int], spec_name: str, limit: int = 200_000) -> Callable[[State], int]:
@@ -111,6 +116,23 @@ class BoundModel:
         self.liveness_properties = tuple(spec.property(n) for n in options.properties
                                          if spec.property(n).kind == "liveness")
         self._expand_labelled: Callable[[State, list, list], None] | None = None
+        self.formulas: tuple[Formula, ...] = tuple(self._formula(p) for p in self.liveness_properties)
+        """Each liveness property's formula for these constants."""
+        preds: list[Callable] = []
+        owners: list[str] = []
+        for p, f in zip(self.liveness_properties, self.formulas):
+            for q in predicates_of(f):
+                if not any(q is r for r in preds):
+                    preds.append(q)
+                    owners.append(p.name)
+        if len(preds) > MAX_PREDICATES:
+            raise SpecRuntimeError(
+                f"spec {spec.name}: the liveness properties checked together use {len(preds)} distinct state "
+                f"predicates, more than {MAX_PREDICATES}; check fewer properties at a time",
+                spec=spec.name, where="properties")
+        self.temporal_predicates: tuple[Callable, ...] = tuple(preds)
+        """The distinct state predicates of the checked liveness properties: bit k of a state's mask is the k-th."""
+        self._predicate_owner = tuple(owners)
 
     @property
     def expand_labelled_into(self) -> Callable[[State, list, list], None]:
@@ -132,6 +154,66 @@ class BoundModel:
             else:
                 out.append((f.kind, f.describe(name), tuple(labels)))
         return out
+
+    def _formula(self, p: TemporalProperty) -> Formula:
+        f = call_spec(self.spec.name, f"property {p.name}", p.fn, self.c)
+        if not isinstance(f, FORMULAS):
+            raise SpecResultError(
+                f"spec {self.spec.name}: property {p.name} returned {type(f).__name__}, not a temporal formula "
+                "(eventually, always_eventually, eventually_always, leads_to, all_of, any_of)",
+                spec=self.spec.name, where=f"property {p.name}")
+        try:
+            predicates_of(f)
+        except TypeError as exc:
+            raise SpecResultError(f"spec {self.spec.name}: property {p.name}: {exc}", spec=self.spec.name,
+                                  where=f"property {p.name}") from None
+        return f
+
+    def state_mask(self) -> Callable[[State], int]:
+        """``mask(s)``: the bits of the liveness predicates that hold on ``s`` (a closure, for the per-state loop)."""
+        preds = self.temporal_predicates
+        c = self.c
+
+        def mask(s: State) -> int:
+            m = 0
+            bit = 1
+            k = 0
+            try:
+                for k, p in enumerate(preds):
+                    r = p(c, s)
+                    if r is True:
+                        m |= bit
+                    elif r is not False:
+                        value = as_bool(r)
+                        if value is None:
+                            raise predicate_error(self.spec.name, self._predicate_where(k), p, r)
+                        if value:
+                            m |= bit
+                    bit <<= 1
+            except SpecRuntimeError:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - any spec bug becomes a clear error
+                if passes_through(exc):
+                    raise
+                raise spec_error(self.spec.name, self._predicate_where(k), exc, preds[k]) from exc
+            return m
+
+        return mask
+
+    def _predicate_where(self, k: int) -> str:
+        return f"property {self._predicate_owner[k]}"
+
+    def failed_steps(self, s: State, t: State) -> list[TemporalProperty]:
+        """The checked step properties that the step ``s -> t`` violates."""
+        return [p for p in self.step_properties if not self._holds(f"property {p.name}", p.fn, self.c, s, t)]
+
+    def label_of(self) -> dict[tuple[int, tuple[Any, ...]], int]:
+        """(action index, binding) -> label, for engines that expand with :meth:`expand`."""
+        return {(a, b): k for k, (a, b) in enumerate(zip(self.label_action, self.label_binding))}
+
+    def label_text(self, label: int) -> str:
+        """An action instance's name with its parameters, e.g. ``BecomeLeader(r1)``."""
+        return self.actions[self.label_action[label]].label(self.label_binding[label])
 
     # -- calls into spec code, each wrapped so failures name their origin ----
 

@@ -62,14 +62,19 @@ def explanation_json(spec: Spec, consts: Any, v: Violation) -> dict:
 
 
 def violation_to_json(spec: Spec, consts: Any, v: Violation) -> dict:
-    return {
+    out = {
         "kind": v.kind,
         "invariant": v.name,
+        "property": v.name,
         "description": v.description,
         **explanation_json(spec, consts, v),
         "length": len(v.trace),
         "trace": trace_to_json(spec, consts, v.trace),
     }
+    if v.kind == "liveness":
+        out["loop_start"] = v.loop_start
+        out["stuttering"] = v.loop_start is None
+    return out
 
 
 def result_to_json(spec: Spec, consts: Any, r: CheckResult) -> dict:
@@ -81,6 +86,7 @@ def result_to_json(spec: Spec, consts: Any, r: CheckResult) -> dict:
         "constants": r.constants,
         "engine": r.engine,
         "invariants": list(r.invariants),
+        "properties": list(r.properties),
         "symmetry": r.symmetry,
         "distinct_states": r.distinct_states,
         "states_generated": r.states_generated,
@@ -94,6 +100,9 @@ def result_to_json(spec: Spec, consts: Any, r: CheckResult) -> dict:
         "warnings": list(r.warnings),
         "stopped_by": r.stopped_by,
         "complete": r.result in ("holds", "violated", "deadlock") and not r.stopped_by,
+        "liveness": ({"transitions": r.graph_edges, "transition_bytes": r.graph_edge_bytes,
+                      "bytes": r.graph_bytes, "seconds": round(r.liveness_seconds, 3)}
+                     if r.graph_edges or r.liveness_seconds else None),
         "checkpoint": ({"directory": r.checkpoint, "level": r.checkpoint_level + 1}
                        if r.checkpoint is not None and r.checkpoint_level is not None else None),
     }

@@ -31,13 +31,19 @@ class Violation:
     """A property that failed, with the shortest trace that shows it."""
 
     kind: str
-    """``invariant`` or ``deadlock``."""
+    """``invariant``, ``deadlock``, ``step`` (a step property) or ``liveness``."""
     name: str
-    """The invariant's name (``Deadlock`` for a deadlock)."""
+    """The property's name (``Deadlock`` for a deadlock)."""
     description: str
-    """What the invariant promises, so a trace reader knows what broke."""
+    """What the property promises, so a trace reader knows what broke."""
     trace: tuple[TraceStep, ...]
-    """States from an initial state to the violating one, inclusive."""
+    """States from an initial state to the violating one, inclusive (for ``step``: the offending step is the
+    last; for ``liveness``: the stem and one round of the loop)."""
+    loop_start: int | None = None
+    """``liveness`` only: the index in ``trace`` of the state the last state steps back to (the loop repeats
+    forever); None when the behaviour ends stuttering forever in its last state."""
+    loop_action: str | None = None
+    """``liveness`` with a loop: the action instance of the step from the last state back to ``loop_start``."""
 
 
 @attrs.frozen
@@ -82,6 +88,16 @@ class CheckResult:
     """The level boundary that checkpoint holds."""
     checkpoint_note: str | None = None
     """Why a checkpoint asked for could not be written, when it could not."""
+    properties: tuple[str, ...] = ()
+    """The liveness and step properties checked (``--property``)."""
+    liveness_seconds: float = 0.0
+    """Of ``seconds``, the time spent deciding the liveness properties after the search."""
+    graph_edges: int = 0
+    """Transitions recorded for liveness (stuttering steps left out)."""
+    graph_bytes: int = 0
+    """Bytes the recorded transitions and the states' predicate masks took (memory and disk)."""
+    graph_edge_bytes: int = 0
+    """Of ``graph_bytes``, the transitions'."""
     spec_object: Any = attrs.field(default=None, eq=False, repr=False)
     """The :class:`~modelcheck.spec.declare.Spec` checked, for :meth:`to_json` and :meth:`write_trace`."""
     constants_object: Any = attrs.field(default=None, eq=False, repr=False)

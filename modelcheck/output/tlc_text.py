@@ -21,6 +21,11 @@ def summary_lines(r: CheckResult) -> list[str]:
         f"The probability of a fingerprint collision is calculated (optimistic) to be {r.collision_probability:.1E}.",
         f"Finished in {r.seconds:.2f}s ({r.states_per_second:,.0f} states/s).",
     ]
+    if r.graph_edges or r.liveness_seconds:
+        per_edge = r.graph_edge_bytes / r.graph_edges if r.graph_edges else 0.0
+        lines.insert(-1, f"Liveness: {r.graph_edges:,} transitions recorded ({per_edge:.0f} bytes each; "
+                         f"{r.graph_bytes / 2**20:.1f} MiB with the states' predicate bits); properties decided in "
+                         f"{r.liveness_seconds:.2f}s.")
     return lines
 
 

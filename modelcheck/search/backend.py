@@ -106,6 +106,8 @@ class LevelReport:
     """The first position at which each property was reached."""
     failures: list[tuple[Any, int, SpecFailure]] = attrs.Factory(list)
     """(parent, its fingerprint, failure) where spec code failed while expanding or checking, in order."""
+    steps: list[tuple[Position, int, tuple[str, ...]]] = attrs.Factory(list)
+    """(position, the parent's fingerprint, violated step properties) of steps that violate one, in order."""
 
 
 @attrs.frozen
@@ -120,6 +122,8 @@ class LevelRequest:
     """Invariants already violated (reported once): their further failures need not be reported."""
     last: bool = False
     """No level will be expanded after this one (``--max-depth``): its new states need no expansion."""
+    record: bool = False
+    """Record the level's transitions and its new states' predicate masks (liveness needs the whole graph)."""
 
 
 @attrs.define
@@ -138,6 +142,44 @@ class LevelCommit:
     """Each one's parent: its index in the level before (ranked backends) or its fingerprint (``by_fingerprint``)."""
     by_fingerprint: bool = False
     """``parents`` holds fingerprints and ``fps`` is in no particular order (the driver indexes them)."""
+    edges: "EdgeBlock | None" = None
+    """With ``record``: the transitions out of the level's parents kept (stuttering steps left out)."""
+    masks: np.ndarray | None = None
+    """With ``record``: each new state's liveness predicate bits, in the order of ``fps``."""
+
+
+@attrs.frozen
+class EdgeBlock:
+    """Transitions of the state graph: 14 bytes each while the search runs.
+
+    ``src`` is the source's rank in its level (the driver knows which level),
+    ``dst`` the target's fingerprint (its index is known only once the search
+    is over) and ``label`` the action instance (:attr:`BoundModel.label_action`).
+    """
+
+    src: np.ndarray
+    """int32."""
+    dst: np.ndarray
+    """int64."""
+    label: np.ndarray
+    """int16, or int32 for specs with more than 32,767 action instances."""
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+    @classmethod
+    def empty(cls) -> "EdgeBlock":
+        return cls(np.empty(0, np.int32), np.empty(0, np.int64), np.empty(0, np.int16))
+
+    @classmethod
+    def concat(cls, blocks: Sequence["EdgeBlock"]) -> "EdgeBlock":
+        if not blocks:
+            return cls.empty()
+        return cls(np.concatenate([b.src for b in blocks]), np.concatenate([b.dst for b in blocks]),
+                   np.concatenate([b.label for b in blocks]))
+
+    def where(self, keep: np.ndarray) -> "EdgeBlock":
+        return EdgeBlock(self.src[keep], self.dst[keep], self.label[keep])
 
 
 @attrs.frozen

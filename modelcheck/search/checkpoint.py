@@ -133,6 +133,8 @@ class Boundary:
     depth: int
     elapsed: float
     frontier: list = attrs.Factory(list)
+    graph: dict[str, np.ndarray] | None = None
+    """The behaviour graph recorded for liveness (:meth:`GraphLog.arrays`), when properties are checked."""
 
 
 @attrs.frozen
@@ -224,6 +226,12 @@ def write_checkpoint(directory: str, identity: CheckpointIdentity,
         _save_array(os.path.join(data, "visited.npy"), boundary.visited.astype(np.int64, copy=False))
         _save_array(os.path.join(data, "parent-fps.npy"), boundary.parent_fps.astype(np.int64, copy=False))
         _save_array(os.path.join(data, "parent-idx.npy"), boundary.parent_idx.astype(np.int32, copy=False))
+        graph = None
+        if boundary.graph is not None:
+            graph = {}
+            for name, arr in sorted(boundary.graph.items()):
+                _save_array(os.path.join(data, f"graph-{name}.npy"), arr)
+                graph[name] = [arr.dtype.str, int(len(arr))]
         files = {}
         for name in sorted(os.listdir(data)):
             files[name] = _file_digest(os.path.join(data, name), fsync=True)
@@ -245,6 +253,8 @@ def write_checkpoint(directory: str, identity: CheckpointIdentity,
             "frontier": [[p.states_file, p.ranks_file, int(p.count)] for p in parts],
             "files": files,
         }
+        if graph is not None:
+            body["graph"] = graph
         text = _dumps_manifest(body)
         fd, tmp = tempfile.mkstemp(prefix=".checkpoint-", suffix=".tmp", dir=directory)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -427,6 +437,8 @@ def _read_data(directory: str, body: dict[str, Any], load_part: Callable[[Any, i
                                for k, v in _typed(body["sometimes_reached"], dict).items()},
             depth=_count(body["depth"]),
             elapsed=float(body["elapsed"]),
+            graph_meta={_typed(k, str): (_typed(v[0], str), _count(v[1]))
+                        for k, v in _typed(body.get("graph", {}), dict).items()},
             violations=[ViolationPoint(_typed(v["kind"], str), _typed(v["name"], str), _typed(v["description"], str),
                                        _count(v["level"]), _typed(v["fp"], int))
                         for v in _typed(body["violations"], list)],
@@ -442,7 +454,11 @@ def _read_data(directory: str, body: dict[str, Any], load_part: Callable[[Any, i
         present = set(os.listdir(folder))
     except OSError:
         raise CheckpointError(f"{damaged} (its data directory {data} is missing)") from None
+    graph_meta = counters.pop("graph_meta")
+    if set(graph_meta) - set(GRAPH_ARRAYS) or (graph_meta and set(graph_meta) != set(GRAPH_ARRAYS)):
+        raise CheckpointError(f"{damaged} (its behaviour graph is incomplete)")
     expected_files = {"visited.npy", "parent-fps.npy", "parent-idx.npy"} | {f for a, b, _ in frontier for f in (a, b)}
+    expected_files |= {f"graph-{name}.npy" for name in graph_meta}
     if present != set(files) or not expected_files <= present or not all(_safe_name(n) for n in present):
         raise CheckpointError(f"{damaged} (its data files differ from the manifest's list)")
     for name, meta in files.items():
@@ -479,8 +495,38 @@ def _read_data(directory: str, body: dict[str, Any], load_part: Callable[[Any, i
             states[r] = s
     if not placed.all():
         raise CheckpointError(f"{damaged} (the frontier is incomplete)")
+    graph = None
+    if graph_meta:
+        graph = {}
+        for name, (dtype, length) in graph_meta.items():
+            if dtype not in GRAPH_DTYPES[name]:
+                raise CheckpointError(f"{damaged} (graph-{name}.npy has the wrong type)")
+            graph[name] = _load_array(folder, f"graph-{name}.npy", np.dtype(dtype), length, damaged)
+        n_edges = len(graph["edge-src"])
+        if len(graph["edge-dst"]) != n_edges or len(graph["edge-label"]) != n_edges or \
+                len(graph["masks"]) != len(graph["mask-fps"]) or len(graph["masks"]) != total or \
+                (n_edges and (graph["edge-src"].min() < 0 or graph["edge-src"].max() >= total)) or \
+                not np.array_equal(np.sort(graph["mask-fps"]), visited) or \
+                not sorted_subset(graph["edge-dst"], visited):
+            raise CheckpointError(f"{damaged} (its behaviour graph and parent records disagree)")
     return Boundary(level=level, level_sizes=level_sizes, parent_fps=parent_fps, parent_idx=parent_idx,
-                    visited=visited, frontier=states, **counters)
+                    visited=visited, frontier=states, graph=graph, **counters)
+
+
+GRAPH_ARRAYS = ("edge-src", "edge-dst", "edge-label", "mask-fps", "masks")
+GRAPH_DTYPES = {"edge-src": ("<i4",), "edge-dst": ("<i8",), "edge-label": ("<i2", "<i4"), "mask-fps": ("<i8",),
+                "masks": ("<i8",)}
+
+
+def sorted_subset(values: np.ndarray, sorted_set: np.ndarray) -> bool:
+    """Whether every one of ``values`` is in ``sorted_set``."""
+    if not len(values):
+        return True
+    if not len(sorted_set):
+        return False
+    pos = np.searchsorted(sorted_set, values)
+    np.minimum(pos, len(sorted_set) - 1, out=pos)
+    return bool(np.array_equal(sorted_set[pos], values))
 
 
 def _safe_name(name: str) -> bool:

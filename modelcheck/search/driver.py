@@ -36,6 +36,8 @@ from modelcheck.model.replay import failing_successor, replay
 from modelcheck.output.results import CheckResult, TraceStep, Violation
 from modelcheck.search import checkpoint as ck
 from modelcheck.search.backend import Backend, LevelAbandoned, LevelCommit, LevelRequest
+from modelcheck.search.graph_log import GraphLog
+from modelcheck.search.liveness_check import check_liveness
 from modelcheck.search.progress import Progress, ProgressSink, Ticker
 from modelcheck.search.safe_pickle import load_states
 from modelcheck.search.stop import StopRequests
@@ -110,6 +112,12 @@ class LevelDriver:
         """Why the checkpoint a stop asked for could not be written (reported with the result)."""
         self.stops = StopRequests(model.options.max_memory_mb, backend.memory_bytes)
         self._started = False
+        self.graph: GraphLog | None = GraphLog() if model.liveness_properties else None
+        """The behaviour graph, recorded for the liveness properties (None when none is checked)."""
+        self.exhausted = False
+        """Every reachable state was expanded (liveness is decided only then)."""
+        self.liveness_seconds = 0.0
+        self.graph_stats: tuple[int, int, int] | None = None
 
     # -- the run ------------------------------------------------------------------------
 
@@ -133,6 +141,8 @@ class LevelDriver:
             self.stops.install()
             try:
                 self._search(level, stop, ticker)
+                if self.graph is not None:
+                    self._decide_liveness(ticker)
             except KeyboardInterrupt:
                 # A second Ctrl-C (or one outside a level): the last checkpoint written stays the one to resume from.
                 self.stopped_by = "interrupt"
@@ -141,6 +151,9 @@ class LevelDriver:
         finally:
             self._pending_start = None
             self.backend.close()
+            if self.graph is not None:
+                self.graph_stats = (self.graph.edges, self.graph.edge_bytes(), self.graph.nbytes())
+                self.graph.close()
             if lock is not None:
                 lock.release()
         return self.result(self.elapsed_before + ticker.elapsed())
@@ -169,6 +182,10 @@ class LevelDriver:
             states.append(s)
             fps.append(fp)
         self.parents.add_level(fps, [0] * len(fps))
+        if self.graph is not None:
+            mask = model.state_mask()
+            self.graph.add_states(np.array(fps, dtype=np.int64),
+                                  np.array([self._on_initial(s, mask, s) for s in states], dtype=np.int64))
         self.distinct = len(states)
         self.depth = 1 if states else 0
         stop = False
@@ -196,6 +213,7 @@ class LevelDriver:
         opts = self.model.options
         last_checkpoint = ticker.elapsed()
         size = len(self.parents.fps[level])
+        self.exhausted = False
         while size and not stop:
             # A level boundary: the frontier is level ``level``, the counters are this boundary's.
             self.queue_left = size
@@ -231,6 +249,7 @@ class LevelDriver:
             level += 1
             if self.progress is not None and (self.backend.verbose or ticker.due()):
                 self._report_progress(level + 1, self.generated, self.distinct, size, ticker, self.backend.detail())
+        self.exhausted = not stop
 
     def _level(self, level: int, ticker: Ticker) -> tuple[int, bool]:
         """Expand level ``level`` and commit what the one-process search would have: (new states, stop)."""
@@ -243,8 +262,10 @@ class LevelDriver:
             unreached=frozenset(n for n, reached in self.sometimes_reached.items() if not reached),
             violated=frozenset(self.violated_names),
             last=opts.max_depth is not None and level + 2 >= opts.max_depth,
+            record=self.graph is not None,
         )
         first_violation: dict[str, tuple[Any, int]] = {}  # invariant -> (position, fp), the first in the level
+        first_step: dict[str, tuple[Any, int]] = {}  # step property -> (position, parent fp)
         first_deadlock: tuple[Any, int] | None = None
         reached: dict[str, Any] = {}
         stop: tuple[Any, int, str | None] | None = None  # (parent, precedence, stopped_by)
@@ -257,14 +278,19 @@ class LevelDriver:
                         if name not in self.violated_names and (
                                 name not in first_violation or pos < first_violation[name][0]):
                             first_violation[name] = (pos, fp)
+                for pos, fp, names in report.steps:
+                    for name in names:
+                        if name not in self.violated_names and (name not in first_step or pos < first_step[name][0]):
+                            first_step[name] = (pos, fp)
                 if check_deadlock and report.deadlocks and first_deadlock is None:
                     first_deadlock = report.deadlocks[0]
                 for name, pos in report.sometimes.items():
                     if name not in reached or pos < reached[name]:
                         reached[name] = pos
                 candidates = []
-                if first_violation and not go_on:
-                    candidates.append((min(pos for pos, _ in first_violation.values())[0], 0, None))
+                if (first_violation or first_step) and not go_on:
+                    candidates.append((min(pos for pos, _ in (*first_violation.values(), *first_step.values()))[0],
+                                       0, None))
                 if first_deadlock is not None and not go_on:
                     candidates.append((first_deadlock[0], 1, None))
                 if opts.max_states is not None and self.distinct + report.new_states >= opts.max_states:
@@ -292,9 +318,14 @@ class LevelDriver:
         # met, the new states' invariants once the level's parent records are stored.
         if first_deadlock is not None and (bound is None or first_deadlock[0] <= bound):
             self._record("deadlock", DEADLOCK, DEADLOCK_DESCRIPTION, level, first_deadlock[1])
-        for name, (pos, fp) in sorted(first_violation.items(), key=lambda item: item[1][0]):
+        found = [(pos, "invariant", name, fp) for name, (pos, fp) in first_violation.items()]
+        found += [(pos, "step", name, fp) for name, (pos, fp) in first_step.items()]
+        for pos, kind, name, fp in sorted(found, key=lambda item: item[0]):
             if bound is None or pos[0] <= bound:
-                self._record("invariant", name, model.spec.invariant(name).description, level + 1, fp)
+                if kind == "invariant":
+                    self._record(kind, name, model.spec.invariant(name).description, level + 1, fp)
+                else:
+                    self._record(kind, name, model.spec.property(name).description, level, fp)
         for name, pos in reached.items():
             if bound is None or pos[0] <= bound:
                 self.sometimes_reached[name] = True
@@ -328,6 +359,11 @@ class LevelDriver:
         self.distinct += commit.new_count
         if commit.new_count:
             self.depth = level + 2
+        if self.graph is not None:
+            if commit.edges is None or commit.masks is None:
+                raise RuntimeError(f"the {self.backend.name} backend did not record the behaviour graph")
+            self.graph.add_states(commit.fps, commit.masks)
+            self.graph.add_edges(sum(len(a) for a in self.parents.fps[:level]), commit.edges)
 
     def _project_memory(self) -> None:
         """Warn once, before it happens, when the next level looks set to need more memory than the machine has.
@@ -370,10 +406,49 @@ class LevelDriver:
         step = failing_successor(self.model, trace[-1].state, where) if trace else None
         return trace + [step] if step is not None else trace
 
+    def _step_trace(self, level: int, fp: int, name: str) -> list:
+        """The trace to the parent ``fp`` and its first step that violates the step property ``name``.
+
+        The backends report the first such step of the parent in successor
+        order, which is the one found here again (the spec is deterministic).
+        """
+        model = self.model
+        trace = self._trace(level, fp)
+        s = trace[-1].state
+        prop = model.spec.property(name)
+        for ai, b, t in model.successors(s):
+            if not model.in_model(t) or not model.action_allowed(s, t) or model.fingerprint(t) == fp:
+                continue
+            if not model._holds(f"property {name}", prop.fn, model.c, s, t):
+                return trace + [model.step(ai, b, t)]
+        raise KeyError(f"no step of the recorded state violates {name}")
+
     def _record(self, kind: str, name: str, description: str, level: int, fp: int) -> None:
-        self.violations.append(Violation(kind, name, description, tuple(self._trace(level, fp))))
+        trace = self._step_trace(level, fp, name) if kind == "step" else self._trace(level, fp)
+        self.violations.append(Violation(kind, name, description, tuple(trace)))
         self.violation_points.append(ck.ViolationPoint(kind, name, description, level, fp))
         self.violated_names.add(name)
+
+    def _decide_liveness(self, ticker: Ticker) -> None:
+        """After a complete search: each liveness property decided on the recorded graph (else a warning why not)."""
+        assert self.graph is not None
+        names = ", ".join(p.name for p in self.model.liveness_properties)
+        if not self.exhausted or self.stopped_by:
+            why = "a violation stopped the search" if not self.stopped_by else f"the search stopped ({self.stopped_by})"
+            self.warnings.append(f"liveness properties {names} were not decided: {why} before every state was "
+                                 "explored")
+            return
+        start = time.perf_counter()
+        if self.progress is not None:
+            self._note(f"deciding {names} on {self.distinct:,} states and {self.graph.edges:,} transitions")
+        for v in check_liveness(self.model, self.parents, self.graph):
+            self.violations.append(v)
+            self.violated_names.add(v.name)
+        self.liveness_seconds = time.perf_counter() - start
+
+    def _note(self, message: str) -> None:
+        if self.notice is not None:
+            self.notice(message)
 
     def _report_progress(self, level: int, generated: int, distinct: int, queue: int, ticker: Ticker,
                          detail: str = "") -> None:
@@ -402,7 +477,8 @@ class LevelDriver:
                 generated=self.generated, act_generated=list(self.act_generated),
                 act_distinct=list(self.act_distinct), sometimes_reached=dict(self.sometimes_reached),
                 violations=list(self.violation_points), depth=self.depth,
-                elapsed=self.elapsed_before + ticker.elapsed())
+                elapsed=self.elapsed_before + ticker.elapsed(),
+                graph=self.graph.arrays() if self.graph is not None else None)
             return boundary, written.parts
 
         ck.write_checkpoint(directory, checkpoint_identity(self.model), write_data)
@@ -440,7 +516,7 @@ class LevelDriver:
                                lambda f, count: load_states(f, modules, count))
         damaged = f"checkpoint in {directory} does not fit this spec"
         n = len(model.actions)
-        known = {inv.name for inv in model.spec.invariants} | {DEADLOCK}
+        known = {inv.name for inv in model.spec.invariants} | {DEADLOCK} | {p.name for p in model.step_properties}
         if len(b.act_generated) != n or len(b.act_distinct) != n or \
                 set(b.sometimes_reached) != set(self.sometimes_reached) or \
                 any(v.name not in known or v.level > b.level + 1 for v in b.violations) or b.depth > b.level + 1:
@@ -470,6 +546,10 @@ class LevelDriver:
                 raise CheckpointError(f"{damaged} (a violation's trace cannot be rebuilt)") from None
         self.distinct = len(b.visited)
         self.checkpointed_level = b.level
+        if self.graph is not None:
+            if b.graph is None:
+                raise CheckpointError(f"{damaged} (it holds no behaviour graph)")
+            self.graph = GraphLog.from_arrays(b.graph)
         return b.level, frontier, b.visited
 
     # -- the result ---------------------------------------------------------------------------
@@ -484,6 +564,11 @@ class LevelDriver:
         )
         if self.warnings:
             r = attrs.evolve(r, warnings=tuple(self.warnings) + r.warnings)
+        if self.graph is not None:
+            edges, edge_bytes, nbytes = self.graph_stats or (self.graph.edges, self.graph.edge_bytes(),
+                                                             self.graph.nbytes())
+            r = attrs.evolve(r, liveness_seconds=self.liveness_seconds, graph_edges=edges, graph_bytes=nbytes,
+                             graph_edge_bytes=edge_bytes)
         directory = self.model.options.checkpoint_dir
         if directory is None or r.result not in ("interrupted", "incomplete"):
             return r  # a finished run leaves nothing to resume

@@ -51,8 +51,7 @@ from typing import Any, Callable, Iterable, Sequence
 import attrs
 import numpy as np
 
-from modelcheck.spec.temporal import (AllOf, AlwaysEventually, AnyOf, Eventually, EventuallyAlways, Formula,
-                                      LeadsTo)
+from modelcheck.spec.temporal import AllOf, AlwaysEventually, AnyOf, Eventually, EventuallyAlways, Formula, LeadsTo
 
 # Atoms of a negated formula, over predicate bits.
 NEVER = "never"  # []~P
@@ -67,25 +66,6 @@ class Lasso:
 
     states: tuple[int, ...]
     loop_start: int | None
-
-
-def predicates_of(formula: Formula) -> list[Callable]:
-    """Every state predicate of a formula, in a fixed order (each one bit of a state's mask)."""
-    out: list[Callable] = []
-
-    def walk(f: Formula) -> None:
-        if isinstance(f, (AllOf, AnyOf)):
-            for part in f.parts:
-                walk(part)
-        elif isinstance(f, LeadsTo):
-            out.extend((f.p, f.q))
-        elif isinstance(f, (Eventually, AlwaysEventually, EventuallyAlways)):
-            out.append(f.p)
-        else:
-            raise TypeError(f"not a temporal formula: {f!r}")
-
-    walk(formula)
-    return out
 
 
 def negated_clauses(formula: Formula, bit_of: Callable[[Callable], int]) -> list[list[tuple]]:

@@ -26,7 +26,7 @@ import numpy as np
 from modelcheck.errors import SpecRuntimeError
 from modelcheck.model.bound import BoundModel
 from modelcheck.model.successor_hash import successor_fingerprint_array
-from modelcheck.search.backend import FrontierWrite, LevelCommit, LevelReport, LevelRequest, SpecFailure
+from modelcheck.search.backend import EdgeBlock, FrontierWrite, LevelCommit, LevelReport, LevelRequest, SpecFailure
 from modelcheck.search.checkpoint import write_frontier_part
 from modelcheck.search.discovery import MAX_SUCCESSORS, check_successor_count
 from modelcheck.search.frontier import Frontier
@@ -99,6 +99,9 @@ class LocalBackend:
         distinct = self.level_distinct
         fps = np.concatenate(self.next_fps) if self.next_fps else np.empty(0, np.int64)
         par = np.concatenate(self.next_par) if self.next_par else np.empty(0, np.int32)
+        edges = EdgeBlock.concat(self.next_edges) if self.recording else None
+        masks = (np.concatenate(self.next_masks) if self.next_masks else np.empty(0, np.int64)) \
+            if self.recording else None
         if bound is None:
             self.seen.end_level()
             assert self.frontier is not None and self.next_frontier is not None
@@ -119,11 +122,15 @@ class LocalBackend:
             ai = np.concatenate(self.next_ai) if self.next_ai else np.empty(0, np.int16)
             distinct = np.bincount(ai[keep].astype(np.intp), minlength=n)
             fps, par = fps[keep], par[keep]
+            if edges is not None:
+                edges = edges.where(edges.src <= bound)
+                masks = masks[keep]
             if self.next_frontier is not None:
                 self.next_frontier.close()
             self.next_frontier = None
             self.seen.discard_level()
-        commit = LevelCommit([int(g) for g in generated[:n]], [int(d) for d in distinct[:n]], len(fps), fps, par)
+        commit = LevelCommit([int(g) for g in generated[:n]], [int(d) for d in distinct[:n]], len(fps), fps, par,
+                             edges=edges, masks=masks)
         self._forget_level()
         return commit
 
@@ -166,6 +173,9 @@ class LocalBackend:
         self.next_fps: list = []
         self.next_par: list = []
         self.next_ai: list = []
+        self.next_edges: list[EdgeBlock] = []
+        self.next_masks: list = []
+        self.recording = False
         self.level_generated = np.zeros(n, dtype=np.int64)
         self.level_distinct = np.zeros(n, dtype=np.int64)
         self.level_generated_before_last = self.level_generated
@@ -217,6 +227,20 @@ class LocalBackend:
         reported = set(request.violated)  # invariants whose first violation in this level is reported
         deadlock_found = False
         n_actions = len(model.actions)
+        # Liveness: every transition (by label, an action instance) and each new state's predicate bits.
+        record = request.record
+        self.recording = record
+        mask = model.state_mask() if record else None
+        label_action = model.label_action
+        label_of = model.label_of() if record and filtering else None
+        label_dtype = np.int16 if len(label_action) < 2**15 else np.int32
+        if record and not filtering:
+            expand_into = model.expand_labelled_into
+        c_lab: list = []
+        step_check = bool(model.step_properties)
+        failed_steps = model.failed_steps
+        steps_reported = set(request.violated)
+        new_mask: list
         cur_fps = self.cur_fps
         self.peak_frontier = max(self.peak_frontier, len(frontier))
         self.next_frontier = next_frontier = Frontier(**self.frontier_options)
@@ -232,6 +256,7 @@ class LocalBackend:
                 c_ai = []
                 c_t = []
                 c_fp = []
+                c_lab = []
                 ends = []
                 error: SpecRuntimeError | None = None
                 if filtering:
@@ -241,6 +266,8 @@ class LocalBackend:
                                 for ai, _b, r in expand(s):
                                     for t in (r if type(r) is list else (r,)):
                                         c_ai.append(ai)
+                                        if label_of is not None:
+                                            c_lab.append(label_of[(ai, _b)])
                                         if (in_model is not None and not in_model(t)) or (
                                             action_ok is not None and not action_ok(s, t)
                                         ):
@@ -267,6 +294,9 @@ class LocalBackend:
                             error = err
                             break
                         ends.append(len(c_t))
+                    if record:  # the expansion appended labels: the counts are per action
+                        c_lab = c_ai
+                        c_ai = [label_action[x] for x in c_lab]
                     try:  # hash(t) is recombined from the parts each successor shares with its parent
                         c_fps = successor_fingerprint_array(parents, ends, c_t, fingerprint)
                     except (TypeError, SpecRuntimeError):
@@ -279,6 +309,14 @@ class LocalBackend:
                     starts = [0] + ends[:-1]
                     for lo_k, hi_k in zip(starts, ends):
                         check_successor_count(hi_k - lo_k, model.spec.name)
+                failures: list = []
+                steps: list = []
+                if record:
+                    self.next_edges.append(self._edges(first, ends, c_fps, c_lab, c_t if filtering else None,
+                                                       label_dtype))
+                if step_check:
+                    self._check_steps(parents, first, ends, c_t, c_fps, failed_steps, steps_reported, steps,
+                                      failures)
                 # Phase 2: the candidates not seen in earlier levels (one numpy probe for
                 # the batch), taken in discovery order; the rest only count as generated.
                 # Only these become int objects (for the level's set).
@@ -292,9 +330,9 @@ class LocalBackend:
                 new_fp = []
                 new_par = []
                 new_ai = []
+                new_mask = []
                 violations: list = []
                 deadlocks: list = []
-                failures: list = []
                 reached: dict = {}
                 f = 0  # index into fresh
                 k = 0  # candidates [0, k) are accounted for
@@ -315,6 +353,8 @@ class LocalBackend:
                             if budget > 0:
                                 budget -= 1
                                 model.check_state(t, f"action {model.actions[ai].name}")
+                            if record:  # before the state joins the level: a failing predicate leaves no trace
+                                new_mask.append(mask(t))
                             level_set.add(fp)
                             new_t.append(t)
                             new_fp.append(fp)
@@ -351,14 +391,53 @@ class LocalBackend:
                     self.next_par.append(np.array(new_par, dtype=np.int32))
                     ai_arr = np.array(new_ai, dtype=np.int16)
                     self.next_ai.append(ai_arr)
+                    if record:
+                        self.next_masks.append(np.array(new_mask, dtype=np.int64))
                     self.level_distinct = self.level_distinct + np.bincount(ai_arr.astype(np.intp),
                                                                             minlength=n_actions)
                 self.last_batch = (first, ends, c_ai)
                 generated_total += k
                 new_total += len(new_fp)
-                if error is not None and not failures:
+                if error is not None:
                     failures.append((i, int(cur_fps[i]), SpecFailure.of(error)))
+                failures.sort(key=lambda f: f[0])
                 self.canonical_budget = budget
-                yield LevelReport(i - 1, generated_total, new_total, violations, deadlocks, reached, failures)
+                yield LevelReport(i - 1, generated_total, new_total, violations, deadlocks, reached, failures, steps)
                 if failures:
                     return
+
+    # -- liveness and step properties -------------------------------------------------------
+
+    def _edges(self, first: int, ends: list, c_fps: np.ndarray, c_lab: list, c_t: list | None,
+               label_dtype: Any) -> EdgeBlock:
+        """The batch's transitions: parent rank, target fingerprint, label; stuttering steps left out."""
+        m = ends[-1] if ends else 0
+        counts = np.diff(np.array([0] + ends, dtype=np.int64))
+        src = np.repeat(np.arange(first, first + len(ends), dtype=np.int32), counts)
+        dst = c_fps[:m]
+        keep = dst != self.cur_fps[src]
+        if c_t is not None:  # outside the state or action constraint: not a state of the graph
+            keep &= np.fromiter((t is not None for t in c_t[:m]), dtype=bool, count=m)
+        return EdgeBlock(src[keep], dst[keep], np.array(c_lab[:m], dtype=label_dtype)[keep])
+
+    def _check_steps(self, parents: list, first: int, ends: list, c_t: list, c_fps: np.ndarray,
+                     failed_steps: Callable, reported: set, steps: list, failures: list) -> None:
+        """Each non-stuttering step of the batch against the step properties: the first violation of each."""
+        fps = c_fps.tolist()
+        lo = 0
+        for jj, end in enumerate(ends):
+            s = parents[jj]
+            sfp = int(self.cur_fps[first + jj])
+            try:
+                for kk in range(lo, end):
+                    t = c_t[kk]
+                    if t is None or fps[kk] == sfp:
+                        continue
+                    names = tuple(p.name for p in failed_steps(s, t) if p.name not in reported)
+                    if names:
+                        steps.append(((first + jj, kk - lo), sfp, names))
+                        reported.update(names)
+            except SpecRuntimeError as err:
+                failures.append((first + jj, sfp, SpecFailure.of(err)))
+                return
+            lo = end

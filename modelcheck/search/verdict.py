@@ -16,7 +16,7 @@ from modelcheck.output.results import ActionStats, CheckResult, Violation
 
 def verdict(violations: Sequence[Violation], stopped_by: str | None) -> str:
     """``violated``, ``deadlock``, ``interrupted``, ``incomplete`` or ``holds``."""
-    if any(v.kind == "invariant" for v in violations):
+    if any(v.kind in ("invariant", "step", "liveness") for v in violations):
         return "violated"
     if violations:
         return "deadlock"
@@ -68,4 +68,5 @@ def summarize(
         sometimes_reached=dict(sometimes_reached),
         warnings=tuple(warnings),
         stopped_by=stopped_by,
+        properties=tuple(model.options.properties),
     )

@@ -192,6 +192,25 @@ def strong(action: Callable[..., Any], each: bool = False) -> Fairness:
     return Fairness("strong", action, each)
 
 
+def predicates_of(formula: Formula) -> list[Callable]:
+    """Every state predicate of a formula, in a fixed order (each one bit of a state's mask)."""
+    out: list[Callable] = []
+
+    def walk(f: Formula) -> None:
+        if isinstance(f, (AllOf, AnyOf)):
+            for part in f.parts:
+                walk(part)
+        elif isinstance(f, LeadsTo):
+            out.extend((f.p, f.q))
+        elif isinstance(f, (Eventually, AlwaysEventually, EventuallyAlways)):
+            out.append(f.p)
+        else:
+            raise TypeError(f"not a temporal formula: {f!r}")
+
+    walk(formula)
+    return out
+
+
 def property_meta(fn: Callable) -> PropertyMeta | None:
     meta = getattr(fn, _PROPERTY, None)
     return meta if isinstance(meta, PropertyMeta) else None
