@@ -473,7 +473,7 @@ def _read_data(directory: str, body: dict[str, Any], load_part: Callable[[Any, i
     visited = _load_array(folder, "visited.npy", np.int64, total, damaged)
     parent_fps = _load_array(folder, "parent-fps.npy", np.int64, total, damaged)
     parent_idx = _load_array(folder, "parent-idx.npy", np.int32, total, damaged)
-    if total and (np.any(np.diff(visited) <= 0) or not np.array_equal(np.sort(parent_fps), visited)):
+    if total and (np.any(visited[1:] <= visited[:-1]) or not np.array_equal(np.sort(parent_fps), visited)):
         raise CheckpointError(f"{damaged} (its visited set and parent records disagree)")
     start = level_sizes[0] if level_sizes else 0
     for k in range(1, len(level_sizes)):
