@@ -256,14 +256,11 @@ class _ClauseSearch:
                     remove[nodes[bad_nodes]] = True
             fair = ok & ~refine
             if fair.any():
-                best = None
-                for cid in np.flatnonzero(fair):
-                    members = nodes[comp_of == cid]
-                    entry = int(members[np.argmin(dist[members])])
-                    if best is None or dist[entry] < best[1]:
-                        best = (cid, int(dist[entry]), entry, members)
-                cid, d, entry, members = best
-                return ("cycle", entry, self._cycle(entry, members), d)
+                # The nearest state of any fair component (one pass, however many components there are).
+                candidates = nodes[fair[comp_of]]
+                entry = int(candidates[np.argmin(dist[candidates])])
+                members = nodes[comp_of == comp[entry]]
+                return ("cycle", entry, self._cycle(entry, members), int(dist[entry]))
             keep = refine[comp_of] & ~remove[nodes]
             nxt = np.zeros(g.n, dtype=bool)
             nxt[nodes[keep]] = True
