@@ -43,11 +43,22 @@ The published TLA+ models abstract these away; this spec (registered as
 
 Crashes are bounded by ``Crashes`` and records by ``Records``, so every run
 ends; states without successors are expected.
+
+**Fairness** (what the stories take for granted): the brokers' and the
+controller's own work is weakly fair: fetching and handling responses, the
+leader's ISR shrink, HW checkpoints, restarts, following a new leader,
+elections.  Crashes and the producer are not: a broker may crash or not
+(within ``Crashes``), and the producer may stop sending at any time.  Since
+every run ends, a fair behaviour ends in a state where only ``crash`` or
+``produce`` can still happen (or nothing can).
+
+**Liveness properties**: ``OfflinePartitionRecovers``,
+``IsrCatchesUpOnceCrashesStop`` and ``AckedRecordReachesConsumers`` (see each).
 """
 
 from __future__ import annotations
 
-from modelcheck import Spec, Symmetry, action
+from modelcheck import Spec, Symmetry, action, all_of, leads_to, liveness, weak
 from modelcheck.specs.broker_state import (
     ACKS_SETTING,
     NONE,
@@ -313,6 +324,112 @@ def elect_leader_unclean(c: FailureConstants, s: FailureState, replica: int):
     return _elect(c, s, replica, unclean=True)
 
 
+# -- liveness ------------------------------------------------------------------------------
+#
+# Verdicts under the fairness below, decided on the whole state graph by the independent oracle of the
+# tests (tests/naive_liveness.py; tests/test_liveness_oracle.py asserts them):
+#
+# * OfflinePartitionRecovers holds (defaults, and the fixed KIP-279 configuration): a partition without
+#   a live leader has a dead broker to restart or a live ISR member to elect, both fair, and crashes run
+#   out, so the controller's election is eventually taken.
+# * IsrCatchesUpOnceCrashesStop holds in the same configurations: once the crash budget is spent, the
+#   leader is live (by the above) and fetching is fair, and a fetch is enabled while it would change
+#   something, so the followers fetch until the leader's HW is its LEO and their HW is the leader's.
+#   It is about offsets only: it holds even where the stories lose data (story 1 and 2's defaults).
+# * AckedRecordReachesConsumers is violated with the defaults (truncation to the HW): after story 1's
+#   data loss the new leader writes, commits and acknowledges another record at the offset where
+#   consumers already read the lost one, so what they read never extends to it (KIP-101 with the seeds'
+#   ISR-join rule likewise, after the KAFKA-7128 loss).  With acks=1 it is violated even with KIP-279
+#   and the KAFKA-7128 rule (story 5: the record is acknowledged on the append and the leader crashes
+#   before replicating it).  With KIP-279, the KAFKA-7128 rule and acks=all it holds, fair or not: an
+#   acks=all acknowledgement comes in the step where the HW passes the record, which shows it to
+#   consumers at once.  With acks=1 and Crashes=0 it holds only thanks to fair fetching.
+
+
+def _offline(c: FailureConstants, s: FailureState) -> bool:
+    return not leader_alive(s)
+
+
+def _online(c: FailureConstants, s: FailureState) -> bool:
+    return leader_alive(s)
+
+
+@liveness("OfflinePartitionRecovers", "A partition without a live leader eventually has one again.")
+def offline_partition_recovers(c: FailureConstants):
+    """~LeaderAlive ~> LeaderAlive."""
+    return leads_to(_offline, _online)
+
+
+def _crashes_spent(c: FailureConstants, s: FailureState) -> bool:
+    return s.crashes >= c.Crashes
+
+
+def _isr_caught_up(c: FailureConstants, s: FailureState) -> bool:
+    if not leader_alive(s):
+        return False
+    leo = len(s.replicas[s.controller_leader].log)
+    for r in s.leader_isr:
+        if s.replicas[r].hw < leo:
+            return False
+    return True
+
+
+@liveness("IsrCatchesUpOnceCrashesStop",
+          "Once no broker can crash any more, every ISR member's HW eventually reaches the live leader's LEO.")
+def isr_catches_up_once_crashes_stop(c: FailureConstants):
+    """crashes = Crashes ~> (LeaderAlive /\\ \\A r \\in leaderIsr: hw[r] >= LEO[leader]).
+
+    "Failures stop" is the crash budget spent: from such a state on, no ``crash`` step is possible.
+    """
+    return leads_to(_crashes_spent, _isr_caught_up)
+
+
+def _acked(i: int):
+    def acked(c: FailureConstants, s: FailureState) -> bool:
+        return i in s.acked
+    return acked
+
+
+def _visible(i: int):
+    def visible(c: FailureConstants, s: FailureState) -> bool:
+        for rec in s.visible:
+            if rec.id == i:
+                return True
+        return False
+    return visible
+
+
+@liveness("AckedRecordReachesConsumers",
+          "Every record acknowledged to the producer is eventually in the log prefix consumers have read.")
+def acked_record_reaches_consumers(c: FailureConstants):
+    """\\A i \\in 0..Records-1: i \\in acked ~> \\E o: visible[o].id = i."""
+    return all_of(leads_to(_acked(i), _visible(i)) for i in range(c.Records))
+
+
+PROPERTIES = [offline_partition_recovers, isr_catches_up_once_crashes_stop, acked_record_reaches_consumers]
+
+FAIRNESS = [
+    # The replica fetcher keeps fetching, and handles each response (steps 3-9 of the seeds' walkthrough).
+    weak(follower_fetch),
+    weak(follower_append),
+    # The leader drops a dead or lagging follower once replica.lag.time.max.ms passes.
+    weak(shrink_isr),
+    # The HW checkpoint thread runs periodically.
+    weak(checkpoint_hw),
+    # A crashed broker is brought back, and a live one follows a new leader (LeaderAndIsr is delivered).
+    weak(restart_truncate_to_hw),
+    weak(restart_truncate_by_epoch),
+    weak(restart_without_leader),
+    weak(become_follower_truncate_to_hw),
+    weak(become_follower_truncate_by_epoch),
+    # The controller elects a leader for an offline partition (uncleanly only when so configured).
+    weak(elect_leader),
+    weak(elect_leader_unclean),
+    # No fairness for crash (failures may or may not happen) nor for produce (the producer may stop).
+]
+"""Each over the whole action (every replica), as the published Kafka specs declare theirs."""
+
+
 def _build() -> Spec:
     from modelcheck.invariants import broker_failures as inv
 
@@ -339,6 +456,8 @@ def _build() -> Spec:
         ],
         invariants=inv.ALL,
         sometimes=inv.SOMETIMES,
+        properties=PROPERTIES,
+        fairness=FAIRNESS,
         symmetry=Symmetry(size=lambda c: c.Replicas, permute=permute, signature=broker_signature),
         deadlock_expected=True,
         view=view,

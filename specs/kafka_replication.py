@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 import attrs
 
-from modelcheck import Domain, Symmetry, action, constant
+from modelcheck import Domain, Symmetry, action, all_of, constant, eventually, leads_to, liveness, step_property
 from modelcheck.model.symmetry import renamed_set
 from modelcheck.spec.replace import replace_at, replacer
 from modelcheck.specs.replicated_log import EMPTY_LOG, Record, end_offset, has_offset
@@ -512,6 +512,124 @@ def truncating_variant_actions(become_follower: Any) -> list:
         become_follower,
         follower_replicate,
     ]
+
+
+# -- liveness and step properties -----------------------------------------------------------
+#
+# Shared by every variant; each lists KAFKA_PROPERTIES (and its own fairness, as its TLA+ Spec
+# declares it).  The TLA+ terms, on this encoding: r *presumes leadership* when
+# ``replica_state[r].leader == r``; r is the *true leader* (IsTrueLeader) when the quorum names it,
+# it presumes leadership and its epoch is the quorum's (:func:`is_true_leader`); Hw(r) is
+# ``replica_state[r].hw``; r *has offset* o when ``o < len(replica_log[r])``.  "No leader" is NONE
+# (-1), never a replica index, so ``quorum_state.leader == r`` is false while the quorum names none.
+
+
+def some_replica_presumes_leadership(c: KafkaConstants, s: KafkaState) -> bool:
+    """\\E r: ReplicaPresumesLeadership(r)."""
+    for r, rs in enumerate(s.replica_state):
+        if rs.leader == r:
+            return True
+    return False
+
+
+def _designated(r: int):
+    def designated(c: KafkaConstants, s: KafkaState) -> bool:
+        return s.quorum_state.leader == r
+    return designated
+
+
+def _took_over_or_replaced(r: int):
+    def took_over_or_replaced(c: KafkaConstants, s: KafkaState) -> bool:
+        return s.quorum_state.leader != r or is_true_leader(s, r)
+    return took_over_or_replaced
+
+
+def _leader_holds(i: int, committed: bool):
+    """Some replica presuming leadership holds record id ``i`` (below its own HW when ``committed``)."""
+
+    def holds(c: KafkaConstants, s: KafkaState) -> bool:
+        for r, rs in enumerate(s.replica_state):
+            if rs.leader != r:
+                continue
+            log = s.replica_log[r]
+            end = min(rs.hw, len(log)) if committed else len(log)
+            for o in range(end):
+                if log[o].id == i:
+                    return True
+        return False
+
+    holds.__name__ = f"leader_{'commits' if committed else 'holds'}_record_{i}"
+    return holds
+
+
+def _out_of_isr(r: int):
+    def out_of_isr(c: KafkaConstants, s: KafkaState) -> bool:
+        return r not in s.quorum_state.isr
+    return out_of_isr
+
+
+def _in_isr(r: int):
+    def in_isr(c: KafkaConstants, s: KafkaState) -> bool:
+        return r in s.quorum_state.isr
+    return in_isr
+
+
+@liveness("EventuallySomeLeader", "Some replica eventually presumes leadership.")
+def eventually_some_leader(c: KafkaConstants):
+    """<>(\\E r \\in Replicas: ReplicaPresumesLeadership(r))."""
+    return eventually(some_replica_presumes_leadership)
+
+
+@liveness("DesignatedLeaderTakesOver",
+          "A replica the quorum names leader becomes the true leader, unless the quorum names another first.")
+def designated_leader_takes_over(c: KafkaConstants):
+    """\\A r \\in Replicas: quorumState.leader = r ~> (IsTrueLeader(r) \\/ quorumState.leader # r)."""
+    return all_of(leads_to(_designated(r), _took_over_or_replaced(r)) for r in range(c.Replicas))
+
+
+@liveness("LeaderRecordEventuallyCommitted",
+          "A record on a replica that presumes leadership is eventually below the HW of such a replica holding it.")
+def leader_record_eventually_committed(c: KafkaConstants):
+    """\\A i \\in 0..MaxRecords-1:
+    (\\E r, o: ReplicaPresumesLeadership(r) /\\ HasOffset(r, o) /\\ replicaLog[r][o].id = i)
+    ~> (\\E r, o: ReplicaPresumesLeadership(r) /\\ HasOffset(r, o) /\\ replicaLog[r][o].id = i /\\ o < Hw(r)).
+    """
+    return all_of(leads_to(_leader_holds(i, False), _leader_holds(i, True)) for i in range(c.MaxRecords))
+
+
+@liveness("OutOfIsrRejoins", "A replica out of the quorum ISR eventually rejoins it.")
+def out_of_isr_rejoins(c: KafkaConstants):
+    """\\A r \\in Replicas: r \\notin quorumState.isr ~> r \\in quorumState.isr."""
+    return all_of(leads_to(_out_of_isr(r), _in_isr(r)) for r in range(c.Replicas))
+
+
+@step_property("LeaderHwMonotonic", "A replica that presumes leadership before and after a step never lowers its HW in it.")
+def leader_hw_monotonic(c: KafkaConstants, s: KafkaState, t: KafkaState) -> bool:
+    """[][\\A r: ReplicaPresumesLeadership(r) /\\ ReplicaPresumesLeadership(r)' => Hw(r)' >= Hw(r)]_vars."""
+    for r, (a, b) in enumerate(zip(s.replica_state, t.replica_state)):
+        if a.leader == r and b.leader == r and b.hw < a.hw:
+            return False
+    return True
+
+
+@step_property("HwMonotonicWithinEpoch", "A replica whose leader epoch a step leaves unchanged never lowers its HW in it.")
+def hw_monotonic_within_epoch(c: KafkaConstants, s: KafkaState, t: KafkaState) -> bool:
+    """[][\\A r: replicaState[r].leaderEpoch' = replicaState[r].leaderEpoch => Hw(r)' >= Hw(r)]_vars."""
+    for a, b in zip(s.replica_state, t.replica_state):
+        if a.leader_epoch == b.leader_epoch and b.hw < a.hw:
+            return False
+    return True
+
+
+KAFKA_PROPERTIES = [
+    eventually_some_leader,
+    designated_leader_takes_over,
+    leader_record_eventually_committed,
+    out_of_isr_rejoins,
+    leader_hw_monotonic,
+    hw_monotonic_within_epoch,
+]
+"""The liveness and step properties every KafkaReplication variant declares."""
 
 
 BASE_SPEC_OPTIONS = dict(

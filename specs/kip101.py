@@ -8,7 +8,7 @@ shortest trace of 11 states (Replicas=3).
 
 from __future__ import annotations
 
-from modelcheck import Spec, action
+from modelcheck import Spec, action, strong, weak
 from modelcheck.invariants.kafka_isr import KAFKA_INVARIANTS
 from modelcheck.specs import kafka_replication as kr
 from modelcheck.specs.kafka_replication import REPLICA, KafkaConstants, KafkaState
@@ -55,6 +55,16 @@ def messages(c: KafkaConstants, s: KafkaState, t: KafkaState, action: str, param
 
 ACTIONS = kr.truncating_variant_actions(become_follower_truncate_kip101)
 
+FAIRNESS = [
+    # Kip101.tla declares its Spec LOCAL:  LOCAL Spec == Init /\ [][Next]_vars
+    strong(kr.leader_inc_high_watermark),  # /\ SF_vars(LeaderIncHighWatermark)
+    strong(kr.leader_expand_isr),  # /\ SF_vars(LeaderExpandIsr)
+    strong(kr.leader_write),  # /\ SF_vars(LeaderWrite)
+    weak(become_follower_truncate_kip101),  # /\ WF_vars(BecomeFollowerTruncateKip101)
+    weak(kr.become_leader),  # /\ WF_vars(BecomeLeader)
+]
+"""The module's (LOCAL) Spec: each condition over the whole action (``\\E`` over its parameters), as TLA+ reads it."""
+
 SPEC = Spec(
     name="kip101",
     title="Kip101 (KIP-101: truncation by leader epoch, OffsetsForLeaderEpoch)",
@@ -62,5 +72,7 @@ SPEC = Spec(
     invariants=KAFKA_INVARIANTS,
     description=__doc__,
     reference="modelcheck.specs.kip101:SPEC",
+    properties=kr.KAFKA_PROPERTIES,
+    fairness=FAIRNESS,
     **dict(kr.BASE_SPEC_OPTIONS, messages=messages),
 )

@@ -8,7 +8,7 @@ truncation point is computed from a leader in another epoch.
 
 from __future__ import annotations
 
-from modelcheck import Spec, action
+from modelcheck import Spec, action, strong, weak
 from modelcheck.invariants.kafka_isr import KAFKA_INVARIANTS
 from modelcheck.specs import kafka_replication as kr
 from modelcheck.specs.kafka_replication import REPLICA, KafkaConstants, KafkaState
@@ -61,6 +61,16 @@ def messages(c: KafkaConstants, s: KafkaState, t: KafkaState, action: str, param
 
 ACTIONS = kr.truncating_variant_actions(become_follower_truncate_kip279)
 
+FAIRNESS = [
+    # Kip279.tla declares its Spec LOCAL:  LOCAL Spec == Init /\ [][Next]_vars
+    strong(kr.leader_inc_high_watermark),  # /\ SF_vars(LeaderIncHighWatermark)
+    strong(kr.leader_expand_isr),  # /\ SF_vars(LeaderExpandIsr)
+    strong(kr.leader_write),  # /\ SF_vars(LeaderWrite)
+    weak(become_follower_truncate_kip279),  # /\ WF_vars(BecomeFollowerTruncateKip279)
+    weak(kr.become_leader),  # /\ WF_vars(BecomeLeader)
+]
+"""The module's (LOCAL) Spec: each condition over the whole action (``\\E`` over its parameters), as TLA+ reads it."""
+
 SPEC = Spec(
     name="kip279",
     title="Kip279 (KIP-279: truncate to the last offset matching the leader's log)",
@@ -68,5 +78,7 @@ SPEC = Spec(
     invariants=KAFKA_INVARIANTS,
     description=__doc__,
     reference="modelcheck.specs.kip279:SPEC",
+    properties=kr.KAFKA_PROPERTIES,
+    fairness=FAIRNESS,
     **dict(kr.BASE_SPEC_OPTIONS, messages=messages),
 )

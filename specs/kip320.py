@@ -9,7 +9,7 @@ states, depth 18; Replicas=3: 737,794 states, depth 26).
 
 from __future__ import annotations
 
-from modelcheck import Spec, action
+from modelcheck import Spec, action, strong, weak
 from modelcheck.invariants.kafka_isr import KAFKA_INVARIANTS
 from modelcheck.specs import kafka_replication as kr
 from modelcheck.specs.kafka_replication import NONE, REPLICA, KafkaConstants, KafkaState, ReplicaState, replace_at
@@ -139,6 +139,16 @@ ACTIONS = [
     fenced_follower_fetch,
 ]
 
+FAIRNESS = [
+    # Kip320.tla:  Spec == Init /\ [][Next]_vars
+    strong(fenced_leader_inc_high_watermark),  # /\ SF_vars(FencedLeaderIncHighWatermark)
+    strong(fenced_leader_expand_isr),  # /\ SF_vars(FencedLeaderExpandIsr)
+    strong(kr.leader_write),  # /\ SF_vars(LeaderWrite)
+    weak(fenced_become_follower_and_truncate),  # /\ WF_vars(FencedBecomeFollowerAndTruncate)
+    weak(kr.become_leader),  # /\ WF_vars(BecomeLeader)
+]
+"""The module's Spec: each condition over the whole action (``\\E`` over its parameters), as TLA+ reads it."""
+
 SPEC = Spec(
     name="kip320",
     title="Kip320 (KIP-320: fencing by the current leader epoch)",
@@ -146,5 +156,7 @@ SPEC = Spec(
     invariants=KAFKA_INVARIANTS,
     description=__doc__,
     reference="modelcheck.specs.kip320:SPEC",
+    properties=kr.KAFKA_PROPERTIES,
+    fairness=FAIRNESS,
     **dict(kr.BASE_SPEC_OPTIONS, messages=messages),
 )

@@ -279,9 +279,8 @@ class _ClauseSearch:
             targets.append(("state", np.flatnonzero(allowed & inside)))
         for kind, edge_in, enabled in g.fairness:
             taken = edge_in[el]
-            if taken.any():
-                if kind == "strong" or enabled[members].all():
-                    targets.append(("step", (es[taken], ed[taken])))
+            if taken.any():  # take one: then the cycle meets the condition whatever it passes through
+                targets.append(("step", (es[taken], ed[taken])))
             elif kind == "weak":
                 targets.append(("state", np.flatnonzero(inside & ~enabled)))
         path = [entry]
