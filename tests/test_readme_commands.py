@@ -50,6 +50,8 @@ SKIPPED = {
         "resumes the ten-million-state run above; resuming: tests/test_checkpoint_resume.py",
     "modelcheck check kip320 --engine spark --master spark://127.0.0.1:7077 --partitions 2":
         "needs the standalone cluster started above; tests/test_spark_cluster.py starts one",
+    "modelcheck explore truncate-to-hw --port 8000":
+        "a server that runs until stopped; tests/test_explore.py serves the explorer and browses it",
 }
 CLUSTER = ("export ", "$SPARK_HOME/", "kill ", "ENTRY=", "spark-submit ")
 """The standalone cluster's and spark-submit's lines: tests/test_spark_cluster.py runs that cluster from Python."""
