@@ -33,8 +33,9 @@ RUN = {
     "modelcheck check truncate-to-hw --out out/": 1,
     "modelcheck render out/trace.json --format html -o trace.html": 0,
     "modelcheck render out/trace.json --format png -o trace.png": 0,
-    "modelcheck graph tests/models/die_hard.py --format dot": 0,
     "modelcheck graph truncate-to-hw --around-violation 1 -o around.dot": 0,
+    "modelcheck render out/trace.json --format seq-svg -o seq.svg": 0,
+    "modelcheck graph tests/models/die_hard.py --format svg -o states.svg": 0,
     "modelcheck check kip320 --const Replicas=2 --engine spark": 0,
 }
 SLOW = {
