@@ -33,8 +33,9 @@ RUN = {
     "modelcheck check truncate-to-hw --out out/": 1,
     "modelcheck render out/trace.json --format html -o trace.html": 0,
     "modelcheck render out/trace.json --format png -o trace.png": 0,
-    "modelcheck graph tests/models/die_hard.py --format dot": 0,
     "modelcheck graph truncate-to-hw --around-violation 1 -o around.dot": 0,
+    "modelcheck render out/trace.json --format seq-svg -o seq.svg": 0,
+    "modelcheck graph tests/models/die_hard.py --format svg -o states.svg": 0,
     "modelcheck check kip320 --const Replicas=2 --engine spark": 0,
 }
 SLOW = {
@@ -50,6 +51,8 @@ SKIPPED = {
         "resumes the ten-million-state run above; resuming: tests/test_checkpoint_resume.py",
     "modelcheck check kip320 --engine spark --master spark://127.0.0.1:7077 --partitions 2":
         "needs the standalone cluster started above; tests/test_spark_cluster.py starts one",
+    "modelcheck explore truncate-to-hw --port 8000":
+        "a server that runs until stopped; tests/test_explore.py serves the explorer and browses it",
 }
 CLUSTER = ("export ", "$SPARK_HOME/", "kill ", "ENTRY=", "spark-submit ")
 """The standalone cluster's and spark-submit's lines: tests/test_spark_cluster.py runs that cluster from Python."""

@@ -62,11 +62,11 @@ CASES = [
      f"invariant LogNotEmpty returned 0 (an int), not a bool: write the comparison, e.g. x != 0 "
      f"(defined at {defined_at('invariant_int.py', 'log_not_empty')})",
      ["<Initial predicate> S(log=())"]),
-    # Inc(c1) is first disabled on counts (2, 0), reached by Inc(c1) twice.
+    # Inc(which=c1) is first disabled on counts (2, 0), reached by Inc(which=c1) twice.
     ("action_returns_bool.py",
-     "action Inc(c1) returned False, not a state of type S: return None when the action is disabled "
+     "action Inc(which=c1) returned False, not a state of type S: return None when the action is disabled "
      f"('guard and state' gives False when the guard fails) (defined at {defined_at('action_returns_bool.py', 'inc')})",
-     ["<Initial predicate> S(counts=(0, 0))", "<Inc(c1)> S(counts=(1, 0))", "<Inc(c1)> S(counts=(2, 0))"]),
+     ["<Initial predicate> S(counts=(0, 0))", "<Inc(which=c1)> S(counts=(1, 0))", "<Inc(which=c1)> S(counts=(2, 0))"]),
     ("action_returns_tuple.py",
      "action IncY returned the tuple (1, 1), not a state of type S: return None (disabled), a state of type S, "
      f"or a list of them (defined at {defined_at('action_returns_tuple.py', 'inc_y')})",
@@ -260,7 +260,7 @@ def test_a_spec_error_from_python_names_the_function_and_carries_the_trace():
 
     with pytest.raises(SpecResultError) as err:
         modelcheck.check(str(BROKEN / "action_returns_bool.py"))
-    assert str(err.value).startswith("spec action-bool: action Inc(c1) returned False, not a state of type S")
+    assert str(err.value).startswith("spec action-bool: action Inc(which=c1) returned False, not a state of type S")
     assert [t.state.counts for t in err.value.trace] == [(0, 0), (1, 0), (2, 0)]
 
 
