@@ -37,6 +37,8 @@ RUN = {
     "modelcheck render out/trace.json --format seq-svg -o seq.svg": 0,
     "modelcheck graph tests/models/die_hard.py --format svg -o states.svg": 0,
     "modelcheck check kip320 --const Replicas=2 --engine spark": 0,
+    "modelcheck check kip320 --const Replicas=2 --property DesignatedLeaderTakesOver": 0,
+    "modelcheck check kip320 --const Replicas=2 --property EventuallySomeLeader": 1,
 }
 SLOW = {
     "modelcheck check kip320 --engine spark --master 'local[2]' -v": 0,  # 737,794 states on Spark
