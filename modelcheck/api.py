@@ -154,7 +154,6 @@ def prepare(
         why = ("--symmetry (a fair cycle of the reduced graph need not be one of the real graph)" if symmetry
                else "--engine spark (its executors do not record the behaviour graph yet)" if engine == "spark"
                else "--simulate (random walks cannot show that something never happens)" if simulate
-               else "--workers (not yet: the workers do not record the behaviour graph)" if workers > 1
                else None)
         if why:
             raise UsageError(f"--property cannot be checked with {why}; check it with the local engine")

@@ -146,11 +146,15 @@ def test_checkpoint_and_resume_keep_the_behaviour_graph(tmp_path):
     assert resumed.graph_edges == whole.graph_edges == 24  # 12 Incs and 12 Resets
 
 
+def test_workers_check_properties_too():
+    # Once refused; tests/test_liveness_workers.py compares them with one process in detail.
+    r = modelcheck.check(ft.counter(WF_INC), {}, properties=["ReachesTop"], workers=2, preflight=False)
+    assert lasso(r) == ([ft.X(0), ft.X(1)], 0, "Reset")
+
+
 def test_the_api_refuses_what_it_cannot_check():
     with pytest.raises(UsageError, match="unknown property 'Nope'"):
         modelcheck.check(ft.counter(), {}, properties=["Nope"])
-    with pytest.raises(UsageError, match="--symmetry|--workers|spark"):
-        modelcheck.check(ft.counter(), {}, properties=["ReachesTop"], workers=2)
     with pytest.raises(UsageError, match="spark"):
         modelcheck.check(ft.counter(), {}, properties=["ReachesTop"], engine="spark")
     with pytest.raises(UsageError, match="simulate"):
@@ -197,7 +201,6 @@ def test_cli_stuttering_and_holds():
 
 @pytest.mark.parametrize("extra, message", [
     (["--property", "Nope"], "unknown property 'Nope' for spec counter"),
-    (["--property", "ReachesTop", "--workers", "2"], "--property cannot be checked with --workers"),
     (["--property", "ReachesTop", "--engine", "spark"], "--property cannot be checked with --engine spark"),
 ])
 def test_cli_refuses_with_one_line(extra, message):

@@ -20,6 +20,15 @@ Candidates travel through files in a temporary directory rather than pipes:
 no worker blocks on a full pipe, and large levels sit in the page cache or on
 disk rather than in memory.
 
+Liveness and step properties (:class:`LevelRequest` ``record``, step
+properties of the model): in round 1 each worker also writes the
+transitions out of its own parents (parent rank, successor fingerprint,
+label) to files, which the coordinator gathers at the level's commit into
+one :class:`EdgeBlock` in rank order, and checks each step against the step
+properties, reporting the first violation of each with its discovery key; in
+round 2 the worker that keeps a new state computes its predicate mask, which
+the coordinator puts in the order of the committed fingerprints.
+
 Worker state changes only in ``advance`` (a level's commit), so a level can
 be abandoned at any other moment: the coordinator signals the busy workers
 (SIGUSR1), waits for them to drop the level, and the last level boundary is
@@ -48,7 +57,8 @@ import numpy as np
 
 from modelcheck.errors import CheckpointError, ModelCheckError
 from modelcheck.model.bound import BoundModel
-from modelcheck.search.backend import FrontierWrite, LevelAbandoned, LevelCommit, LevelReport, LevelRequest
+from modelcheck.search.backend import (EdgeBlock, FrontierWrite, LevelAbandoned, LevelCommit, LevelReport,
+                                      LevelRequest)
 from modelcheck.search.discovery import SUCC_BITS, unpack
 from modelcheck.search.memory import processes_memory_bytes
 from modelcheck.search.workers.worker import DEFAULT_SPILL_STATES, worker_main
@@ -166,6 +176,10 @@ class WorkersBackend:
         self.level: int | None = None
         """The level under way (expanded, not yet committed or abandoned)."""
         self._merged: Any = None
+        self.recording = False
+        """The level under way records the behaviour graph (liveness)."""
+        self._masks: np.ndarray | None = None
+        """With ``recording``: the new states' predicate masks, in the order of the merged keys."""
 
     # -- the backend protocol ---------------------------------------------------------------
 
@@ -201,9 +215,10 @@ class WorkersBackend:
         """One report for the whole level: the workers expand, pick the first discoverers, and check them."""
         level = request.level
         self.level = level
-        expanded = self._call_all("expand", level, abandonable=True)
+        self.recording = record = request.record
+        expanded = self._call_all("expand", level, record, request.violated, abandonable=True)
         self._call_all("dedup", level, abandonable=True)
-        merged = self._call_all("collect", level, request.unreached, request.violated, abandonable=True)
+        merged = self._call_all("collect", level, request.unreached, request.violated, record, abandonable=True)
         for w, e in enumerate(expanded):
             self.expanded_by_worker[w] += e["expanded"]
         keys = [m["keys"] for m in merged]
@@ -211,6 +226,8 @@ class WorkersBackend:
         all_fps = np.concatenate([m["fps"] for m in merged]) if keys else np.empty(0, np.int64)
         order = np.argsort(all_keys, kind="stable")
         self._merged = (keys, all_keys, all_fps, order, all_keys[order])
+        self._masks = (np.concatenate([m["masks"] for m in merged]) if keys else np.empty(0, np.int64)) \
+            if record else None
         deadlocks = sorted(e["deadlock"] for e in expanded if e["deadlock"] is not None)
         violations = sorted(v for m in merged for v in m["violations"])
         sometimes: dict[str, Any] = {}
@@ -219,6 +236,7 @@ class WorkersBackend:
                 if name not in sometimes or key < sometimes[name]:
                     sometimes[name] = key
         failures = sorted((e["error"] for e in expanded + merged if e["error"] is not None), key=lambda e: e[0])
+        steps = sorted(st for e in expanded for st in e["steps"])
         yield LevelReport(
             complete_through=None,
             generated=sum(e["generated"] for e in expanded),
@@ -227,6 +245,7 @@ class WorkersBackend:
             deadlocks=deadlocks[:1],
             sometimes={name: unpack(key) for name, key in sometimes.items()},
             failures=failures,
+            steps=[(unpack(key), fp, tuple(names)) for key, fp, names in steps],
         )
 
     def new_state_parent(self, n: int) -> Any:
@@ -236,6 +255,7 @@ class WorkersBackend:
     def commit(self, bound: Any) -> LevelCommit:
         keys, all_keys, all_fps, order, sorted_keys = self._merged
         stats = self._call_all("stats", bound, abandonable=True)
+        edges = self._gather_edges(self.level, bound) if self.recording else None
         # From here on the level is kept: the workers advance (nothing below may be abandoned).
         if bound is not None:
             self._call_all("advance", None)
@@ -257,9 +277,33 @@ class WorkersBackend:
         distinct = [sum(st["distinct"][a] for st in stats) for a in range(n)]
         fps = all_fps[order][:new_count]
         parents = (sorted_keys[:new_count] >> SUCC_BITS).astype(np.int32)
-        self._merged = None
+        masks = self._masks[order][:new_count] if self.recording else None
+        self._merged = self._masks = None
         self.level = None
-        return LevelCommit(generated, distinct, new_count, fps, parents)
+        return LevelCommit(generated, distinct, new_count, fps, parents, edges=edges, masks=masks)
+
+    def _gather_edges(self, level: int, bound: int | None) -> EdgeBlock:
+        """The level's transitions, from the workers' files, in the local backend's order (by parent rank).
+
+        Each worker wrote those of its own parents, in rank order; the ranks of
+        different workers are disjoint, so a stable sort by rank interleaves
+        them exactly as one process generates them.  Stopping inside the level,
+        only the parents ranked up to ``bound`` are kept.
+        """
+        columns = []
+        for kind in ("esrc", "edst", "elab"):
+            parts = []
+            for w in range(self.n):
+                path = os.path.join(self.tmp, f"L{level}-{kind}-{w}-{w}.npy")
+                parts.append(np.load(path))
+                os.unlink(path)
+            columns.append(np.concatenate(parts))
+        block = EdgeBlock(*columns)
+        if bound is not None:
+            block = block.where(block.src <= bound)
+        if self.n > 1 and len(block):
+            block = block.where(np.argsort(block.src, kind="stable"))
+        return block
 
     def abandon(self) -> None:
         """Cut the level under way short and bring every worker back to the last boundary (if they still hold it).
@@ -283,7 +327,7 @@ class WorkersBackend:
             for w in stuck:
                 self.procs[w].kill()
             self.broken = f"worker process {stuck[0]} (pid {self.procs[stuck[0]].pid}) did not answer and was stopped"
-            self._merged = None
+            self._merged = self._masks = None
             self.level = None
             return
         for name in os.listdir(self.tmp):
@@ -292,7 +336,7 @@ class WorkersBackend:
             except OSError:
                 pass
         self._call_all("rollback")
-        self._merged = None
+        self._merged = self._masks = None
         self.level = None
 
     def write_frontier(self, directory: str) -> FrontierWrite:

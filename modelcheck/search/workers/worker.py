@@ -143,8 +143,17 @@ class Worker:
     def _path(self, level: int, kind: str, src: int, dst: int) -> str:
         return os.path.join(self.tmp, f"L{level}-{kind}-{src}-{dst}.npy")
 
-    def expand(self, level: int) -> dict:
-        """Generate the successors of this worker's frontier; send (key, fp) to each fingerprint's owner."""
+    def expand(self, level: int, record: bool = False, violated: frozenset = frozenset()) -> dict:
+        """Generate the successors of this worker's frontier; send (key, fp) to each fingerprint's owner.
+
+        With ``record`` (liveness), every transition out of this worker's
+        parents (stuttering steps and successors outside the model left out)
+        goes to the run's temporary directory as three ``.npy`` files (parent
+        rank, successor fingerprint, label), for the coordinator to gather at
+        the level's commit.  With step properties, each such step is checked,
+        as the local backend does: the first violation of each property (not
+        in ``violated``) is reported with its discovery key.
+        """
         model = self.model
         n = self.n
         fingerprint = model.fingerprint
@@ -163,15 +172,36 @@ class Worker:
         error = None
         expand = model.expand
         filtered_upto = 0
+        # Liveness and step properties (both off in a safety-only run: nothing below costs it more than a test
+        # per parent or per chunk).
+        step_check = bool(model.step_properties)
+        steps: list = []  # (key, parent fp, names): the first step violating each property, in key order
+        reported = set(violated)
+        label_action = model.label_action
+        label_dtype = np.int16 if len(label_action) < 2**15 else np.int32
+        e_src: list = []  # the transitions, numpy chunks of parent ranks, successor fingerprints and labels
+        e_dst: list = []
+        e_lab: list = []
         # The fingerprints this worker generated in this level, sorted, in two tiers (see _drop_losers).
         self.level_seen = np.empty(0, np.int64)
         self.level_recent = np.empty(0, np.int64)
         if in_model is not None or action_ok is not None:
+            label_of = model.label_of() if record else None
+            tracking = record or step_check
+            lab = 0
+            f_src = array("i")
+            f_dst = array("q")
+            f_lab = array("i")
+            to_check: list = []  # the parent's steps to check: (index among its successors, successor)
             for rank, own_fp, s in zip(self.f_ranks.tolist(), self.f_fps.tolist(), self.f_states):
                 j = 0
                 base = rank << SUCC_BITS
+                if step_check:
+                    to_check = []
                 try:
                     for ai, _b, r in expand(s):
+                        if label_of is not None:
+                            lab = label_of[(ai, _b)]
                         for t in (r if type(r) is list else (r,)):
                             cand_parent.append(rank)
                             cand_ai.append(ai)
@@ -190,6 +220,13 @@ class Worker:
                             fps.append(fp)
                             states.append(t)
                             pfps.append(own_fp)
+                            if tracking and fp != own_fp:  # a stuttering step is no transition, no step to check
+                                if record:
+                                    f_src.append(rank)
+                                    f_dst.append(fp)
+                                    f_lab.append(lab)
+                                if step_check:
+                                    to_check.append((j, t))
                             j += 1
                 except SpecRuntimeError as exc:
                     error = (rank, own_fp, _wrap_error(exc))
@@ -199,12 +236,23 @@ class Worker:
                 if j > MAX_SUCCESSORS:
                     error = (rank, own_fp, _wrap_error(_too_many(model, j)))
                     break
+                if to_check:  # once the parent is expanded whole, as the local backend checks a batch's steps
+                    failed = self._check_steps(s, rank, own_fp, to_check, reported, steps)
+                    if failed is not None:
+                        error = failed
+                        break
                 if len(fps) - filtered_upto >= CHUNK_CANDIDATES:
                     filtered_upto = self._drop_losers(filtered_upto, keys, fps, states, pfps, kept_ai)
+            if record:
+                e_src.append(np.frombuffer(f_src, dtype=np.int32).copy())
+                e_dst.append(np.frombuffer(f_dst, dtype=np.int64).copy())
+                e_lab.append(np.frombuffer(f_lab, dtype=np.int32).astype(label_dtype))
         else:
             # The compiled expander fills two plain lists; the other columns are built a chunk
             # at a time with numpy from the per-parent counts.
-            expand_into = model.expand_into
+            # With ``record``, the labelled expander appends each successor's label instead of its action.
+            expand_into = model.expand_labelled_into if record else model.expand_into
+            label_actions = np.array(label_action, dtype=np.int16) if record else None
             f_ranks, f_fps = self.f_ranks, self.f_fps
             seg_lo = 0  # the buffered successors are those of parents seg_lo, seg_lo + 1, ...
             seg_n = array("q")  # ... of which parent seg_lo + k generated seg_n[k]
@@ -217,26 +265,40 @@ class Worker:
             # cyclic GC off, every level's candidate states stayed reachable (5.7 GiB instead of
             # 1.7 for MaxLeaderEpoch=3), so the fingerprints come from a module-level function.
             def flush() -> tuple | None:
-                """Move the buffered successors into the columns; an error for an unhashable one."""
+                """Move the buffered successors into the columns; an error for an unhashable one or a step."""
                 nonlocal filtered_upto, seg_lo
                 err = None
                 try:
                     chunk_fps = _buffered_fps(buf_parents, seg_n, buf_t, fingerprint)
                 except (TypeError, SpecRuntimeError):  # unhashable, or the symmetry's code failed on one
-                    err = self._cut_at_unhashable(seg_lo, seg_n, buf_ai, buf_t)
+                    err = self._cut_at_unhashable(seg_lo, seg_n, buf_ai, buf_t, label_action if record else None)
                     chunk_fps = _buffered_fps(buf_parents, seg_n, buf_t, fingerprint)
                 counts = np.array(seg_n, dtype=np.int64)  # a copy: seg_n is emptied below
                 seg_hi = seg_lo + len(counts)
                 ranks = np.repeat(f_ranks[seg_lo:seg_hi], counts)
                 starts = np.repeat(np.cumsum(counts) - counts, counts)
                 succ = np.arange(len(buf_t), dtype=np.int64) - starts
-                chunk_ai = np.array(buf_ai, dtype=np.int16)
+                chunk_pfps = np.repeat(f_fps[seg_lo:seg_hi], counts)
+                if label_actions is not None:  # buf_ai holds labels: the counts are per action
+                    chunk_lab = np.array(buf_ai, dtype=label_dtype)
+                    chunk_ai = label_actions[chunk_lab]
+                    moving = chunk_fps != chunk_pfps  # stuttering steps are no transitions
+                    e_src.append(ranks[moving].astype(np.int32))
+                    e_dst.append(chunk_fps[moving])
+                    e_lab.append(chunk_lab[moving])
+                else:
+                    chunk_ai = np.array(buf_ai, dtype=np.int16)
+                if step_check:  # before the losers are dropped: every step counts, not only first discoveries
+                    failed = self._check_chunk_steps(buf_parents, f_ranks[seg_lo:seg_hi], f_fps[seg_lo:seg_hi],
+                                                     counts, buf_t, chunk_fps, reported, steps)
+                    if failed is not None and (err is None or failed[0] < err[0]):
+                        err = failed
                 cand_parent.frombytes(ranks.tobytes())
                 cand_ai.frombytes(chunk_ai.tobytes())
                 keys.frombytes(((ranks << SUCC_BITS) + succ).tobytes())
                 kept_ai.frombytes(chunk_ai.tobytes())
                 fps.frombytes(chunk_fps.tobytes())
-                pfps.frombytes(np.repeat(f_fps[seg_lo:seg_hi], counts).tobytes())
+                pfps.frombytes(chunk_pfps.tobytes())
                 states.extend(buf_t)
                 seg_lo = seg_hi
                 del seg_n[:]
@@ -291,14 +353,63 @@ class Worker:
         for v in range(n):
             sel = owner == v
             np.save(self._path(level, "cand", self.w, v), np.stack((self.keys[sel], self.fps[sel])))
-        return {"deadlock": deadlock, "error": error, "expanded": len(self.f_states), "generated": len(self.cand_ai)}
+        edges = 0
+        if record:  # through the temporary directory, as the candidates: a level's transitions can be many
+            for kind, chunks, dtype in (("esrc", e_src, np.int32), ("edst", e_dst, np.int64),
+                                        ("elab", e_lab, label_dtype)):
+                column = np.concatenate(chunks) if chunks else np.empty(0, dtype)
+                chunks.clear()
+                edges = len(column)
+                np.save(self._path(level, kind, self.w, self.w), column)
+                del column
+        return {"deadlock": deadlock, "error": error, "expanded": len(self.f_states), "generated": len(self.cand_ai),
+                "steps": steps, "edges": edges}
 
-    def _cut_at_unhashable(self, seg_lo: int, seg_n: array, buf_ai: list, buf_t: list) -> tuple:
+    def _check_steps(self, s: Any, rank: int, sfp: int, succ: list, reported: set, steps: list) -> tuple | None:
+        """Check the steps ``s -> t`` for ``(j, t)`` in ``succ`` (the successor's index, the successor).
+
+        The first step violating each property not yet ``reported`` is added to
+        ``steps`` as (discovery key, parent fingerprint, names); a spec error is
+        returned as the parent's failure (its later steps are not checked, as
+        in the local backend).
+        """
+        failed_steps = self.model.failed_steps
+        base = rank << SUCC_BITS
+        try:
+            for j, t in succ:
+                names = tuple(p.name for p in failed_steps(s, t) if p.name not in reported)
+                if names:
+                    steps.append((base + j, sfp, names))
+                    reported.update(names)
+        except SpecRuntimeError as exc:
+            return (rank, sfp, _wrap_error(exc))
+        return None
+
+    def _check_chunk_steps(self, parents: list, ranks: np.ndarray, pfps: np.ndarray, counts: np.ndarray,
+                           ts: list, fps: np.ndarray, reported: set, steps: list) -> tuple | None:
+        """:meth:`_check_steps` for a chunk of parents, ``counts[k]`` successors (in ``ts``) of ``parents[k]``."""
+        fp_list = fps.tolist()
+        lo = 0
+        for k, m in enumerate(counts.tolist()):
+            sfp = int(pfps[k])
+            hi = lo + m
+            succ = [(kk - lo, ts[kk]) for kk in range(lo, hi) if fp_list[kk] != sfp]
+            if succ:
+                failed = self._check_steps(parents[k], int(ranks[k]), sfp, succ, reported, steps)
+                if failed is not None:
+                    return failed
+            lo = hi
+        return None
+
+    def _cut_at_unhashable(self, seg_lo: int, seg_n: array, buf_ai: list, buf_t: list,
+                           label_action: tuple | None = None) -> tuple:
         """Find the first parent with an unhashable successor, cut the buffers before it, and return its error.
 
-        The buffers hold the successors of frontier parents ``seg_lo, seg_lo + 1, ...``, ``seg_n`` of each.
+        The buffers hold the successors of frontier parents ``seg_lo, seg_lo + 1, ...``, ``seg_n`` of each;
+        ``buf_ai`` holds labels when ``label_action`` (a label's action) is given.
         """
-        bad, exc = self.model.first_bad_state(buf_t, buf_ai)
+        actions = buf_ai if label_action is None else [label_action[x] for x in buf_ai]
+        bad, exc = self.model.first_bad_state(buf_t, actions)
         p = int(np.searchsorted(np.cumsum(np.array(seg_n, dtype=np.int64)), bad, side="right"))
         lo = sum(seg_n[:p])
         del seg_n[p:]
@@ -383,11 +494,14 @@ class Worker:
             np.save(self._path(level, "win", self.w, v), np.sort(win_keys[win_src == v]))
         return {}
 
-    def collect(self, level: int, unreached: frozenset, violated: frozenset) -> dict:
+    def collect(self, level: int, unreached: frozenset, violated: frozenset, record: bool = False) -> dict:
         """Generator role: keep this worker's winning candidates, in key order, and check them.
 
         Reported: per invariant not in ``violated``, the first violating state;
-        per property in ``unreached``, the key of the first state reaching it.
+        per property in ``unreached``, the key of the first state reaching it;
+        with ``record``, each new state's liveness predicate bits (``masks``,
+        in the order of ``keys``; computed before its other checks, as the
+        local backend does, so a failing predicate fails at its parent).
         """
         model = self.model
         parts = []
@@ -414,11 +528,15 @@ class Worker:
         invariants_hold = model.invariants_test()
         error = None
         new_fps = self.new_fps.tolist()
+        mask = model.state_mask() if record else None
+        masks = np.zeros(len(new_states), dtype=np.int64) if record else None
         for k, t in enumerate(new_states):
             try:
                 if self.canonical_budget > 0:
                     self.canonical_budget -= 1
                     model.check_state(t, f"action {model.actions[int(self.new_ai[k])].name}")
+                if mask is not None:
+                    masks[k] = mask(t)
                 for p in properties:
                     if p.name not in sometimes and model.property_holds(p, t):
                         sometimes[p.name] = int(win[k])  # keys ascend: the first is the smallest
@@ -432,7 +550,7 @@ class Worker:
                 error = (int(win[k]) >> SUCC_BITS, int(self.new_pfps[k]), _wrap_error(exc))
                 break
         return {"keys": win, "fps": self.new_fps, "violations": violations, "sometimes": sometimes,
-                "error": error}
+                "error": error, "masks": masks}
 
     def stats(self, upto: int | None) -> dict:
         """Per-action generated and distinct counts, only for parents ranked <= ``upto`` if given."""
