@@ -86,6 +86,19 @@ def log_cells(value: object, width: int, hw: object, leo: object, culprits: set,
             f'<TR>{"".join(top)}</TR><TR>{"".join(bottom)}</TR></TABLE>')
 
 
+def _last_state_caption(v: dict) -> str:
+    """What the last state of the trace is, by the kind of violation."""
+    if v["kind"] == "invariant":
+        return f": {v['name']} violated"
+    if v["kind"] == "deadlock":
+        return ": deadlock"
+    if v["kind"] == "step":
+        return f": the step here breaks {v['name']}"
+    if v.get("stuttering"):
+        return ": stays here forever"
+    return f": back to state {v.get('loop_start')}, forever"
+
+
 def _node_label(g: nx.DiGraph, node: str) -> str:
     data = g.nodes[node]
     i = data["index"]
@@ -95,7 +108,7 @@ def _node_label(g: nx.DiGraph, node: str) -> str:
     if data["initial"]:
         title += " (initial)"
     if data["violating"]:
-        title += f": {v['name']} violated" if v["kind"] == "invariant" else ": deadlock"
+        title += _last_state_caption(v)
     lanes = data["lanes"]
     fields = list(next(iter(lanes.values())).keys()) if lanes else []
     ncols = max(len(fields) + 1, 2)

@@ -116,7 +116,7 @@ def render_sequence_svg(doc: dict) -> str:
     colours = kind_colours([a.kind for a in L.arrows])
     height = L.bottom + 40
     v = doc["violation"]
-    verdict = f"{v['name']} violated" if v["kind"] == "invariant" else "deadlock"
+    verdict = "deadlock" if v["kind"] == "deadlock" else f"{v['name']} violated"
     why = v.get("explanation") or v.get("description", "")
     why_lines = textwrap.wrap(f"{verdict}: {why}", int((L.width - 40) / 7.0)) if why else []
     legend_y = height + 16 * len(why_lines) + 8

@@ -175,7 +175,9 @@ def test_cli_prints_a_lasso_as_tlc_does_and_writes_it(tmp_path):
     doc = json.loads((out / "trace.json").read_text())
     assert doc["violation"]["kind"] == "liveness" and doc["violation"]["loop_start"] == 1
     assert doc["violation"]["loop_action"] == "Reset" and doc["violation"]["stuttering"] is False
-    assert "constraint=false" in (out / "trace.dot").read_text()  # the loop's edge, drawn dashed
+    dot = (out / "trace.dot").read_text()
+    assert "constraint=false" in dot  # the loop's edge, drawn dashed
+    assert "State 2: back to state 1, forever" in dot and "deadlock" not in dot
     assert "Back to state 1" in (out / "trace.txt").read_text()
     assert "repeat forever" in (out / "trace.html").read_text()
     again = run_cli("render", str(out / "trace.json"), "--format", "text")

@@ -187,3 +187,19 @@ def test_a_compiled_user_spec_on_spark_reports_what_the_local_engine_does(tmp_pa
     assert header(spark).endswith("; spec compiled")
     assert spark.returncode == local.returncode == 1, spark.stderr[-2000:]
     assert json_report(spark, "engine") == json_report(local, "engine")
+
+
+def test_a_compiled_user_spec_reads_its_own_file_name(tmp_path):
+    """A spec that finds a sibling module through ``__file__`` (tests/models/counter_fair.py) works compiled too.
+
+    A compiled module's ``__file__`` would name the build; it names the source, as the spec's code expects,
+    and the header still says compiled.  ReachesTop is violated by 0 -> 1 -> 0 (tests/test_liveness.py).
+    """
+    shutil.copy(MODELS / "fair_toys.py", tmp_path / "fair_toys.py")
+    spec = copy_spec(MODELS / "counter_fair.py", tmp_path / "counter_fair_file.py", "file-name test")
+    env = {**ON, "MODELCHECK_BUILD_DIR": str(tmp_path / "build")}
+    assert run_cli("compile", str(spec), env=env).returncode == 0
+    p = run_cli("check", str(spec), "--property", "ReachesTop", "-q", env=env)
+    assert p.returncode == 1, p.stderr
+    assert header(p).endswith("; spec compiled")
+    assert "Back to state 1 <Reset>" in p.stdout

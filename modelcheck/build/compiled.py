@@ -236,8 +236,13 @@ def spec_mode(module_name: str) -> str | None:
 
 
 def is_compiled(module: Any) -> bool:
-    """Whether an imported module is a compiled extension (for reports and tests)."""
-    return str(getattr(module, "__file__", "") or "").endswith(EXT_SUFFIX)
+    """Whether an imported module is a compiled extension (for reports and tests).
+
+    By where it was loaded from: a compiled user spec's ``__file__`` names its
+    source, which its own code may read.
+    """
+    origin = getattr(getattr(module, "__spec__", None), "origin", None)
+    return str(origin or getattr(module, "__file__", "") or "").endswith(EXT_SUFFIX)
 
 
 @attrs.frozen

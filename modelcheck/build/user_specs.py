@@ -128,6 +128,7 @@ def load(module: UserModule) -> ModuleType | None:
     except ImportError:
         return None
     setattr(mod, SOURCE_ATTR, module.source)
+    mod.__file__ = module.source  # what the spec's own code reads (e.g. its directory, for its sibling files)
     sys.modules[module.name] = mod
     try:
         loader.exec_module(mod)
