@@ -17,7 +17,7 @@ from (spec reference, constants dict, options).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from modelcheck.errors import SpecResultError, SpecRuntimeError, StateError
 from modelcheck.model.blame import call_spec, passes_through, spec_error
@@ -206,6 +206,25 @@ class BoundModel:
     def failed_steps(self, s: State, t: State) -> list[TemporalProperty]:
         """The checked step properties that the step ``s -> t`` violates."""
         return [p for p in self.step_properties if not self._holds(f"property {p.name}", p.fn, self.c, s, t)]
+
+    def step_violations(self, s: State, s_fp: int, successors: Iterable[tuple[int, State | None, int]],
+                        reported: set) -> list[tuple[int, tuple[str, ...]]]:
+        """The steps of ``s`` that first violate a step property not yet ``reported``, for every backend.
+
+        ``successors`` gives (index among ``s``'s successors, the successor or
+        None outside the model, its fingerprint), in order.  Stuttering steps
+        are not checked (``[P]_vars`` allows them).  Each property is
+        reported once: ``reported`` is updated.  A spec error raises.
+        """
+        found = []
+        for j, t, fp in successors:
+            if t is None or fp == s_fp:
+                continue
+            names = tuple(p.name for p in self.failed_steps(s, t) if p.name not in reported)
+            if names:
+                found.append((j, names))
+                reported.update(names)
+        return found
 
     def label_of(self) -> dict[tuple[int, tuple[Any, ...]], int]:
         """(action index, binding) -> label, for engines that expand with :meth:`expand`."""

@@ -37,11 +37,10 @@ def replay(model: BoundModel, path: Sequence[int]) -> list[TraceStep]:
         )
     steps = [TraceStep(None, None, {}, current)]
     for target in path[1:]:
-        for ai, b, t in model.successors(current):
-            if fp(t) == target:
-                steps.append(model.step(ai, b, t))
-                current = t
-                break
+        step = step_to(model, current, target)
+        if step is not None:
+            steps.append(step)
+            current = step.state
         else:
             raise SpecRuntimeError(
                 f"spec {model.spec.name}: replay could not regenerate step {len(steps)} of the "
@@ -51,6 +50,31 @@ def replay(model: BoundModel, path: Sequence[int]) -> list[TraceStep]:
                 trace=steps,
             )
     return steps
+
+
+def step_to(model: BoundModel, s: State, target_fp: int) -> TraceStep | None:
+    """The step from ``s`` to its first successor (in the spec's order) with fingerprint ``target_fp``, or None."""
+    fp = model.fingerprint
+    for ai, b, t in model.successors(s):
+        if fp(t) == target_fp:
+            return model.step(ai, b, t)
+    return None
+
+
+def violating_step(model: BoundModel, s: State, name: str) -> TraceStep | None:
+    """The first step of ``s`` inside the model (not stuttering) that violates the step property ``name``.
+
+    The backends report the first such step of a parent in successor order,
+    which is the one found here again (the spec is deterministic).
+    """
+    prop = model.spec.property(name)
+    s_fp = model.fingerprint(s)
+    for ai, b, t in model.successors(s):
+        if not model.in_model(t) or not model.action_allowed(s, t) or model.fingerprint(t) == s_fp:
+            continue
+        if not model._holds(f"property {name}", prop.fn, model.c, s, t):
+            return model.step(ai, b, t)
+    return None
 
 
 STATE_CHECKS = ("invariant ", "property ", "state_constraint", "action_constraint")

@@ -32,7 +32,7 @@ import numpy as np
 
 from modelcheck.errors import CheckpointError, SpecRuntimeError
 from modelcheck.model.bound import BoundModel
-from modelcheck.model.replay import failing_successor, replay
+from modelcheck.model.replay import failing_successor, replay, violating_step
 from modelcheck.output.results import CheckResult, TraceStep, Violation
 from modelcheck.search import checkpoint as ck
 from modelcheck.search.backend import Backend, LevelAbandoned, LevelCommit, LevelRequest
@@ -407,21 +407,12 @@ class LevelDriver:
         return trace + [step] if step is not None else trace
 
     def _step_trace(self, level: int, fp: int, name: str) -> list:
-        """The trace to the parent ``fp`` and its first step that violates the step property ``name``.
-
-        The backends report the first such step of the parent in successor
-        order, which is the one found here again (the spec is deterministic).
-        """
-        model = self.model
+        """The trace to the parent ``fp`` and its first step that violates the step property ``name``."""
         trace = self._trace(level, fp)
-        s = trace[-1].state
-        prop = model.spec.property(name)
-        for ai, b, t in model.successors(s):
-            if not model.in_model(t) or not model.action_allowed(s, t) or model.fingerprint(t) == fp:
-                continue
-            if not model._holds(f"property {name}", prop.fn, model.c, s, t):
-                return trace + [model.step(ai, b, t)]
-        raise KeyError(f"no step of the recorded state violates {name}")
+        step = violating_step(self.model, trace[-1].state, name)
+        if step is None:
+            raise KeyError(f"no step of the recorded state violates {name}")
+        return trace + [step]
 
     def _record(self, kind: str, name: str, description: str, level: int, fp: int) -> None:
         trace = self._step_trace(level, fp, name) if kind == "step" else self._trace(level, fp)

@@ -102,11 +102,7 @@ class GraphLog:
     def from_arrays(cls, arrays: dict[str, np.ndarray], memory_budget: int = DEFAULT_MEMORY_BUDGET) -> "GraphLog":
         log = cls(memory_budget)
         log.add_states(arrays["mask-fps"], arrays["masks"])
-        src = arrays["edge-src"]
-        if len(src):
-            log.src.append(log._keep(src.astype(np.int32)))
-            log.dst.append(log._keep(arrays["edge-dst"].astype(np.int64)))
-            log.label.append(log._keep(arrays["edge-label"]))
+        log.add_edges(0, EdgeBlock(arrays["edge-src"], arrays["edge-dst"], arrays["edge-label"]))
         return log
 
     # -- the end ------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from modelcheck.model.bound import BoundModel
-from modelcheck.model.replay import replay
+from modelcheck.model.replay import replay, step_to
 from modelcheck.output.results import Violation
 from modelcheck.search.graph_log import GraphLog
 from modelcheck.search.liveness import BehaviourGraph, check_formula
@@ -27,14 +27,6 @@ def behaviour_graph(model: BoundModel, parents: ParentRecords, log: GraphLog) ->
     graph = BehaviourGraph(len(all_fps), len(parents.fps[0]) if parents.fps else 0, src, dst, label, masks,
                            fairness, len(model.label_action))
     return graph, all_fps
-
-
-def closing_step(model: BoundModel, s: object, target_fp: int) -> str | None:
-    """The label of the first step from ``s`` to the state with fingerprint ``target_fp`` (the loop's last step)."""
-    for ai, b, t in model.successors(s):
-        if model.fingerprint(t) == target_fp:
-            return model.actions[ai].label(b)
-    return None
 
 
 def check_liveness(model: BoundModel, parents: ParentRecords, log: GraphLog) -> list[Violation]:
@@ -58,6 +50,7 @@ def check_liveness(model: BoundModel, parents: ParentRecords, log: GraphLog) -> 
         trace = replay(model, [int(all_fps[i]) for i in lasso.states])
         back = None
         if lasso.loop_start is not None:
-            back = closing_step(model, trace[-1].state, int(all_fps[lasso.states[lasso.loop_start]]))
+            step = step_to(model, trace[-1].state, int(all_fps[lasso.states[lasso.loop_start]]))
+            back = step.action if step is not None else None
         found.append(Violation("liveness", prop.name, prop.description, tuple(trace), lasso.loop_start, back))
     return found

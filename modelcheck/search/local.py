@@ -238,7 +238,6 @@ class LocalBackend:
             expand_into = model.expand_labelled_into
         c_lab: list = []
         step_check = bool(model.step_properties)
-        failed_steps = model.failed_steps
         steps_reported = set(request.violated)
         new_mask: list
         cur_fps = self.cur_fps
@@ -315,8 +314,7 @@ class LocalBackend:
                     self.next_edges.append(self._edges(first, ends, c_fps, c_lab, c_t if filtering else None,
                                                        label_dtype))
                 if step_check:
-                    self._check_steps(parents, first, ends, c_t, c_fps, failed_steps, steps_reported, steps,
-                                      failures)
+                    self._check_steps(parents, first, ends, c_t, c_fps, steps_reported, steps, failures)
                 # Phase 2: the candidates not seen in earlier levels (one numpy probe for
                 # the batch), taken in discovery order; the rest only count as generated.
                 # Only these become int objects (for the level's set).
@@ -421,23 +419,17 @@ class LocalBackend:
         return EdgeBlock(src[keep], dst[keep], np.array(c_lab[:m], dtype=label_dtype)[keep])
 
     def _check_steps(self, parents: list, first: int, ends: list, c_t: list, c_fps: np.ndarray,
-                     failed_steps: Callable, reported: set, steps: list, failures: list) -> None:
-        """Each non-stuttering step of the batch against the step properties: the first violation of each."""
+                     reported: set, steps: list, failures: list) -> None:
+        """Each step of the batch against the step properties (:meth:`BoundModel.step_violations`)."""
         fps = c_fps.tolist()
         lo = 0
         for jj, end in enumerate(ends):
-            s = parents[jj]
             sfp = int(self.cur_fps[first + jj])
             try:
-                for kk in range(lo, end):
-                    t = c_t[kk]
-                    if t is None or fps[kk] == sfp:
-                        continue
-                    names = tuple(p.name for p in failed_steps(s, t) if p.name not in reported)
-                    if names:
-                        steps.append(((first + jj, kk - lo), sfp, names))
-                        reported.update(names)
+                found = self.model.step_violations(parents[jj], sfp,
+                                                   ((kk - lo, c_t[kk], fps[kk]) for kk in range(lo, end)), reported)
             except SpecRuntimeError as err:
                 failures.append((first + jj, sfp, SpecFailure.of(err)))
                 return
+            steps.extend(((first + jj, j), sfp, names) for j, names in found)
             lo = end

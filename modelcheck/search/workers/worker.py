@@ -192,7 +192,7 @@ class Worker:
             f_src = array("i")
             f_dst = array("q")
             f_lab = array("i")
-            to_check: list = []  # the parent's steps to check: (index among its successors, successor)
+            to_check: list = []  # the parent's steps to check: (index among its successors, successor, its fp)
             for rank, own_fp, s in zip(self.f_ranks.tolist(), self.f_fps.tolist(), self.f_states):
                 j = 0
                 base = rank << SUCC_BITS
@@ -226,7 +226,7 @@ class Worker:
                                     f_dst.append(fp)
                                     f_lab.append(lab)
                                 if step_check:
-                                    to_check.append((j, t))
+                                    to_check.append((j, t, fp))
                             j += 1
                 except SpecRuntimeError as exc:
                     error = (rank, own_fp, _wrap_error(exc))
@@ -366,23 +366,19 @@ class Worker:
                 "steps": steps, "edges": edges}
 
     def _check_steps(self, s: Any, rank: int, sfp: int, succ: list, reported: set, steps: list) -> tuple | None:
-        """Check the steps ``s -> t`` for ``(j, t)`` in ``succ`` (the successor's index, the successor).
+        """Check the steps ``s -> t`` for ``(j, t, fp)`` in ``succ`` (:meth:`BoundModel.step_violations`).
 
         The first step violating each property not yet ``reported`` is added to
         ``steps`` as (discovery key, parent fingerprint, names); a spec error is
         returned as the parent's failure (its later steps are not checked, as
         in the local backend).
         """
-        failed_steps = self.model.failed_steps
-        base = rank << SUCC_BITS
         try:
-            for j, t in succ:
-                names = tuple(p.name for p in failed_steps(s, t) if p.name not in reported)
-                if names:
-                    steps.append((base + j, sfp, names))
-                    reported.update(names)
+            found = self.model.step_violations(s, sfp, succ, reported)
         except SpecRuntimeError as exc:
             return (rank, sfp, _wrap_error(exc))
+        base = rank << SUCC_BITS
+        steps.extend((base + j, sfp, names) for j, names in found)
         return None
 
     def _check_chunk_steps(self, parents: list, ranks: np.ndarray, pfps: np.ndarray, counts: np.ndarray,
@@ -393,7 +389,7 @@ class Worker:
         for k, m in enumerate(counts.tolist()):
             sfp = int(pfps[k])
             hi = lo + m
-            succ = [(kk - lo, ts[kk]) for kk in range(lo, hi) if fp_list[kk] != sfp]
+            succ = [(kk - lo, ts[kk], fp_list[kk]) for kk in range(lo, hi) if fp_list[kk] != sfp]
             if succ:
                 failed = self._check_steps(parents[k], int(ranks[k]), sfp, succ, reported, steps)
                 if failed is not None:
