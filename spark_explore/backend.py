@@ -39,8 +39,10 @@ import numpy as np
 from modelcheck.model.bound import BoundModel
 from modelcheck.search.backend import FrontierWrite, LevelAbandoned, LevelCommit, LevelReport, LevelRequest
 from modelcheck.search.backend import SpecFailure
-from modelcheck.search.checkpoint import write_frontier_part
+from modelcheck.errors import CheckpointError
+from modelcheck.search.checkpoint import ShardFiles, write_frontier_part
 from modelcheck.search.discovery import digit, split
+from modelcheck.search.visited import ParentRecords
 from modelcheck.spark_explore import executor as ex
 from modelcheck.spark_explore.session import is_local, spark_context
 from modelcheck.spec.constants import constants_to_dict
@@ -54,6 +56,7 @@ class SparkBackend:
     """One run's Spark side. All run state lives on the instance (and in the RDDs it owns)."""
 
     name = "spark"
+    keeps_parents = True
 
     def __init__(self, model: BoundModel, spec_ref: str, *, master: str | None = None,
                  partitions: int | None = None, sc: Any = None, verbose: bool = False) -> None:
@@ -81,10 +84,19 @@ class SparkBackend:
         self.found: Any = None
         self._old: list[Any] = []
         self._pending: tuple | None = None  # the level under way: (next RDD, its facts)
+        self.shards: Any = None
+        """The newest RDD whose partitions hold complete shards (visited sets and parent records)."""
+        self.shard_sizes: dict[int, tuple[str, int]] = {}
+        """Per partition: the executor that last built its shard and the shard's size in states."""
+        self.lookups = 0
+        """Parent lookups made for traces (one small Spark job each)."""
+        self.driver_peak: dict[str, int] = {}
+        """Peak resident memory of the driver's Python process and of its JVM, read when the run closes."""
 
     # -- the backend protocol ---------------------------------------------------------------
 
-    def start(self, states: Any, fps: np.ndarray, visited: np.ndarray, poll: Callable[[], None]) -> None:
+    def start(self, states: Any, fps: np.ndarray, visited: np.ndarray, poll: Callable[[], None],
+              parents: Any = None) -> None:
         import concurrent.futures
 
         self.poll = poll
@@ -120,7 +132,8 @@ class SparkBackend:
             # raising inside a Py4J call would leave the gateway mid-answer.
             self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="spark-action")
         records = [(int(fp), digit(rank), s) for rank, (fp, s) in enumerate(zip(np.asarray(fps).tolist(), states))]
-        self.source = self._level_rdd(records, np.asarray(visited, dtype=np.int64))
+        self.source = self._level_rdd(records, _flat_records(parents, visited))
+        self.shards = self.source
         self.found = None
         self._old = [self.source]
 
@@ -162,16 +175,16 @@ class SparkBackend:
             for name, key in st[4].items():
                 if name not in sometimes or key < sometimes[name]:
                     sometimes[name] = key
-        fps = np.concatenate([s[0] for s in stats]) if stats else np.empty(0, dtype=np.int64)
-        par = np.concatenate([s[1] for s in stats]) if stats else np.empty(0, dtype=np.int64)
+        new_count = sum(s[0] for s in stats)
+        sizes = {i: s[1] for i, s in enumerate(stats)}
         failures = sorted(e for s in stats for e in s[7])
         violations.sort()
         deadlocked.sort()
-        self._pending = (nxt, fps, par, generated, distinct, time.perf_counter() - t0)
+        self._pending = (nxt, new_count, sizes, generated, distinct, time.perf_counter() - t0)
         yield LevelReport(
             complete_through=None,
             generated=sum(generated),
-            new_states=len(fps),
+            new_states=new_count,
             violations=[(split(key), fp, tuple(names)) for key, fp, names in violations],
             deadlocks=deadlocked[:1],
             sometimes={name: split(key) for name, key in sometimes.items()},
@@ -185,9 +198,8 @@ class SparkBackend:
 
     def commit(self, bound: Any) -> LevelCommit:
         assert self._pending is not None
-        nxt, fps, par, generated, distinct, seconds = self._pending
+        nxt, new_count, sizes, generated, distinct, seconds = self._pending
         found = self.found
-        new_count = len(fps)
         if bound is not None:
             # The run stops after the parent ``bound``: count what one process had seen by then.
             gen_counts = _sum_counts(self._action(
@@ -203,11 +215,63 @@ class SparkBackend:
         self._old = [rdd for rdd in self._old if rdd is not found]
         self._release_old()
         self._old = [found, nxt]
+        self.shards = nxt
+        self.shard_sizes = sizes
         if bound is not None or new_count == 0:
             self.source = self.found = None
         else:
             self.source, self.found = found, nxt
-        return LevelCommit(generated, distinct, new_count, fps, par, by_fingerprint=True)
+        return LevelCommit(generated, distinct, new_count, None, None)
+
+    def path_to(self, level: int, fp: int) -> list[int]:
+        """Walk back from ``fp`` one parent at a time: one lookup in the owning shard per level."""
+        path = [fp]
+        for _ in range(level):
+            path.append(self._parent_of(path[-1]))
+        path.reverse()
+        return path
+
+    def _parent_of(self, fp: int) -> int:
+        found = self._action(lambda: self.sc.runJob(self.shards, functools.partial(ex.parent_of, fp),
+                                                    [ex.owner(fp, self.P)]), abandonable=False)
+        self.lookups += 1
+        if not found:
+            raise KeyError(f"fingerprint {fp} is in no shard")
+        return int(found[0])
+
+    def write_shards(self, directory: str) -> list[ShardFiles]:
+        """The boundary written by the executors, one shard per task: records from the newest shards, the
+        frontier's states from the level they were found in (the merge repeated), all in parallel."""
+        shards = self._action(self.shards.mapPartitionsWithIndex(
+            functools.partial(ex.write_shard_records, directory)).collect, abandonable=False)
+        fronts = self._action(self.source.mapPartitionsWithIndex(
+            functools.partial(ex.write_shard_frontier, directory)).collect, abandonable=False)
+        written = {s.index: s for s in shards}
+        out = []
+        for f in fronts:
+            s = written.pop(f.index)
+            out.append(ShardFiles(f.index, s.states, f.frontier, {**s.digests, **f.digests}))
+        if written:
+            raise CheckpointError(f"shards {sorted(written)} were written without their frontier")
+        return out
+
+    def engine_report(self) -> dict[str, Any]:
+        """What the executors hold (states per partition and per executor) and what the driver held at most."""
+        per_executor = self._per_executor()
+        held = sum(per_executor.values())
+        return {"partitions": self.P,
+                "shard_states": [self.shard_sizes[i][1] for i in sorted(self.shard_sizes)],
+                "executor_states": per_executor,
+                "executor_shard_bytes": held * ex.Shard.BYTES_PER_STATE,
+                "trace_lookups": self.lookups,
+                "driver_peak_rss_bytes": self.driver_peak.get("python"),
+                "driver_jvm_peak_rss_bytes": self.driver_peak.get("jvm")}
+
+    def _per_executor(self) -> dict[str, int]:
+        per_executor: dict[str, int] = {}
+        for name, size in self.shard_sizes.values():
+            per_executor[name] = per_executor.get(name, 0) + size
+        return dict(sorted(per_executor.items()))
 
     def abandon(self) -> None:
         if self._pending is not None:
@@ -227,8 +291,9 @@ class SparkBackend:
         """Per-level timings for verbose progress lines."""
         if not self.verbose or not self.level_seconds:
             return ""
+        shards = ", ".join(f"{name} {n:,}" for name, n in self._per_executor().items())
         return (f"[spark level {len(self.level_seconds)}: {self.level_seconds[-1]:.2f}s, "
-                f"Spark job {self.job_seconds:.2f}s, {self.P} partitions]")
+                f"Spark job {self.job_seconds:.2f}s, {self.P} partitions; states held per executor: {shards}]")
 
     def close(self) -> None:
         if self._pool is not None:
@@ -236,6 +301,8 @@ class SparkBackend:
             self._pool = None
         if self.sc is not None:
             self._release_old()
+            self.shards = None
+            self.driver_peak = _driver_peak_rss(self.sc)
             if self.own_context:
                 self.sc.stop()
             self.sc = None
@@ -263,16 +330,18 @@ class SparkBackend:
             rdd.unpersist(blocking=False)
         self._old = []
 
-    def _level_rdd(self, frontier: list, fps: np.ndarray) -> Any:
-        """A first level's RDD, built on the driver: the visited set ``fps`` as P shards (``fp % P``) and
+    def _level_rdd(self, frontier: list, seen: "ex.Shard") -> Any:
+        """A first level's RDD, built on the driver: the states seen so far as P shards (``fp % P``) and
         the states to expand (``(fp, key, state)`` in key order) cut into P contiguous runs."""
-        owners = fps % self.P  # numpy follows Python: never negative for a positive P
+        owners = seen.fps % self.P  # numpy follows Python: never negative for a positive P
         n = len(frontier)
         parts = []
         for i in range(self.P):
             run = frontier[i * n // self.P:(i + 1) * n // self.P]
             records = [(i, (ex.FRONTIER, ex._dumps(run[j:j + ex.CHUNK]))) for j in range(0, len(run), ex.CHUNK)]
-            parts.append((i, [(i, (ex.SHARD, np.sort(fps[owners == i])))] + records))
+            mine = owners == i
+            shard = ex.Shard(seen.fps[mine], seen.parents[mine], seen.levels[mine])
+            parts.append((i, [(i, (ex.SHARD, shard))] + records))
         rdd = (self.sc.parallelize(parts, self.P)
                .partitionBy(self.P, self.part_func)
                .mapPartitions(_unwrap, preservesPartitioning=True))
@@ -343,6 +412,41 @@ def _ship_user_module(sc: Any, path: str) -> str:
     shutil.copyfile(path, copy)
     sc.addPyFile(copy)
     return folder
+
+
+def _flat_records(parents: ParentRecords | None, visited: np.ndarray) -> "ex.Shard":
+    """The driver's parent records as one sorted shard (an initial state is its own parent)."""
+    if parents is None:
+        raise RuntimeError("the Spark backend starts from the driver's parent records")
+    fps, ups, levels = [], [], []
+    for k, cur in enumerate(parents.fps):
+        fps.append(np.asarray(cur, np.int64))
+        ups.append(fps[-1] if k == 0 else fps[k - 1][parents.parent_idx[k]])
+        levels.append(np.full(len(cur), k, np.int32))
+    flat = np.concatenate(fps) if fps else np.empty(0, np.int64)
+    order = np.argsort(flat, kind="stable")
+    shard = ex.Shard(flat[order], np.concatenate(ups)[order] if fps else flat,
+                     np.concatenate(levels)[order] if fps else np.empty(0, np.int32))
+    if not np.array_equal(shard.fps, np.asarray(visited, np.int64)):
+        raise RuntimeError("the visited set and the parent records disagree")
+    return shard
+
+
+def _driver_peak_rss(sc: Any) -> dict[str, int]:
+    """The peak resident memory (bytes) of this Python process and of the driver's JVM, as far as readable."""
+    import resource
+
+    peak = {"python": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}  # KiB on Linux
+    proc = getattr(getattr(sc, "_gateway", None), "proc", None)
+    if proc is not None:
+        try:
+            with open(f"/proc/{proc.pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        peak["jvm"] = int(line.split()[1]) * 1024
+        except OSError:
+            pass
+    return peak
 
 
 def _unwrap(records: Any) -> Any:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import pickle
-from array import array
 from functools import lru_cache
 from typing import Any, Iterable, Iterator
 
@@ -36,10 +35,12 @@ from modelcheck.errors import SpecRuntimeError
 from modelcheck.spec.loader import load_spec
 from modelcheck.model.bound import BoundModel
 from modelcheck.options import CheckOptions
+from modelcheck.search import checkpoint
 from modelcheck.search.backend import kind_of
+from modelcheck.search.checkpoint import ShardFiles
 from modelcheck.search.discovery import MAX_SUCCESSORS, check_successor_count, digit, split
 from modelcheck.spark_explore.pickling import StatePickler
-from modelcheck.search.visited import in_sorted, merge_sorted
+from modelcheck.search.visited import in_sorted
 
 
 CHUNK = 256
@@ -52,13 +53,14 @@ caches and makes both pickling and unpickling slower (docs/benchmarks.md)."""
 # A level's RDD (persisted, partitioned by shard) holds (shard index, payload) pairs. The payloads:
 BLOB = 0  # (BLOB, pickled list of (fp, key, parent fp, action, state)): candidates for this shard
 GEN_STATS = 1  # (GEN_STATS, partition, generated per action, [(key, fp) of deadlocked states])
-SHARD = 2  # (SHARD, sorted int64 numpy array of the fingerprints this shard has seen)
+SHARD = 2  # (SHARD, Shard): the fingerprints this shard has seen, with their parent records
 FRONTIER = 3  # (FRONTIER, pickled list of (fp, key, state)): states to expand as given (a first level)
 SPEC_ERROR = 5  # (SPEC_ERROR, partition, parent key, parent fp, message, where, kind) -- spec code raised
 # A level task reports each partition's facts through an accumulator, as {(level, partition): stats}:
-# stats = (fps, parent fps, distinct per action, violations, {property: min key},
+# stats = (new states, (executor, shard size), distinct per action, violations, {property: min key},
 #          generated per action, deadlocked, spec errors) -- the last three gathered from
-#          GEN_STATS and SPEC_ERROR payloads.
+#          GEN_STATS and SPEC_ERROR payloads. Only counts and events: the new states' fingerprints
+#          and parents stay in the shard.
 
 _dumps = StatePickler().dumps
 """Pickles states as pickle does, a third faster (see :mod:`modelcheck.spark_explore.pickling`)."""
@@ -91,13 +93,82 @@ def owner(fp: int, partitions: int) -> int:
     return fp % partitions
 
 
+class Shard:
+    """One shard's visited set and parent records: 20 bytes a state, kept by the executors, never the driver.
+
+    ``fps`` is sorted; ``parents[i]`` is the fingerprint of the state that
+    first reached ``fps[i]`` (the state itself for an initial state) and
+    ``levels[i]`` its level (0: the initial states).  A trace walks back one
+    parent at a time, each a lookup in the shard that owns it; a checkpoint
+    needs the levels to write the records level by level.
+    """
+
+    __slots__ = ("fps", "parents", "levels")
+
+    BYTES_PER_STATE = 20
+
+    def __init__(self, fps: np.ndarray, parents: np.ndarray, levels: np.ndarray) -> None:
+        self.fps = fps
+        self.parents = parents
+        self.levels = levels
+
+    @classmethod
+    def empty(cls) -> "Shard":
+        return cls(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int32))
+
+    def __reduce__(self) -> tuple:
+        return Shard, (self.fps, self.parents, self.levels)
+
+    def __len__(self) -> int:
+        return len(self.fps)
+
+    def nbytes(self) -> int:
+        return int(self.fps.nbytes + self.parents.nbytes + self.levels.nbytes)
+
+    def with_new(self, fps: np.ndarray, parents: np.ndarray, level: int) -> "Shard":
+        """This shard plus new states (none of them in it yet): one linear insertion into the sorted arrays."""
+        if not len(fps):
+            return self
+        order = np.argsort(fps)
+        fps = fps[order]
+        at = np.searchsorted(self.fps, fps)
+        return Shard(np.insert(self.fps, at, fps), np.insert(self.parents, at, parents[order]),
+                     np.insert(self.levels, at, np.full(len(fps), level, np.int32)))
+
+    def parent_of(self, fp: int) -> int | None:
+        i = int(np.searchsorted(self.fps, fp))
+        if i < len(self.fps) and int(self.fps[i]) == fp:
+            return int(self.parents[i])
+        return None
+
+
+def executor_name() -> str:
+    """Which executor this Python worker serves: its host and the executor JVM's process id.
+
+    PySpark tells a task its partition and stage, not its executor; the JVM
+    is the worker's parent, or its daemon's parent.
+    """
+    import os
+    import socket
+
+    pid = os.getppid()
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            if b"java" not in f.read().split(b"\0", 1)[0]:
+                with open(f"/proc/{pid}/stat") as g:
+                    pid = int(g.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return f"{socket.gethostname()}:{pid}"
+
+
 class _Level:
     """One partition of a level's RDD, read: its shard, and its candidates or the states it was given."""
 
-    __slots__ = ("visited", "best", "given", "generated", "deadlocked", "errors")
+    __slots__ = ("shard", "best", "given", "generated", "deadlocked", "errors")
 
     def __init__(self, records: Iterable[tuple], n_actions: int) -> None:
-        self.visited = np.empty(0, dtype=np.int64)
+        self.shard = Shard.empty()
         self.best: dict[int, tuple] = {}  # fingerprint -> its candidate with the smallest key
         self.given: list | None = None  # FRONTIER records: (fp, key, state), in key order
         self.generated = [0] * n_actions
@@ -113,7 +184,7 @@ class _Level:
                     if cur is None or cand[1] < cur[1]:
                         best[fp] = cand
             elif kind == SHARD:
-                self.visited = value[1]
+                self.shard = value[1]
             elif kind == FRONTIER:
                 self.given = (self.given or []) + pickle.loads(value[1])
             elif kind == GEN_STATS:
@@ -125,7 +196,8 @@ class _Level:
     def new_states(self) -> tuple[np.ndarray, list]:
         """The candidates whose fingerprint the shard has not seen, in key order, and their fingerprints."""
         fps = np.fromiter(self.best.keys(), dtype=np.int64, count=len(self.best))
-        fresh = fps[~in_sorted(self.visited, fps)] if len(self.visited) else fps
+        visited = self.shard.fps
+        fresh = fps[~in_sorted(visited, fps)] if len(visited) else fps
         best = self.best
         return fresh, sorted((best[fp] for fp in fresh.tolist()), key=lambda c: c[1])
 
@@ -169,16 +241,19 @@ def _level_task(job: tuple, stats: Any, level: int | None, expand: bool, unreach
     n_actions = len(model.actions)
     part = _Level(records, n_actions)
     if part.given is not None:
-        shard = part.visited
+        shard = part.shard
         frontier: list = [(fp, key, 0, 0, s) for fp, key, s in part.given]
         check = None
     else:
-        fresh, frontier = part.new_states()
+        _fresh, frontier = part.new_states()
         part.best.clear()  # the losers go now, not at the end of the task
-        # Both sides are duplicate-free and disjoint, so the union is a merge of two sorted runs.
-        shard = merge_sorted(part.visited, np.sort(fresh))
+        n_new = len(frontier)
+        shard = part.shard.with_new(np.fromiter((c[0] for c in frontier), np.int64, n_new),
+                                    np.fromiter((c[2] for c in frontier), np.int64, n_new),
+                                    0 if level is None else level + 1)
         check = _Checks(model, unreached, violated)
     yield index, (SHARD, shard)
+    visited = shard.fps
     partitions = owner_count(job)
     generated = [0] * n_actions
     deadlocked = []
@@ -210,19 +285,19 @@ def _level_task(job: tuple, stats: Any, level: int | None, expand: bool, unreach
             deadlocked.append((key, fp))
         for q in range(partitions):
             if len(out[q]) >= CHUNK:
-                yield from _blob(q, out[q], shard if q == index else None)
+                yield from _blob(q, out[q], visited if q == index else None)
                 out[q] = []
     del frontier
     for q in range(partitions):
         if out[q]:
-            yield from _blob(q, out[q], shard if q == index else None)
+            yield from _blob(q, out[q], visited if q == index else None)
     if error is not None:
         yield index, error
     if expand:
         # Keyed by this partition, so the shuffle brings it to this shard's next level task.
         yield index, (GEN_STATS, index, generated, deadlocked)
     if check is not None and level is not None:
-        stats.add({(level, index): (np.array(check.fps, dtype=np.int64), np.array(check.parent_fps, dtype=np.int64),
+        stats.add({(level, index): (check.new, (executor_name(), len(shard)),
                                     check.distinct, check.violations,
                                     check.sometimes, part.generated, part.deadlocked,
                                     part.errors + check.errors)})
@@ -245,8 +320,7 @@ class _Checks:
         self.model = model
         self.properties = [p for p in model.sometimes if p.name in unreached]
         self.reported = set(violated)  # per invariant, only the task's first violating state is reported
-        self.fps = array("q")
-        self.parent_fps = array("q")
+        self.new = 0
         self.distinct = [0] * len(model.actions)
         self.violations: list = []
         self.sometimes: dict[str, bytes] = {}
@@ -256,8 +330,7 @@ class _Checks:
     def state(self, fp: int, key: bytes, pfp: int, ai: int, t: Any) -> None:
         model = self.model
         self.distinct[ai] += 1
-        self.fps.append(fp)
-        self.parent_fps.append(pfp)
+        self.new += 1
         try:
             failed = [inv.name for inv in model.failed_invariants(t) if inv.name not in self.reported] \
                 if self.invariants else []
@@ -359,6 +432,37 @@ def new_keys(records: Iterable[tuple]) -> Iterator[bytes]:
     with _no_cyclic_gc():
         for _fp, key, _s, _ai in level_states(records):
             yield key
+
+
+def parent_of(fp: int, records: Iterable[tuple]) -> Iterator[int]:
+    """The parent fingerprint of ``fp``, from the partition's shard (nothing if the shard has no ``fp``)."""
+    for _owner, value in records:
+        if value[0] == SHARD:
+            parent = value[1].parent_of(fp)
+            if parent is not None:
+                yield parent
+            return
+
+
+def shard_of(records: Iterable[tuple]) -> Iterator[Shard]:
+    """The partition's shard."""
+    for _owner, value in records:
+        if value[0] == SHARD:
+            yield value[1]
+            return
+
+
+def write_shard_records(directory: str, index: int, records: Iterable[tuple]) -> Iterator[ShardFiles]:
+    """Write the partition's shard (visited set and parent records) into a checkpoint's data directory."""
+    for shard in shard_of(records):
+        yield checkpoint.write_shard_records(directory, index, shard.fps, shard.parents, shard.levels)
+
+
+def write_shard_frontier(directory: str, index: int, records: Iterable[tuple]) -> Iterator[ShardFiles]:
+    """Write the partition's frontier states, in discovery order, into a checkpoint's data directory."""
+    with _no_cyclic_gc():
+        front = [(fp, key, s) for fp, key, s, _ai in level_states(records)]
+        yield checkpoint.write_shard_frontier(directory, index, front)
 
 
 def frontier_records(records: Iterable[tuple]) -> Iterator[tuple]:

@@ -1,7 +1,8 @@
 """Damaged checkpoints: every flipped bit or truncation gives the exact result or a one-line refusal, never a lie.
 
-A checkpoint of Kip320 with two replicas is taken in the middle of the run;
-then one random bit of one random file (the manifest or a data file) is
+A checkpoint of Kip320 with two replicas is taken in the middle of the run,
+in both layouts: ``levels`` by the local engine, ``shards`` by Spark (each
+executor writes its shard's records and frontier); then one random bit of one random file (the manifest or a data file) is
 flipped, or one file is cut short, and the run is resumed.  The only
 acceptable outcomes are a :class:`CheckpointError` with a one-line message,
 or TLC's counts for the whole run (5,973 distinct states, 11,839 generated,
@@ -26,12 +27,21 @@ TLC = (5_973, 11_839, 18)
 """TLC's figures for Kip320 with two replicas (the reference table)."""
 
 
-@pytest.fixture(scope="module")
-def original(tmp_path_factory):
+@pytest.fixture(scope="module", params=["levels", pytest.param("shards", marks=pytest.mark.spark)])
+def original(tmp_path_factory, request):
     """A checkpoint of level 9 of 18: written at every boundary, the run stopped by --max-states."""
     directory = tmp_path_factory.mktemp("fuzz") / "ck"
-    r = modelcheck.check("kip320", {"Replicas": 2}, checkpoint=str(directory), checkpoint_every=0, max_states=1500)
+    engine = "spark" if request.param == "shards" else "local"
+    r = modelcheck.check("kip320", {"Replicas": 2}, checkpoint=str(directory), checkpoint_every=0, max_states=1500,
+                         engine=engine)
     assert r.stopped_by == "max-states" and r.checkpoint is not None
+    data = [d for d in os.listdir(directory) if d.startswith("data-")]
+    assert len(data) == 1
+    files = os.listdir(directory / data[0])
+    if request.param == "shards":
+        assert "visited.npy" not in files and "shard-0.fps.npy" in files and "shard-1.states.pickle" in files
+    else:
+        assert "visited.npy" in files and not any(f.startswith("shard-") for f in files)
     return directory
 
 

@@ -31,8 +31,8 @@ SPARK = ("--engine", "spark", "--master", "local[2]")
 
 
 def report(p: subprocess.CompletedProcess) -> dict:
-    """The JSON report without timing and the engine's name: in all else the engines must agree."""
-    return json_report(p, "engine")
+    """The JSON report without timing and the engine's name and own report: in all else the engines must agree."""
+    return json_report(p, "engine", "spark")
 
 
 def start(args, scratch, **kwargs) -> subprocess.Popen:

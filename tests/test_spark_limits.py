@@ -44,5 +44,5 @@ def test_a_state_with_70000_successors_is_checked_on_spark_as_locally(tmp_path):
     assert local.returncode == 0, local.stderr[-3000:]
     p = run_cli("check", str(path), "--no-deadlock", "-q", "--json", "--engine", "spark", "--master", "local[1]")
     assert p.returncode == 0, p.stderr[-3000:]
-    assert json_report(p, "engine") == json_report(local, "engine")
+    assert json_report(p, "engine", "spark") == json_report(local, "engine", "spark")
     assert json_report(p)["distinct_states"] == 70_001

@@ -98,6 +98,8 @@ class CheckResult:
     """Bytes the recorded transitions and the states' predicate masks took (memory and disk)."""
     graph_edge_bytes: int = 0
     """Of ``graph_bytes``, the transitions'."""
+    engine_report: dict[str, Any] | None = None
+    """What the engine reports about itself (Spark: the executors' shards, the driver's peak memory)."""
     spec_object: Any = attrs.field(default=None, eq=False, repr=False)
     """The :class:`~modelcheck.spec.declare.Spec` checked, for :meth:`to_json` and :meth:`write_trace`."""
     constants_object: Any = attrs.field(default=None, eq=False, repr=False)

@@ -10,8 +10,8 @@ worker processes (:mod:`.workers`) or on Spark
 ``StateQueue``, the contract is small:
 
 ``start(level)``
-    take the first frontier (the initial states, or a checkpoint's frontier)
-    and the fingerprints seen so far;
+    take the first frontier (the initial states, or a checkpoint's frontier),
+    the fingerprints seen so far and the parent records so far;
 ``expand(request)``
     expand the frontier, yielding :class:`LevelReport` s in discovery order of
     the parents (one for the whole level, or one per batch); every event
@@ -32,6 +32,14 @@ worker processes (:mod:`.workers`) or on Spark
     order;
 ``close()``.
 
+A backend whose ``keeps_parents`` is true keeps the parent records itself
+(Spark: with the executors' shards, so that the driver's memory does not grow
+with the state count).  Its commits carry no fingerprints, and the driver
+asks it for ``path_to(level, fp)`` (the fingerprints from an initial state to
+``fp``, for a trace); its checkpoints are written by ``write_shards(directory)``
+(the ``shards`` layout of :mod:`.checkpoint`: the parent records and the
+frontier, shard by shard, never gathered in the driver), not ``write_frontier``.
+
 A backend never decides counts, stops or traces on its own: it reports, and
 the driver decides, so every backend gives the same result by construction.
 """
@@ -44,7 +52,8 @@ import attrs
 import numpy as np
 
 from modelcheck.errors import SpecResultError, SpecRuntimeError, StateError
-from modelcheck.search.checkpoint import FrontierPart
+from modelcheck.search.checkpoint import FrontierPart, ShardFiles
+from modelcheck.search.visited import ParentRecords
 
 Position = tuple[Any, int]
 """A candidate's discovery position: (its parent's rank or path key, its index among the parent's successors)."""
@@ -136,9 +145,9 @@ class LevelCommit:
     """Per action: new states first reached by it."""
     new_count: int
     """New states kept (the next frontier's size when the run goes on)."""
-    fps: np.ndarray
-    """The new states' fingerprints."""
-    parents: np.ndarray
+    fps: np.ndarray | None
+    """The new states' fingerprints (None from a backend that ``keeps_parents``)."""
+    parents: np.ndarray | None
     """Each one's parent: its index in the level before (ranked backends) or its fingerprint (``by_fingerprint``)."""
     by_fingerprint: bool = False
     """``parents`` holds fingerprints and ``fps`` is in no particular order (the driver indexes them)."""
@@ -207,8 +216,11 @@ class Backend(Protocol):
     """The engine's name in reports (``local``, ``spark``)."""
     verbose: bool
     """Report progress after every level, with :meth:`detail`."""
+    keeps_parents: bool
+    """The backend keeps the parent records (see the module docstring)."""
 
-    def start(self, states: Any, fps: np.ndarray, visited: np.ndarray, poll: Callable[[], None]) -> None: ...
+    def start(self, states: Any, fps: np.ndarray, visited: np.ndarray, poll: Callable[[], None],
+              parents: ParentRecords) -> None: ...
 
     def expand(self, request: LevelRequest) -> Iterator[LevelReport]: ...
 
@@ -224,4 +236,15 @@ class Backend(Protocol):
 
     def detail(self) -> str: ...
 
+    def engine_report(self) -> dict | None:
+        """What the engine reports about itself in the result (after ``close``), or None."""
+
     def close(self) -> None: ...
+
+    def path_to(self, level: int, fp: int) -> list[int]:
+        """Only if ``keeps_parents``: the fingerprints from an initial state to ``fp``, found at ``level``."""
+        raise NotImplementedError
+
+    def write_shards(self, directory: str) -> list[ShardFiles]:
+        """Only if ``keeps_parents``: write the boundary's shards (records and frontier) into ``directory``."""
+        raise NotImplementedError

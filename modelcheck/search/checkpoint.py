@@ -16,6 +16,19 @@ On disk (``DIR`` is ``--checkpoint``)::
                             spec's NamedTuple classes and plain containers: loading runs no code)
     DIR/.lock               held (flock) by the run using DIR: one run at a time
 
+The data directory has one of two layouts.  ``levels`` (the local engine and
+``--workers``): ``visited.npy``, the parent records level by level
+(``parent-fps.npy``, ``parent-idx.npy``) and the frontier's parts, each a
+pickle of states and their ranks.  ``shards`` (Spark): one set of files per
+partition, written by the executors in parallel, never gathered on the
+driver: the shard's fingerprints (sorted), each one's parent fingerprint and
+level, and the shard's frontier states with their fingerprints and discovery
+keys (``shard-N.*``); the executors report each file's size and SHA-256, and
+the driver writes the manifest last.  Every engine reads either layout (a
+``shards`` checkpoint is put back into levels as it is read), so a
+checkpoint written by one engine resumes with any other, with any number of
+partitions or workers.
+
 Writing is atomic: a new data directory is written and fsynced first, then
 the manifest goes to a temporary file that is renamed over
 ``checkpoint.json``, then the old data directory is removed.  A kill at any
@@ -135,6 +148,63 @@ class Boundary:
     frontier: list = attrs.Factory(list)
     graph: dict[str, np.ndarray] | None = None
     """The behaviour graph recorded for liveness (:meth:`GraphLog.arrays`), when properties are checked."""
+    shards: "list[ShardFiles] | None" = None
+    """When writing the ``shards`` layout: the files the executors wrote (the three arrays above are then empty)."""
+
+
+SHARD_FILES = ("fps", "parents", "levels", "states", "frontier-fps", "keys", "key-ends")
+"""The files of one shard in the ``shards`` layout: ``shard-N.<name>`` (.npy but for states and keys)."""
+
+
+@attrs.frozen
+class ShardFiles:
+    """One shard of a ``shards`` checkpoint, as its writer reports it."""
+
+    index: int
+    states: int
+    """Fingerprints in the shard (its visited set and parent records)."""
+    frontier: int
+    """Frontier states in the shard."""
+    digests: dict[str, dict[str, Any]]
+    """File name -> {"bytes", "sha256"}, computed by the writer (the driver does not read the files)."""
+
+    @staticmethod
+    def names(index: int) -> dict[str, str]:
+        ext = {"states": ".pickle", "keys": ".bin"}
+        return {part: f"shard-{index}.{part}{ext.get(part, '.npy')}" for part in SHARD_FILES}
+
+
+def write_shard_records(directory: str, index: int, fps: np.ndarray, parents: np.ndarray,
+                        levels: np.ndarray) -> ShardFiles:
+    """Write one shard's visited set and parent records, fsynced, with their digests."""
+    names = ShardFiles.names(index)
+    _save_array(os.path.join(directory, names["fps"]), np.asarray(fps, np.int64))
+    _save_array(os.path.join(directory, names["parents"]), np.asarray(parents, np.int64))
+    _save_array(os.path.join(directory, names["levels"]), np.asarray(levels, np.int32))
+    digests = {names[p]: _file_digest(os.path.join(directory, names[p]), fsync=True)
+               for p in ("fps", "parents", "levels")}
+    return ShardFiles(index, len(fps), 0, digests)
+
+
+def write_shard_frontier(directory: str, index: int, frontier: list[tuple[int, bytes, Any]]) -> ShardFiles:
+    """Write one shard's frontier states (``frontier``: (fp, discovery key, state) in key order), with digests."""
+    from modelcheck.search.safe_pickle import dump_states
+
+    names = ShardFiles.names(index)
+    _save_array(os.path.join(directory, names["frontier-fps"]),
+                np.fromiter((r[0] for r in frontier), np.int64, len(frontier)))
+    keys = [r[1] for r in frontier]
+    _save_array(os.path.join(directory, names["key-ends"]),
+                np.cumsum(np.fromiter((len(k) for k in keys), np.int64, len(keys))))
+    with open(os.path.join(directory, names["keys"]), "xb") as f:
+        f.write(b"".join(keys))
+    with open(os.path.join(directory, names["states"]), "xb") as f:
+        count = dump_states(f, (r[2] for r in frontier))
+    if count != len(frontier):
+        raise CheckpointError(f"shard {index} wrote {count} of {len(frontier)} frontier states")
+    digests = {names[p]: _file_digest(os.path.join(directory, names[p]), fsync=True)
+               for p in ("frontier-fps", "key-ends", "keys", "states")}
+    return ShardFiles(index, 0, len(frontier), digests)
 
 
 @attrs.frozen
@@ -223,9 +293,14 @@ def write_checkpoint(directory: str, identity: CheckpointIdentity,
     tmp = None
     try:
         boundary, parts = write_data(data)
-        _save_array(os.path.join(data, "visited.npy"), boundary.visited.astype(np.int64, copy=False))
-        _save_array(os.path.join(data, "parent-fps.npy"), boundary.parent_fps.astype(np.int64, copy=False))
-        _save_array(os.path.join(data, "parent-idx.npy"), boundary.parent_idx.astype(np.int32, copy=False))
+        given: dict[str, dict[str, Any]] = {}
+        if boundary.shards is None:
+            _save_array(os.path.join(data, "visited.npy"), boundary.visited.astype(np.int64, copy=False))
+            _save_array(os.path.join(data, "parent-fps.npy"), boundary.parent_fps.astype(np.int64, copy=False))
+            _save_array(os.path.join(data, "parent-idx.npy"), boundary.parent_idx.astype(np.int32, copy=False))
+        else:
+            for shard in boundary.shards:
+                given.update(shard.digests)
         graph = None
         if boundary.graph is not None:
             graph = {}
@@ -234,7 +309,11 @@ def write_checkpoint(directory: str, identity: CheckpointIdentity,
                 graph[name] = [arr.dtype.str, int(len(arr))]
         files = {}
         for name in sorted(os.listdir(data)):
-            files[name] = _file_digest(os.path.join(data, name), fsync=True)
+            path = os.path.join(data, name)
+            if name in given and os.path.getsize(path) == given[name]["bytes"]:
+                files[name] = given[name]  # hashed (and fsynced) by the executor that wrote it
+            else:
+                files[name] = _file_digest(path, fsync=True)
         _fsync_dir(data)
         body = {
             "format": FORMAT,
@@ -255,6 +334,9 @@ def write_checkpoint(directory: str, identity: CheckpointIdentity,
         }
         if graph is not None:
             body["graph"] = graph
+        if boundary.shards is not None:
+            body["layout"] = "shards"
+            body["shards"] = [[s.index, int(s.states), int(s.frontier)] for s in boundary.shards]
         text = _dumps_manifest(body)
         fd, tmp = tempfile.mkstemp(prefix=".checkpoint-", suffix=".tmp", dir=directory)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -457,7 +539,19 @@ def _read_data(directory: str, body: dict[str, Any], load_part: Callable[[Any, i
     graph_meta = counters.pop("graph_meta")
     if set(graph_meta) - set(GRAPH_ARRAYS) or (graph_meta and set(graph_meta) != set(GRAPH_ARRAYS)):
         raise CheckpointError(f"{damaged} (its behaviour graph is incomplete)")
-    expected_files = {"visited.npy", "parent-fps.npy", "parent-idx.npy"} | {f for a, b, _ in frontier for f in (a, b)}
+    layout = body.get("layout", "levels")
+    try:
+        shards = [(_count(i), _count(n), _count(f)) for i, n, f in _typed(body.get("shards", []), list)]
+    except (TypeError, ValueError):
+        raise CheckpointError(f"{damaged} (its manifest lacks or mistypes a field)") from None
+    if layout not in ("levels", "shards") or (layout == "shards") != bool(shards) or \
+            len({i for i, _, _ in shards}) != len(shards) or (layout == "shards" and (frontier or graph_meta)):
+        raise CheckpointError(f"{damaged} (inconsistent manifest)")
+    if layout == "shards":
+        expected_files = {name for i, _, _ in shards for name in ShardFiles.names(i).values()}
+    else:
+        expected_files = {"visited.npy", "parent-fps.npy", "parent-idx.npy"}
+    expected_files |= {f for a, b, _ in frontier for f in (a, b)}
     expected_files |= {f"graph-{name}.npy" for name in graph_meta}
     if present != set(files) or not expected_files <= present or not all(_safe_name(n) for n in present):
         raise CheckpointError(f"{damaged} (its data files differ from the manifest's list)")
@@ -470,6 +564,8 @@ def _read_data(directory: str, body: dict[str, Any], load_part: Callable[[Any, i
         if got["bytes"] != want_bytes or got["sha256"] != want_sha:
             raise CheckpointError(f"{damaged} ({name} does not match its digest)")
     total = sum(level_sizes)
+    if layout == "shards":
+        return _read_shards(folder, shards, level, level_sizes, counters, load_part, damaged)
     visited = _load_array(folder, "visited.npy", np.int64, total, damaged)
     parent_fps = _load_array(folder, "parent-fps.npy", np.int64, total, damaged)
     parent_idx = _load_array(folder, "parent-idx.npy", np.int32, total, damaged)
@@ -511,6 +607,73 @@ def _read_data(directory: str, body: dict[str, Any], load_part: Callable[[Any, i
             raise CheckpointError(f"{damaged} (its behaviour graph and parent records disagree)")
     return Boundary(level=level, level_sizes=level_sizes, parent_fps=parent_fps, parent_idx=parent_idx,
                     visited=visited, frontier=states, graph=graph, **counters)
+
+
+def _read_shards(folder: str, shards: list[tuple[int, int, int]], level: int, level_sizes: list[int],
+                 counters: dict[str, Any], load_part: Callable[[Any, int], list], damaged: str) -> Boundary:
+    """A ``shards`` checkpoint put back into levels (the digests are checked already): every engine resumes it."""
+    fps, parents, levels, front_fps, keys, states = [], [], [], [], [], []
+    for index, count, n_front in shards:
+        names = ShardFiles.names(index)
+        fps.append(_load_array(folder, names["fps"], np.int64, count, damaged))
+        parents.append(_load_array(folder, names["parents"], np.int64, count, damaged))
+        levels.append(_load_array(folder, names["levels"], np.int32, count, damaged))
+        front_fps.append(_load_array(folder, names["frontier-fps"], np.int64, n_front, damaged))
+        ends = _load_array(folder, names["key-ends"], np.int64, n_front, damaged)
+        with open(os.path.join(folder, names["keys"]), "rb") as f:
+            blob = f.read()
+        if n_front and (ends[-1] != len(blob) or np.any(np.diff(ends, prepend=0) <= 0)):
+            raise CheckpointError(f"{damaged} (shard {index}'s discovery keys do not fit their file)")
+        starts = [0, *ends[:-1].tolist()]
+        keys += [blob[a:b] for a, b in zip(starts, ends.tolist())]
+        with open(os.path.join(folder, names["states"]), "rb") as f:
+            states += load_part(f, n_front)
+    all_fps = np.concatenate(fps) if fps else np.empty(0, np.int64)
+    all_parents = np.concatenate(parents) if fps else np.empty(0, np.int64)
+    all_levels = np.concatenate(levels) if fps else np.empty(0, np.int32)
+    if len(all_fps) != sum(level_sizes) or np.any(all_levels < 0) or np.any(all_levels > level) or \
+            np.bincount(all_levels, minlength=level + 1).tolist() != level_sizes:
+        raise CheckpointError(f"{damaged} (its shards do not add up to its levels)")
+    visited = np.sort(all_fps)
+    if len(visited) and np.any(visited[1:] <= visited[:-1]):
+        raise CheckpointError(f"{damaged} (a fingerprint is in two shards)")
+    # The frontier in discovery order (keys compare as bytes in that order), and its records in that order too.
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    if any(keys[a] == keys[b] for a, b in zip(order, order[1:])):
+        raise CheckpointError(f"{damaged} (two frontier states have one discovery key)")
+    frontier_fps = np.concatenate(front_fps)[order] if front_fps else np.empty(0, np.int64)
+    frontier = [states[i] for i in order]
+    level_fps: list[np.ndarray] = []
+    level_idx: list[np.ndarray] = []
+    for k in range(level + 1):
+        mine = all_levels == k
+        cur, up = all_fps[mine], all_parents[mine]
+        if k == level:
+            by_fp = np.argsort(cur)
+            pos = np.searchsorted(cur[by_fp], frontier_fps)
+            if len(pos) != len(cur) or (len(cur) and not np.array_equal(cur[by_fp][np.minimum(pos, len(cur) - 1)],
+                                                                           frontier_fps)):
+                raise CheckpointError(f"{damaged} (its frontier is not its last level)")
+            cur, up = cur[by_fp][pos], up[by_fp][pos]
+        else:
+            by_fp = np.argsort(cur)
+            cur, up = cur[by_fp], up[by_fp]
+        if k == 0:
+            if not np.array_equal(cur, up):
+                raise CheckpointError(f"{damaged} (an initial state has a parent)")
+            idx = np.zeros(len(cur), np.int32)
+        else:
+            prev = level_fps[-1]
+            sorted_prev = np.argsort(prev)
+            pos = np.searchsorted(prev[sorted_prev], up)
+            if len(up) and (not len(prev) or
+                            not np.array_equal(prev[sorted_prev][np.minimum(pos, len(prev) - 1)], up)):
+                raise CheckpointError(f"{damaged} (a parent is not in the level before)")
+            idx = sorted_prev[np.minimum(pos, max(len(prev) - 1, 0))].astype(np.int32)
+        level_fps.append(cur)
+        level_idx.append(idx)
+    return Boundary(level=level, level_sizes=level_sizes, parent_fps=np.concatenate(level_fps),
+                    parent_idx=np.concatenate(level_idx), visited=visited, frontier=frontier, **counters)
 
 
 GRAPH_ARRAYS = ("edge-src", "edge-dst", "edge-label", "mask-fps", "masks")

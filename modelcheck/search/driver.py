@@ -95,8 +95,14 @@ class LevelDriver:
         self.depth = 0
         self.stopped_by: str | None = None
         self.queue_left = 0
-        self.parents = ParentRecords()
-        """Per level: fingerprints in discovery order and the index of each one's parent in the level before."""
+        self.parents: ParentRecords | None = ParentRecords()
+        """Per level: fingerprints in discovery order and the index of each one's parent in the level before.
+
+        None once a backend that keeps the parent records itself
+        (``keeps_parents``: Spark, where they stay with the executors' shards)
+        has taken them over; traces then come from :meth:`Backend.path_to`."""
+        self.level_sizes: list[int] = []
+        """The number of states of each level found so far."""
         self.elapsed_before = 0.0
         """Seconds spent before this process took over (by the runs a resumed checkpoint came from)."""
         self.checkpoints_written = 0
@@ -135,7 +141,7 @@ class LevelDriver:
             else:
                 level = 0
                 states, stop = self._initial_level()
-                visited = np.unique(self.parents.fps[0])
+                visited = np.unique(self._records().fps[0])
             self._pending_start = (states, visited)
             del states, visited
             self.stops.install()
@@ -162,8 +168,11 @@ class LevelDriver:
         if not self._started:
             states, visited = self._pending_start
             self._pending_start = None
-            self.backend.start(states, self.parents.fps[level], visited, self.stops.poll)
+            parents = self._records()
+            self.backend.start(states, parents.fps[level], visited, self.stops.poll, parents)
             self._started = True
+            if self.backend.keeps_parents:
+                self.parents = None  # the backend has them now: the driver keeps only the level sizes
 
     def _initial_level(self) -> tuple[list, bool]:
         """Level 1: the initial states inside the model, each once; their invariants.  True to stop."""
@@ -181,7 +190,8 @@ class LevelDriver:
             seen.add(fp)
             states.append(s)
             fps.append(fp)
-        self.parents.add_level(fps, [0] * len(fps))
+        self._records().add_level(fps, [0] * len(fps))
+        self.level_sizes.append(len(fps))
         if self.graph is not None:
             mask = model.state_mask()
             self.graph.add_states(np.array(fps, dtype=np.int64),
@@ -212,7 +222,7 @@ class LevelDriver:
     def _search(self, level: int, stop: bool, ticker: Ticker) -> None:
         opts = self.model.options
         last_checkpoint = ticker.elapsed()
-        size = len(self.parents.fps[level])
+        size = self.level_sizes[level]
         self.exhausted = False
         while size and not stop:
             # A level boundary: the frontier is level ``level``, the counters are this boundary's.
@@ -269,7 +279,7 @@ class LevelDriver:
         first_deadlock: tuple[Any, int] | None = None
         reached: dict[str, Any] = {}
         stop: tuple[Any, int, str | None] | None = None  # (parent, precedence, stopped_by)
-        size = len(self.parents.fps[level])
+        size = self.level_sizes[level]
         reports = self.backend.expand(request)
         try:
             for report in reports:
@@ -342,8 +352,11 @@ class LevelDriver:
             self.act_generated[a] += int(g)
             self.act_distinct[a] += int(d)
             self.generated += int(g)
-        if commit.by_fingerprint:
-            prev = self.parents.fps[level]
+        if commit.fps is None:
+            if self.parents is not None:
+                raise RuntimeError(f"the {self.backend.name} backend kept no parent records")
+        elif commit.by_fingerprint:
+            prev = self._records().fps[level]
             order = np.argsort(prev, kind="stable")
             pos = np.searchsorted(prev[order], commit.parents)
             if len(commit.parents):
@@ -353,9 +366,10 @@ class LevelDriver:
                     raise RuntimeError(f"a parent of level {level + 2} is not in level {level + 1}")
             else:
                 idx = np.empty(0, dtype=np.int64)
-            self.parents.add_level(commit.fps, idx)
+            self._records().add_level(commit.fps, idx)
         else:
-            self.parents.add_level(commit.fps, commit.parents)
+            self._records().add_level(commit.fps, commit.parents)
+        self.level_sizes.append(commit.new_count)
         self.distinct += commit.new_count
         if commit.new_count:
             self.depth = level + 2
@@ -363,7 +377,7 @@ class LevelDriver:
             if commit.edges is None or commit.masks is None:
                 raise RuntimeError(f"the {self.backend.name} backend did not record the behaviour graph")
             self.graph.add_states(commit.fps, commit.masks)
-            self.graph.add_edges(sum(len(a) for a in self.parents.fps[:level]), commit.edges)
+            self.graph.add_edges(sum(self.level_sizes[:level]), commit.edges)
 
     def _project_memory(self) -> None:
         """Warn once, before it happens, when the next level looks set to need more memory than the machine has.
@@ -378,7 +392,7 @@ class LevelDriver:
         used = self.backend.memory_bytes()
         if not used:
             return
-        sizes = [len(a) for a in self.parents.fps[-2:]]
+        sizes = self.level_sizes[-2:]
         growth = min(3.0, max(1.0, sizes[-1] / sizes[0])) if len(sizes) == 2 and sizes[0] else 1.0
         # What the run added per state so far, and at least what a frontier state and its records take.
         per_state = max(MIN_BYTES_PER_STATE, (used - self.memory_at_start) / self.distinct)
@@ -397,8 +411,15 @@ class LevelDriver:
 
     # -- traces ---------------------------------------------------------------------------
 
+    def _records(self) -> ParentRecords:
+        """The parent records the driver holds (all of them, unless the backend keeps them)."""
+        if self.parents is None:
+            raise RuntimeError(f"the {self.backend.name} backend keeps the parent records")
+        return self.parents
+
     def _trace(self, level: int, fp: int) -> list:
-        return replay(self.model, self.parents.path_to(level, fp))
+        path = self.parents.path_to(level, fp) if self.parents is not None else self.backend.path_to(level, fp)
+        return replay(self.model, path)
 
     def _failure_trace(self, level: int, fp: int, where: str) -> list:
         """The trace of a spec failure at the parent ``fp``: to the successor it failed on, if a check of one."""
@@ -432,7 +453,7 @@ class LevelDriver:
         start = time.perf_counter()
         if self.progress is not None:
             self._note(f"deciding {names} on {self.distinct:,} states and {self.graph.edges:,} transitions")
-        for v in check_liveness(self.model, self.parents, self.graph):
+        for v in check_liveness(self.model, self._records(), self.graph):
             self.violations.append(v)
             self.violated_names.add(v.name)
         self.liveness_seconds = time.perf_counter() - start
@@ -456,14 +477,32 @@ class LevelDriver:
         directory = self.model.options.checkpoint_dir
         assert directory is not None
 
+        def counters() -> dict[str, Any]:
+            return dict(generated=self.generated, act_generated=list(self.act_generated),
+                        act_distinct=list(self.act_distinct), sometimes_reached=dict(self.sometimes_reached),
+                        violations=list(self.violation_points), depth=self.depth,
+                        elapsed=self.elapsed_before + ticker.elapsed())
+
+        def write_shards(data: str) -> tuple[ck.Boundary, list[ck.FrontierPart]]:
+            shards = self.backend.write_shards(data)
+            sizes = self.level_sizes[: level + 1]
+            if sum(s.states for s in shards) != sum(sizes) or sum(s.frontier for s in shards) != sizes[-1]:
+                raise CheckpointError(f"the shards written hold {sum(s.states for s in shards)} states and a "
+                                      f"frontier of {sum(s.frontier for s in shards)}; the run has {sum(sizes)} "
+                                      f"and {sizes[-1]}")
+            empty = np.empty(0, np.int64)
+            return ck.Boundary(level=level, level_sizes=sizes, parent_fps=empty, parent_idx=empty, visited=empty,
+                               shards=shards, **counters()), []
+
         def write_data(data: str) -> tuple[ck.Boundary, list[ck.FrontierPart]]:
             written = self.backend.write_frontier(data)
-            self._reorder_level(level, np.asarray(written.fps, dtype=np.int64))
-            fps = self.parents.fps[: level + 1]
+            records = self._records()
+            self._reorder_level(records, level, np.asarray(written.fps, dtype=np.int64))
+            fps = records.fps[: level + 1]
             visited = getattr(self.backend, "visited", None)
             boundary = ck.Boundary(
                 level=level, level_sizes=[len(a) for a in fps],
-                parent_fps=np.concatenate(fps), parent_idx=np.concatenate(self.parents.parent_idx[: level + 1]),
+                parent_fps=np.concatenate(fps), parent_idx=np.concatenate(records.parent_idx[: level + 1]),
                 visited=visited() if visited is not None else np.unique(np.concatenate(fps)),
                 generated=self.generated, act_generated=list(self.act_generated),
                 act_distinct=list(self.act_distinct), sometimes_reached=dict(self.sometimes_reached),
@@ -472,14 +511,16 @@ class LevelDriver:
                 graph=self.graph.arrays() if self.graph is not None else None)
             return boundary, written.parts
 
-        ck.write_checkpoint(directory, checkpoint_identity(self.model), write_data)
+        ck.write_checkpoint(directory, checkpoint_identity(self.model),
+                            write_data if self.parents is not None else write_shards)
         self.checkpoints_written += 1
         self.checkpointed_level = level
         self.checkpoint_seconds += time.perf_counter() - start
 
-    def _reorder_level(self, level: int, fps: np.ndarray) -> None:
+    @staticmethod
+    def _reorder_level(parents: ParentRecords, level: int, fps: np.ndarray) -> None:
         """Put level ``level``'s parent records in the order of ``fps``, the frontier's (the same fingerprints)."""
-        cur = self.parents.fps[level]
+        cur = parents.fps[level]
         if len(cur) != len(fps):
             raise CheckpointError(f"the frontier holds {len(fps)} states, level {level + 1} has {len(cur)}")
         if np.array_equal(cur, fps):
@@ -490,8 +531,8 @@ class LevelDriver:
         perm = order[pos]
         if len(cur) and not np.array_equal(cur[perm], fps):
             raise CheckpointError(f"the frontier and the parent records of level {level + 1} disagree")
-        self.parents.fps[level] = cur[perm]
-        self.parents.parent_idx[level] = self.parents.parent_idx[level][perm]
+        parents.fps[level] = cur[perm]
+        parents.parent_idx[level] = parents.parent_idx[level][perm]
 
     def _restore(self, directory: str) -> tuple[int, list, np.ndarray]:
         """Counters, parent records and violations from a verified checkpoint: its level, frontier and visited set.
@@ -512,10 +553,12 @@ class LevelDriver:
                 set(b.sometimes_reached) != set(self.sometimes_reached) or \
                 any(v.name not in known or v.level > b.level + 1 for v in b.violations) or b.depth > b.level + 1:
             raise CheckpointError(damaged)
-        self.parents.fps = ck.split_levels(b.parent_fps, b.level_sizes)
-        self.parents.parent_idx = ck.split_levels(b.parent_idx, b.level_sizes)
+        parents = self._records()
+        parents.fps = ck.split_levels(b.parent_fps, b.level_sizes)
+        parents.parent_idx = ck.split_levels(b.parent_idx, b.level_sizes)
+        self.level_sizes = list(b.level_sizes)
         frontier = b.frontier
-        cur = self.parents.fps[b.level]
+        cur = parents.fps[b.level]
         step = max(1, len(frontier) // FINGERPRINT_SAMPLE)
         try:
             for i in range(0, len(frontier), step):
@@ -555,6 +598,9 @@ class LevelDriver:
         )
         if self.warnings:
             r = attrs.evolve(r, warnings=tuple(self.warnings) + r.warnings)
+        report = self.backend.engine_report()
+        if report is not None:
+            r = attrs.evolve(r, engine_report=report)
         if self.graph is not None:
             edges, edge_bytes, nbytes = self.graph_stats or (self.graph.edges, self.graph.edge_bytes(),
                                                              self.graph.nbytes())

@@ -66,7 +66,8 @@ class LocalBackend:
 
     # -- the backend protocol -----------------------------------------------------------
 
-    def start(self, states: Any, fps: np.ndarray, visited: np.ndarray, poll: Callable[[], None]) -> None:
+    def start(self, states: Any, fps: np.ndarray, visited: np.ndarray, poll: Callable[[], None],
+              parents: Any = None) -> None:
         self.frontier = Frontier.of(states, **self.frontier_options)
         self.cur_fps = np.asarray(fps, dtype=np.int64)
         self.seen = VisitedSet(visited)
@@ -77,9 +78,13 @@ class LocalBackend:
         gc.disable()
 
     verbose = False
+    keeps_parents = False
 
     def detail(self) -> str:
         return ""
+
+    def engine_report(self) -> dict | None:
+        return None
 
     def memory_bytes(self) -> int | None:
         return current_rss_bytes()

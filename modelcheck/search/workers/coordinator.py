@@ -183,7 +183,8 @@ class WorkersBackend:
 
     # -- the backend protocol ---------------------------------------------------------------
 
-    def start(self, states: Any, fps: np.ndarray, visited: np.ndarray, poll: Callable[[], None]) -> None:
+    def start(self, states: Any, fps: np.ndarray, visited: np.ndarray, poll: Callable[[], None],
+              parents: Any = None) -> None:
         import multiprocessing
 
         self.poll = poll
@@ -204,9 +205,13 @@ class WorkersBackend:
             self.procs.append(p)
 
     verbose = False
+    keeps_parents = False
 
     def detail(self) -> str:
         return ""
+
+    def engine_report(self) -> dict | None:
+        return None
 
     def memory_bytes(self) -> int | None:
         return processes_memory_bytes([os.getpid()] + [p.pid for p in self.procs], self.memory_limit)
