@@ -121,6 +121,7 @@ def run(args: list[str], extra_roots: list[int]) -> dict:
         "load": load,
         "load_after": load_after,
         "cpu": sum(cpu.values()),
+        "spark": data.get("spark"),
     }
 
 
@@ -130,6 +131,7 @@ def main() -> None:
     ap.add_argument("--const", action="append", default=None, help="NAME=VALUE (default Replicas=3)")
     ap.add_argument("--runs", default="local,local[1],local[2],standalone")
     ap.add_argument("--partitions", type=int, default=None)
+    ap.add_argument("--workers", type=int, default=1, help="standalone: workers (cores split among them)")
     a = ap.parse_args()
     consts = a.const or ["Replicas=3"]
     base = [a.spec] + [x for c in consts for x in ("--const", c)] + ["-q"]
@@ -143,7 +145,9 @@ def main() -> None:
         elif name == "standalone":
             from spark_support import standalone_cluster
 
-            with tempfile.TemporaryDirectory() as tmp, standalone_cluster(Path(tmp), workers=1, cores=2) as (url, procs):
+            cores = max(1, 2 // a.workers)
+            with tempfile.TemporaryDirectory() as tmp, \
+                    standalone_cluster(Path(tmp), workers=a.workers, cores=cores) as (url, procs):
                 results[name] = run([*base[:-1], "-v", "--engine", "spark", "--master", url, *parts],
                                     [p.pid for p in procs[1:]])
         else:
@@ -165,6 +169,20 @@ def main() -> None:
               f"| {r['generated']:,} | {r['depth']} | {ov} | {pk.get('driver', 0) / mib:.0f} "
               f"| {pk.get('jvm', 0) / mib:.0f} | {pk.get('pyworkers', 0) / mib:.0f} "
               f"| {r['load']:.1f} → {r['load_after']:.1f} |")
+    spark = {name: r["spark"] for name, r in results.items() if r.get("spark")}
+    if spark:
+        # What the engine itself reports (--json "spark"): the shuffle per candidate, and who held the states.
+        print("\n| run | candidates shipped | bytes / candidate | pickling µs / candidate | unpickling µs / candidate "
+              "| states held by executors | driver Python peak (MiB) | driver JVM peak (MiB) |")
+        print("|---|---|---|---|---|---|---|---|")
+        for name, s in spark.items():
+            sh = s["shuffle"]
+            n, got = max(sh["candidates"], 1), max(sh["received"], 1)
+            jvm = s.get("driver_jvm_peak_rss_bytes")
+            print(f"| {name} | {sh['candidates']:,} | {sh['bytes'] / n:.0f} | {sh['pickle_seconds'] / n * 1e6:.1f} "
+                  f"| {sh['unpickle_seconds'] / got * 1e6:.1f} | {sum(s['executor_states'].values()):,} "
+                  f"on {len(s['executor_states'])} | {(s.get('driver_peak_rss_bytes') or 0) / mib:.0f} "
+                  f"| {jvm / mib if jvm else float('nan'):.0f} |")
 
 
 if __name__ == "__main__":

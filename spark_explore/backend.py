@@ -40,7 +40,7 @@ from modelcheck.model.bound import BoundModel
 from modelcheck.search.backend import FrontierWrite, LevelAbandoned, LevelCommit, LevelReport, LevelRequest
 from modelcheck.search.backend import SpecFailure
 from modelcheck.errors import CheckpointError
-from modelcheck.search.checkpoint import ShardFiles, write_frontier_part
+from modelcheck.search.checkpoint import Boundary, ShardFiles, write_frontier_part
 from modelcheck.search.discovery import digit, split
 from modelcheck.search.visited import ParentRecords
 from modelcheck.spark_explore import executor as ex
@@ -90,6 +90,9 @@ class SparkBackend:
         """Per partition: the executor that last built its shard and the shard's size in states."""
         self.lookups = 0
         """Parent lookups made for traces (one small Spark job each)."""
+        self.shuffle = [0, 0, 0.0, 0, 0.0]
+        """Over the run: candidates shipped, their pickled bytes, seconds pickling, candidates received, seconds
+        unpickling (as the executors' level tasks report them; a retried task replaces its own report)."""
         self.driver_peak: dict[str, int] = {}
         """Peak resident memory of the driver's Python process and of its JVM, read when the run closes."""
 
@@ -97,6 +100,48 @@ class SparkBackend:
 
     def start(self, states: Any, fps: np.ndarray, visited: np.ndarray, poll: Callable[[], None],
               parents: Any = None) -> None:
+        self._open(poll)
+        records = [(int(fp), digit(rank), s) for rank, (fp, s) in enumerate(zip(np.asarray(fps).tolist(), states))]
+        self.source = self._level_rdd(records, _flat_records(parents, visited))
+        self.shards = self.source
+        self.found = None
+        self._old = [self.source]
+
+    def resume_shards(self, boundary: Boundary, poll: Callable[[], None]) -> None:
+        """Start from a ``shards`` checkpoint that the executors read: each checks and splits one shard.
+
+        The driver holds only the manifest: a first job checks every shard
+        where it is read (digests, shapes, a sample of frontier fingerprints)
+        and returns its states per level, which must add up to the manifest's
+        levels; a second builds the first level's RDD, each shard split by
+        ``fp % P`` for this run's partition count.  Frontier states keep the
+        discovery keys they were written with.
+        """
+        self._open(poll)
+        folder, level, shards = boundary.folder, boundary.level, boundary.shards
+        assert folder is not None and shards is not None
+        damaged = f"checkpoint in {os.path.dirname(folder)} is damaged"
+        checked = self._action(self.sc.parallelize(shards, max(1, len(shards))).map(
+            functools.partial(ex.verify_shard, self.job, folder, level)).collect, abandonable=False)
+        per_level = [0] * (level + 1)
+        last = front = 0
+        for _index, problem, counts, *sums in sorted(checked, key=lambda c: c[0]):
+            if problem is not None:
+                raise CheckpointError(f"{damaged} ({problem})")
+            per_level = [a + b for a, b in zip(per_level, counts)]
+            last, front = (last + sums[0][0]) % 2**64, (front + sums[0][1]) % 2**64
+        if per_level != list(boundary.level_sizes):
+            raise CheckpointError(f"{damaged} (its shards do not add up to its levels)")
+        if last != front:
+            raise CheckpointError(f"{damaged} (its frontier is not its last level)")
+        rdd = (self.sc.parallelize(shards, max(1, len(shards)))
+               .flatMap(functools.partial(ex.load_shard, self.job, folder, self.P))
+               .partitionBy(self.P, self.part_func))
+        self.source = self.shards = self._cut_lineage(rdd)
+        self.found = None
+        self._old = [self.source]
+
+    def _open(self, poll: Callable[[], None]) -> None:
         import concurrent.futures
 
         self.poll = poll
@@ -131,11 +176,6 @@ class SparkBackend:
             # Spark actions run on a helper thread, so that a stop request only cancels jobs:
             # raising inside a Py4J call would leave the gateway mid-answer.
             self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="spark-action")
-        records = [(int(fp), digit(rank), s) for rank, (fp, s) in enumerate(zip(np.asarray(fps).tolist(), states))]
-        self.source = self._level_rdd(records, _flat_records(parents, visited))
-        self.shards = self.source
-        self.found = None
-        self._old = [self.source]
 
     def memory_bytes(self) -> int | None:
         return None  # executors have their own limits (--max-memory is refused for Spark)
@@ -159,7 +199,9 @@ class SparkBackend:
         self.job_seconds = time.perf_counter() - t_job
         found_stats = self.stats.value
         stats = [found_stats.pop((level, i)) for i in range(self.P)]
-        for key in [k for k in found_stats if k[0] is None or k[0] <= level]:  # late copies from recomputed tasks
+        for key in [k for k in found_stats if k[0] is None]:  # a first level's expansion: its shuffle only
+            self.shuffle = [a + b for a, b in zip(self.shuffle, found_stats.pop(key)[8])]
+        for key in [k for k in found_stats if k[0] <= level]:  # late copies from recomputed tasks
             del found_stats[key]
         n = len(self.model.actions)
         generated = [0] * n
@@ -177,6 +219,8 @@ class SparkBackend:
                     sometimes[name] = key
         new_count = sum(s[0] for s in stats)
         sizes = {i: s[1] for i, s in enumerate(stats)}
+        for st in stats:
+            self.shuffle = [a + b for a, b in zip(self.shuffle, st[8])]
         failures = sorted(e for s in stats for e in s[7])
         violations.sort()
         deadlocked.sort()
@@ -193,8 +237,10 @@ class SparkBackend:
         )
 
     def new_state_parent(self, n: int) -> Any:
-        keys = sorted(self._action(self.found.mapPartitions(ex.new_keys).collect))
-        return split(keys[n - 1])[0]
+        """The parent of the level's ``n``-th new state in key order: a distributed sort, not the keys collected."""
+        keys = self.found.mapPartitions(ex.new_keys).sortBy(_identity, numPartitions=self.P)
+        nth = self._action(keys.zipWithIndex().filter(functools.partial(_at_index, n - 1)).keys().collect)
+        return split(nth[0])[0]
 
     def commit(self, bound: Any) -> LevelCommit:
         assert self._pending is not None
@@ -264,6 +310,9 @@ class SparkBackend:
                 "executor_states": per_executor,
                 "executor_shard_bytes": held * ex.Shard.BYTES_PER_STATE,
                 "trace_lookups": self.lookups,
+                "shuffle": {"candidates": self.shuffle[0], "bytes": self.shuffle[1],
+                            "pickle_seconds": round(self.shuffle[2], 3), "received": self.shuffle[3],
+                            "unpickle_seconds": round(self.shuffle[4], 3)},
                 "driver_peak_rss_bytes": self.driver_peak.get("python"),
                 "driver_jvm_peak_rss_bytes": self.driver_peak.get("jvm")}
 
@@ -341,7 +390,7 @@ class SparkBackend:
             records = [(i, (ex.FRONTIER, ex._dumps(run[j:j + ex.CHUNK]))) for j in range(0, len(run), ex.CHUNK)]
             mine = owners == i
             shard = ex.Shard(seen.fps[mine], seen.parents[mine], seen.levels[mine])
-            parts.append((i, [(i, (ex.SHARD, shard))] + records))
+            parts.append((i, [(i, (ex.SHARD, piece)) for piece in shard.pieces()] + records))
         rdd = (self.sc.parallelize(parts, self.P)
                .partitionBy(self.P, self.part_func)
                .mapPartitions(_unwrap, preservesPartitioning=True))
@@ -453,6 +502,14 @@ def _unwrap(records: Any) -> Any:
     """(partition index, records) pairs as the records of that partition."""
     for _i, part in records:
         yield from part
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
+def _at_index(index: int, pair: tuple) -> bool:
+    return pair[1] == index
 
 
 def _sum_counts(parts: list) -> dict:

@@ -23,15 +23,17 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import pickle
 from functools import lru_cache
+from time import perf_counter
 from typing import Any, Iterable, Iterator
 
 import numpy as np
 from pyspark.accumulators import AccumulatorParam
 
 from modelcheck.spec.constants import make_constants
-from modelcheck.errors import SpecRuntimeError
+from modelcheck.errors import CheckpointError, SpecRuntimeError
 from modelcheck.spec.loader import load_spec
 from modelcheck.model.bound import BoundModel
 from modelcheck.options import CheckOptions
@@ -42,6 +44,9 @@ from modelcheck.search.discovery import MAX_SUCCESSORS, check_successor_count, d
 from modelcheck.spark_explore.pickling import StatePickler
 from modelcheck.search.visited import in_sorted
 
+
+PIECE = 1 << 19
+"""States in one record of a shard (10 MiB): see :meth:`Shard.pieces`."""
 
 CHUNK = 256
 """Records pickled together: a chunk is one pickle, so states share the sub-objects they share in memory.
@@ -58,8 +63,9 @@ FRONTIER = 3  # (FRONTIER, pickled list of (fp, key, state)): states to expand a
 SPEC_ERROR = 5  # (SPEC_ERROR, partition, parent key, parent fp, message, where, kind) -- spec code raised
 # A level task reports each partition's facts through an accumulator, as {(level, partition): stats}:
 # stats = (new states, (executor, shard size), distinct per action, violations, {property: min key},
-#          generated per action, deadlocked, spec errors) -- the last three gathered from
-#          GEN_STATS and SPEC_ERROR payloads. Only counts and events: the new states' fingerprints
+#          generated per action, deadlocked, spec errors, shuffle) -- generated, deadlocked and errors
+#          gathered from GEN_STATS and SPEC_ERROR payloads; shuffle = (candidates shipped, their bytes,
+#          seconds pickling them, candidates received, seconds unpickling them). Only counts and events: the new states' fingerprints
 #          and parents stay in the shard.
 
 _dumps = StatePickler().dumps
@@ -125,6 +131,35 @@ class Shard:
     def nbytes(self) -> int:
         return int(self.fps.nbytes + self.parents.nbytes + self.levels.nbytes)
 
+    @classmethod
+    def union(cls, parts: list["Shard"]) -> "Shard":
+        """Disjoint shards as one: pieces of one shard (:meth:`pieces`) end to end, else merged by a sort
+        (a resumed checkpoint's shards, split by the new partition count)."""
+        parts = sorted((p for p in parts if len(p)), key=lambda p: int(p.fps[0]))
+        if not parts:
+            return cls.empty()
+        if len(parts) == 1:
+            return parts[0]
+        fps = np.concatenate([p.fps for p in parts])
+        parents = np.concatenate([p.parents for p in parts])
+        levels = np.concatenate([p.levels for p in parts])
+        if all(int(a.fps[-1]) < int(b.fps[0]) for a, b in zip(parts, parts[1:])):
+            return cls(fps, parents, levels)
+        order = np.argsort(fps, kind="stable")
+        return cls(fps[order], parents[order], levels[order])
+
+    def pieces(self) -> list["Shard"]:
+        """The shard cut into runs of at most :data:`PIECE` states, each one record of a level's RDD.
+
+        A record is one byte array in the JVM: a whole shard of millions of
+        states as one record made the JVM hold (and Kryo copy) arrays of
+        hundreds of MiB at once, and run out of heap.
+        """
+        if len(self) <= PIECE:
+            return [self]
+        return [Shard(self.fps[i:i + PIECE], self.parents[i:i + PIECE], self.levels[i:i + PIECE])
+                for i in range(0, len(self), PIECE)]
+
     def with_new(self, fps: np.ndarray, parents: np.ndarray, level: int) -> "Shard":
         """This shard plus new states (none of them in it yet): one linear insertion into the sorted arrays."""
         if not len(fps):
@@ -148,7 +183,6 @@ def executor_name() -> str:
     PySpark tells a task its partition and stage, not its executor; the JVM
     is the worker's parent, or its daemon's parent.
     """
-    import os
     import socket
 
     pid = os.getppid()
@@ -165,7 +199,7 @@ def executor_name() -> str:
 class _Level:
     """One partition of a level's RDD, read: its shard, and its candidates or the states it was given."""
 
-    __slots__ = ("shard", "best", "given", "generated", "deadlocked", "errors")
+    __slots__ = ("shard", "best", "given", "generated", "deadlocked", "errors", "received", "unpickle_seconds")
 
     def __init__(self, records: Iterable[tuple], n_actions: int) -> None:
         self.shard = Shard.empty()
@@ -175,16 +209,23 @@ class _Level:
         self.deadlocked: list = []
         self.errors: list = []  # (parent key, parent fp, message, where, kind)
         best = self.best
+        shards = []
+        self.received = 0
+        self.unpickle_seconds = 0.0
         for _owner, value in records:
             kind = value[0]
             if kind == BLOB:
-                for cand in pickle.loads(value[1]):
+                t0 = perf_counter()
+                cands = pickle.loads(value[1])
+                self.unpickle_seconds += perf_counter() - t0
+                self.received += len(cands)
+                for cand in cands:
                     fp = cand[0]
                     cur = best.get(fp)
                     if cur is None or cand[1] < cur[1]:
                         best[fp] = cand
             elif kind == SHARD:
-                self.shard = value[1]
+                shards.append(value[1])
             elif kind == FRONTIER:
                 self.given = (self.given or []) + pickle.loads(value[1])
             elif kind == GEN_STATS:
@@ -192,6 +233,10 @@ class _Level:
                 self.deadlocked += value[3]
             elif kind == SPEC_ERROR:
                 self.errors.append(value[2:])
+        if shards:
+            self.shard = Shard.union(shards)
+        if self.given is not None:
+            self.given.sort(key=lambda r: r[1])  # from several chunks (a resumed checkpoint's shards)
 
     def new_states(self) -> tuple[np.ndarray, list]:
         """The candidates whose fingerprint the shard has not seen, in key order, and their fingerprints."""
@@ -252,7 +297,8 @@ def _level_task(job: tuple, stats: Any, level: int | None, expand: bool, unreach
                                     np.fromiter((c[2] for c in frontier), np.int64, n_new),
                                     0 if level is None else level + 1)
         check = _Checks(model, unreached, violated)
-    yield index, (SHARD, shard)
+    for piece in shard.pieces():
+        yield index, (SHARD, piece)
     visited = shard.fps
     partitions = owner_count(job)
     generated = [0] * n_actions
@@ -267,6 +313,7 @@ def _level_task(job: tuple, stats: Any, level: int | None, expand: bool, unreach
     last_key = b""
     out: list[list] = [[] for _ in range(partitions)]
     error = None
+    shipped = [0, 0, 0.0]  # candidates, bytes, seconds pickling them
     for fp, key, pfp, ai, s in frontier:
         if check is not None:
             check.state(fp, key, pfp, ai, s)
@@ -285,12 +332,12 @@ def _level_task(job: tuple, stats: Any, level: int | None, expand: bool, unreach
             deadlocked.append((key, fp))
         for q in range(partitions):
             if len(out[q]) >= CHUNK:
-                yield from _blob(q, out[q], visited if q == index else None)
+                yield from _blob(q, out[q], visited if q == index else None, shipped)
                 out[q] = []
     del frontier
     for q in range(partitions):
         if out[q]:
-            yield from _blob(q, out[q], visited if q == index else None)
+            yield from _blob(q, out[q], visited if q == index else None, shipped)
     if error is not None:
         yield index, error
     if expand:
@@ -300,17 +347,28 @@ def _level_task(job: tuple, stats: Any, level: int | None, expand: bool, unreach
         stats.add({(level, index): (check.new, (executor_name(), len(shard)),
                                     check.distinct, check.violations,
                                     check.sometimes, part.generated, part.deadlocked,
-                                    part.errors + check.errors)})
+                                    part.errors + check.errors,
+                                    (*shipped, part.received, part.unpickle_seconds))})
+    elif level is None:  # the states given were expanded: only the shuffle to report
+        stats.add({(None, index): (0, None, [], [], {}, [], [], [], (*shipped, 0, 0.0))})
 
 
-def _blob(q: int, cands: list, shard: np.ndarray | None) -> Iterator[tuple]:
-    """One pickled chunk of candidates for shard ``q``; those ``shard`` (q's own, if here) has seen stay behind."""
+def _blob(q: int, cands: list, shard: np.ndarray | None, shipped: list) -> Iterator[tuple]:
+    """One pickled chunk of candidates for shard ``q``; those ``shard`` (q's own, if here) has seen stay behind.
+
+    ``shipped`` counts what goes into the shuffle: candidates, bytes and the seconds spent pickling them.
+    """
     if shard is not None and len(shard):
         fps = np.fromiter((c[0] for c in cands), dtype=np.int64, count=len(cands))
         unseen = (~in_sorted(shard, fps)).tolist()
         cands = [c for c, keep in zip(cands, unseen) if keep]
     if cands:
-        yield q, (BLOB, _dumps(cands))
+        t0 = perf_counter()
+        blob = _dumps(cands)
+        shipped[2] += perf_counter() - t0
+        shipped[0] += len(cands)
+        shipped[1] += len(blob)
+        yield q, (BLOB, blob)
 
 
 class _Checks:
@@ -441,15 +499,12 @@ def parent_of(fp: int, records: Iterable[tuple]) -> Iterator[int]:
             parent = value[1].parent_of(fp)
             if parent is not None:
                 yield parent
-            return
+                return
 
 
 def shard_of(records: Iterable[tuple]) -> Iterator[Shard]:
-    """The partition's shard."""
-    for _owner, value in records:
-        if value[0] == SHARD:
-            yield value[1]
-            return
+    """The partition's shard (its pieces put together)."""
+    yield Shard.union([value[1] for _owner, value in records if value[0] == SHARD])
 
 
 def write_shard_records(directory: str, index: int, records: Iterable[tuple]) -> Iterator[ShardFiles]:
@@ -463,6 +518,105 @@ def write_shard_frontier(directory: str, index: int, records: Iterable[tuple]) -
     with _no_cyclic_gc():
         front = [(fp, key, s) for fp, key, s, _ai in level_states(records)]
         yield checkpoint.write_shard_frontier(directory, index, front)
+
+
+def set_digest(fps: np.ndarray) -> int:
+    """An order-independent digest of a set of fingerprints (a sum of mixed values, mod 2**64).
+
+    The shards' frontiers together must be their last levels together; the
+    driver compares the sums of both over all shards, so neither set has to
+    travel to it.
+    """
+    x = fps.astype(np.uint64)
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(31))) * np.uint64(0x9E3779B97F4A7C15)
+        x ^= x >> np.uint64(29)
+        return int(x.sum(dtype=np.uint64))
+
+
+def verify_shard(job: tuple, folder: str, level: int, shard: ShardFiles) -> tuple:
+    """Check one shard of a checkpoint where it is read: (index, a one-line problem or None, states per level,
+    digests of its last level's and its frontier's fingerprints).
+
+    Every file against its digest; the arrays' types and shapes; fingerprints
+    sorted and unique; levels within the checkpoint's; initial states their
+    own parents; the frontier's keys well formed and a sample of its states
+    (re-read with the spec's classes only) with the fingerprints recorded.
+    A shard's frontier need not be its own last level (a first level's
+    states are cut by rank, not owner), so that check is over all shards.
+    """
+    from modelcheck.spec.sources import spec_modules
+
+    try:
+        for name, meta in shard.digests.items():
+            if checkpoint.file_digest(os.path.join(folder, name)) != meta:
+                return shard.index, f"{name} does not match its digest", []
+        model = bound_model(*job[:3])
+        fps, parents, levels, front = _read_shard(folder, shard, [m for m, _ in spec_modules(model.spec)])
+        if len(fps) > 1 and np.any(fps[1:] <= fps[:-1]):
+            return shard.index, f"shard {shard.index}'s fingerprints are not sorted", []
+        if len(levels) and (levels.min() < 0 or levels.max() > level):
+            return shard.index, f"shard {shard.index} has a level out of range", []
+        if not np.array_equal(fps[levels == 0], parents[levels == 0]):
+            return shard.index, f"shard {shard.index} gives an initial state a parent", []
+        front_fps = np.fromiter((r[0] for r in front), np.int64, len(front))
+        step = max(1, len(front) // 200)
+        for fp, _key, s in front[::step]:
+            model.check_state(s, "a checkpoint's frontier")
+            if model.fingerprint(s) != fp:
+                return shard.index, "a frontier state has another fingerprint", []
+        return (shard.index, None, np.bincount(levels, minlength=level + 1).tolist(),
+                (set_digest(fps[levels == level]), set_digest(front_fps)))
+    except (OSError, ValueError, EOFError, CheckpointError, SpecRuntimeError) as exc:
+        return shard.index, f"shard {shard.index} cannot be read ({type(exc).__name__})", []
+
+
+def load_shard(job: tuple, folder: str, partitions: int, shard: ShardFiles) -> Iterator[tuple]:
+    """One shard of a checkpoint, split by owner for ``partitions`` shards: a first level's records."""
+    from modelcheck.spec.sources import spec_modules
+
+    model = bound_model(*job[:3])
+    with _no_cyclic_gc():
+        fps, parents, levels, front = _read_shard(folder, shard, [m for m, _ in spec_modules(model.spec)])
+        owners = fps % partitions
+        for q in np.unique(owners).tolist():
+            mine = owners == q
+            for piece in Shard(fps[mine], parents[mine], levels[mine]).pieces():
+                yield q, (SHARD, piece)
+        out: list[list] = [[] for _ in range(partitions)]
+        for record in front:
+            out[record[0] % partitions].append(record)
+        for q, run in enumerate(out):
+            for j in range(0, len(run), CHUNK):
+                yield q, (FRONTIER, _dumps(run[j:j + CHUNK]))
+
+
+def _read_shard(folder: str, shard: ShardFiles, modules: list[str]) -> tuple:
+    """A checkpoint shard's arrays and its frontier as (fp, key, state) in key order."""
+    from modelcheck.search.safe_pickle import load_states
+
+    names = ShardFiles.names(shard.index)
+
+    def array(part: str, dtype: Any, length: int) -> np.ndarray:
+        arr = np.load(os.path.join(folder, names[part]), allow_pickle=False)
+        if arr.dtype != np.dtype(dtype) or arr.ndim != 1 or len(arr) != length:
+            raise ValueError(f"{names[part]} has the wrong shape or type")
+        return arr
+
+    fps = array("fps", np.int64, shard.states)
+    parents = array("parents", np.int64, shard.states)
+    levels = array("levels", np.int32, shard.states)
+    front_fps = array("frontier-fps", np.int64, shard.frontier)
+    ends = array("key-ends", np.int64, shard.frontier)
+    with open(os.path.join(folder, names["keys"]), "rb") as f:
+        blob = f.read()
+    if shard.frontier and (ends[-1] != len(blob) or np.any(np.diff(ends, prepend=0) <= 0)):
+        raise ValueError("the discovery keys do not fit their file")
+    starts = [0, *ends[:-1].tolist()]
+    keys = [blob[a:b] for a, b in zip(starts, ends.tolist())]
+    with open(os.path.join(folder, names["states"]), "rb") as f:
+        states = load_states(f, modules, shard.frontier)
+    return fps, parents, levels, list(zip(front_fps.tolist(), keys, states))
 
 
 def frontier_records(records: Iterable[tuple]) -> Iterator[tuple]:

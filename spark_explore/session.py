@@ -69,6 +69,8 @@ def spark_context(master: str | None, app_name: str = "modelcheck") -> Any:
                         f"-Dlog4j2.configurationFile=file:{_quiet_log4j()} {JIT_OPTION} {jvm_archive.java_options()}")
     if not conf.contains("spark.executor.extraJavaOptions"):
         conf = conf.set("spark.executor.extraJavaOptions", JIT_OPTION)
+    if is_local(master) and not conf.contains("spark.driver.memory") and "PYSPARK_GATEWAY_PORT" not in os.environ:
+        conf = conf.set("spark.driver.memory", local_driver_memory())
     existing = SparkContext._active_spark_context
     if existing is not None:
         if existing.master != master:
@@ -117,6 +119,21 @@ def _quiet_log4j() -> str:
             f.write(_LOG4J)
         os.replace(tmp, path)
     return path
+
+
+def local_driver_memory() -> str:
+    """The heap of the one JVM a local master runs (driver and executors): a quarter of the machine's memory.
+
+    Spark's default (1 GiB) is for a driver that only schedules; on a local
+    master the same JVM caches every level's shards and candidates and runs
+    the shuffle, and Kip320 with ``MaxLeaderEpoch=3`` (10 million states) ran
+    out of it.  Between 1 and 16 GiB; ``spark.driver.memory`` (spark-submit's
+    ``--driver-memory``) overrides it.
+    """
+    import psutil
+
+    gib = psutil.virtual_memory().total / 2**30
+    return f"{max(1, min(16, int(gib // 4)))}g"
 
 
 def is_local(master: str) -> bool:

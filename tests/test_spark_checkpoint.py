@@ -74,7 +74,8 @@ def test_spark_resume_after_sigkill_gives_the_uninterrupted_result(tmp_path, arg
         kill_when_checkpointed(args, directory, level)
         killed_at = checkpoint_level(directory)
         assert killed_at >= level
-        resumed = run_cli(*args, *SPARK, "-q", "--json", "--resume", str(directory))
+        # Written with two partitions; resumed with three: each shard is split by the new owner.
+        resumed = run_cli(*args, *SPARK, "--partitions", "3", "-q", "--json", "--resume", str(directory))
         assert resumed.returncode == (1 if expected["result"] == "violated" else 0), resumed.stderr[-3000:]
         assert json.loads(resumed.stdout)["engine"] == "spark"
         assert report(resumed) == expected, f"killed after the checkpoint of level {killed_at}"
@@ -134,6 +135,28 @@ def test_spark_resume_refuses_another_run_with_one_line(tmp_path):
     assert p.returncode == 2 and "the checkpoint is for spec kip320, this run has kip279" in p.stderr
     p = run_cli("check", "kip320", "--const", "Replicas=2", "--symmetry", *SPARK, "--resume", directory)
     assert p.returncode == 2 and "cannot resume from" in p.stderr and "options" in p.stderr
+
+
+@pytest.mark.parametrize("victim", ["shard-1.parents.npy", "shard-0.states.pickle", "shard-1.keys.bin"])
+def test_a_damaged_shard_is_refused_by_the_executor_that_reads_it(tmp_path, victim):
+    """On Spark the executors read a Spark checkpoint's shards: damage is still one line and exit 2."""
+    args = ["check", "kip320", "--const", "Replicas=2"]
+    directory = tmp_path / "ck"
+    kill_when_checkpointed(args, directory, 6)
+    manifest = checkpoint_manifest(directory)
+    assert manifest["layout"] == "shards"
+    path = directory / manifest["data"] / victim
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x10
+    path.write_bytes(bytes(data))
+    p = run_cli(*args, *SPARK, "-q", "--resume", str(directory))
+    assert p.returncode == 2, p.stderr[-3000:]
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("error: ")]
+    assert lines == [f"error: checkpoint in {directory} is damaged ({victim} does not match its digest)"], p.stderr
+    assert "Traceback" not in p.stderr
+    # The local engine, which reads the whole checkpoint on the driver, refuses it too.
+    p = run_cli(*args, "-q", "--resume", str(directory))
+    assert p.returncode == 2 and f"({victim} does not match its digest)" in p.stderr, p.stderr[-3000:]
 
 
 def local_checkpoint(directory) -> str:

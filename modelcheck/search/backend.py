@@ -38,7 +38,9 @@ with the state count).  Its commits carry no fingerprints, and the driver
 asks it for ``path_to(level, fp)`` (the fingerprints from an initial state to
 ``fp``, for a trace); its checkpoints are written by ``write_shards(directory)``
 (the ``shards`` layout of :mod:`.checkpoint`: the parent records and the
-frontier, shard by shard, never gathered in the driver), not ``write_frontier``.
+frontier, shard by shard, never gathered in the driver), not ``write_frontier``;
+and it resumes such a checkpoint with ``resume_shards(boundary, poll)``
+instead of ``start``: its executors check and read the shards.
 
 A backend never decides counts, stops or traces on its own: it reports, and
 the driver decides, so every backend gives the same result by construction.
@@ -243,6 +245,11 @@ class Backend(Protocol):
 
     def path_to(self, level: int, fp: int) -> list[int]:
         """Only if ``keeps_parents``: the fingerprints from an initial state to ``fp``, found at ``level``."""
+        raise NotImplementedError
+
+    def resume_shards(self, boundary: Any, poll: Callable[[], None]) -> None:
+        """Only if ``keeps_parents``: start from a ``shards`` checkpoint (:class:`checkpoint.Boundary` naming
+        its files), read where the shards are kept; a damaged one raises :class:`CheckpointError`."""
         raise NotImplementedError
 
     def write_shards(self, directory: str) -> list[ShardFiles]:

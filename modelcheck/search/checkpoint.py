@@ -149,7 +149,10 @@ class Boundary:
     graph: dict[str, np.ndarray] | None = None
     """The behaviour graph recorded for liveness (:meth:`GraphLog.arrays`), when properties are checked."""
     shards: "list[ShardFiles] | None" = None
-    """When writing the ``shards`` layout: the files the executors wrote (the three arrays above are then empty)."""
+    """The ``shards`` layout's files, when writing, or when reading them is left to the executors
+    (the three arrays above and the frontier are then empty)."""
+    folder: str | None = None
+    """When reading is left to the executors: the data directory the shards are in."""
 
 
 SHARD_FILES = ("fps", "parents", "levels", "states", "frontier-fps", "keys", "key-ends")
@@ -372,6 +375,11 @@ def _save_array(path: str, arr: np.ndarray) -> None:
         np.save(f, arr, allow_pickle=False)
 
 
+def file_digest(path: str) -> dict[str, Any]:
+    """A file's size and SHA-256, as a manifest lists them (for readers that check files themselves)."""
+    return _file_digest(path)
+
+
 def _file_digest(path: str, fsync: bool = False) -> dict[str, Any]:
     h = hashlib.sha256()
     size = 0
@@ -426,17 +434,20 @@ def verified_level(directory: str) -> int | None:
 
 
 def read_checkpoint(directory: str, expected: CheckpointIdentity,
-                    load_part: Callable[[Any, int], list]) -> Boundary:
+                    load_part: Callable[[Any, int], list], remote_shards: bool = False) -> Boundary:
     """The boundary in ``directory``, verified; refuses (one line) a damaged checkpoint or one of another run.
 
     ``load_part(file, count)`` reads ``count`` states from an open frontier
-    file (with the spec's restricted unpickler).
+    file (with the spec's restricted unpickler).  With ``remote_shards``, a
+    ``shards`` checkpoint's data files are only listed and sized here: the
+    boundary names them (``shards``, ``folder``), and whoever reads them (the
+    Spark executors) checks their digests.
     """
     body = read_manifest(directory)
     reason = _identity_from(body).mismatch(expected)
     if reason:
         raise CheckpointError(f"cannot resume from {directory}: {reason}")
-    boundary = _read_data(directory, body, load_part)
+    boundary = _read_data(directory, body, load_part, remote_shards)
     remove_stale(directory, keep=body["data"])  # what a writer killed mid-write left beside it
     return boundary
 
@@ -503,7 +514,8 @@ def _count(value: Any) -> int:
     return value
 
 
-def _read_data(directory: str, body: dict[str, Any], load_part: Callable[[Any, int], list]) -> Boundary:
+def _read_data(directory: str, body: dict[str, Any], load_part: Callable[[Any, int], list],
+               remote_shards: bool = False) -> Boundary:
     damaged = f"checkpoint in {directory} is damaged"
     try:
         level = _count(body["level"])
@@ -555,6 +567,25 @@ def _read_data(directory: str, body: dict[str, Any], load_part: Callable[[Any, i
     expected_files |= {f"graph-{name}.npy" for name in graph_meta}
     if present != set(files) or not expected_files <= present or not all(_safe_name(n) for n in present):
         raise CheckpointError(f"{damaged} (its data files differ from the manifest's list)")
+    if layout == "shards" and remote_shards:
+        listed = []
+        for index, count, n_front in shards:
+            digests = {}
+            for name in ShardFiles.names(index).values():
+                try:
+                    meta = {"bytes": _count(files[name]["bytes"]), "sha256": _typed(files[name]["sha256"], str)}
+                    size = os.path.getsize(os.path.join(folder, name))
+                except (KeyError, TypeError, OSError):
+                    raise CheckpointError(f"{damaged} ({name} cannot be checked)") from None
+                if size != meta["bytes"]:
+                    raise CheckpointError(f"{damaged} ({name} does not match its digest)")
+                digests[name] = meta
+            listed.append(ShardFiles(index, count, n_front, digests))
+        if sum(s.states for s in listed) != sum(level_sizes) or sum(s.frontier for s in listed) != level_sizes[-1]:
+            raise CheckpointError(f"{damaged} (its shards do not add up to its levels)")
+        empty = np.empty(0, np.int64)
+        return Boundary(level=level, level_sizes=level_sizes, parent_fps=empty, parent_idx=empty, visited=empty,
+                        shards=listed, folder=folder, **counters)
     for name, meta in files.items():
         try:
             want_bytes, want_sha = _count(meta["bytes"]), _typed(meta["sha256"], str)

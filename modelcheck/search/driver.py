@@ -124,6 +124,8 @@ class LevelDriver:
         """Every reachable state was expanded (liveness is decided only then)."""
         self.liveness_seconds = 0.0
         self.graph_stats: tuple[int, int, int] | None = None
+        self._remote: ck.Boundary | None = None
+        """A checkpoint whose shards the backend reads when it starts."""
 
     # -- the run ------------------------------------------------------------------------
 
@@ -146,6 +148,8 @@ class LevelDriver:
             del states, visited
             self.stops.install()
             try:
+                if self._remote is not None:
+                    self._start_backend(level)  # its violations' traces need the shards, whatever comes next
                 self._search(level, stop, ticker)
                 if self.graph is not None:
                     self._decide_liveness(ticker)
@@ -165,14 +169,23 @@ class LevelDriver:
         return self.result(self.elapsed_before + ticker.elapsed())
 
     def _start_backend(self, level: int) -> None:
-        if not self._started:
-            states, visited = self._pending_start
-            self._pending_start = None
-            parents = self._records()
-            self.backend.start(states, parents.fps[level], visited, self.stops.poll, parents)
+        if self._started:
+            return
+        states, visited = self._pending_start
+        self._pending_start = None
+        if self._remote is not None:
+            # A checkpoint whose shards the backend's executors read: the violations' traces need them.
+            boundary, self._remote = self._remote, None
+            self.parents = None
+            self.backend.resume_shards(boundary, self.stops.poll)
             self._started = True
-            if self.backend.keeps_parents:
-                self.parents = None  # the backend has them now: the driver keeps only the level sizes
+            self._record_checkpointed(boundary, f"checkpoint in {self.model.options.resume} does not fit this spec")
+            return
+        parents = self._records()
+        self.backend.start(states, parents.fps[level], visited, self.stops.poll, parents)
+        self._started = True
+        if self.backend.keeps_parents:
+            self.parents = None  # the backend has them now: the driver keeps only the level sizes
 
     def _initial_level(self) -> tuple[list, bool]:
         """Level 1: the initial states inside the model, each once; their invariants.  True to stop."""
@@ -545,7 +558,8 @@ class LevelDriver:
         model = self.model
         modules = [name for name, _ in spec_modules(model.spec)]
         b = ck.read_checkpoint(directory, checkpoint_identity(model),
-                               lambda f, count: load_states(f, modules, count))
+                               lambda f, count: load_states(f, modules, count),
+                               remote_shards=self.backend.keeps_parents)
         damaged = f"checkpoint in {directory} does not fit this spec"
         n = len(model.actions)
         known = {inv.name for inv in model.spec.invariants} | {DEADLOCK} | {p.name for p in model.step_properties}
@@ -553,6 +567,13 @@ class LevelDriver:
                 set(b.sometimes_reached) != set(self.sometimes_reached) or \
                 any(v.name not in known or v.level > b.level + 1 for v in b.violations) or b.depth > b.level + 1:
             raise CheckpointError(damaged)
+        self._restore_counters(b)
+        if b.shards is not None:
+            # Read by the backend's executors when it starts (``_start_backend``), never here.
+            self._remote = b
+            self.level_sizes = list(b.level_sizes)
+            self.distinct = sum(b.level_sizes)
+            return b.level, None, None
         parents = self._records()
         parents.fps = ck.split_levels(b.parent_fps, b.level_sizes)
         parents.parent_idx = ck.split_levels(b.parent_idx, b.level_sizes)
@@ -567,24 +588,30 @@ class LevelDriver:
                     raise CheckpointError(f"{damaged} (a frontier state has another fingerprint)")
         except SpecRuntimeError:
             raise CheckpointError(f"{damaged} (a frontier state is not a state of this spec)") from None
+        self._record_checkpointed(b, damaged)
+        self.distinct = len(b.visited)
+        if self.graph is not None:
+            if b.graph is None:
+                raise CheckpointError(f"{damaged} (it holds no behaviour graph)")
+            self.graph = GraphLog.from_arrays(b.graph)
+        return b.level, frontier, b.visited
+
+    def _restore_counters(self, b: ck.Boundary) -> None:
         self.generated = b.generated
         self.act_generated = list(b.act_generated)
         self.act_distinct = list(b.act_distinct)
         self.sometimes_reached = dict(b.sometimes_reached)
         self.depth = b.depth
         self.elapsed_before = b.elapsed
+        self.checkpointed_level = b.level
+
+    def _record_checkpointed(self, b: ck.Boundary, damaged: str) -> None:
+        """The checkpoint's violations, their traces rebuilt by replay."""
         for v in b.violations:
             try:
                 self._record(v.kind, v.name, v.description, v.level, v.fp)
             except (KeyError, IndexError, SpecRuntimeError):
                 raise CheckpointError(f"{damaged} (a violation's trace cannot be rebuilt)") from None
-        self.distinct = len(b.visited)
-        self.checkpointed_level = b.level
-        if self.graph is not None:
-            if b.graph is None:
-                raise CheckpointError(f"{damaged} (it holds no behaviour graph)")
-            self.graph = GraphLog.from_arrays(b.graph)
-        return b.level, frontier, b.visited
 
     # -- the result ---------------------------------------------------------------------------
 
