@@ -134,3 +134,32 @@ def test_the_jvm_compiles_with_c1_only(sc):
     args = list(sc._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
     assert JIT_OPTION in args
     assert JIT_OPTION in sc.getConf().get("spark.executor.extraJavaOptions").split()
+
+
+def test_the_driver_keeps_no_parent_records_and_traces_walk_the_shards(sc):
+    """The driver holds level sizes only; a trace of length L costs L - 1 lookups in the executors' shards.
+
+    Kip101 with two replicas violates StrongIsr with a 12-state trace (the
+    local engine gives the same trace: ``test_spark_matches_local``).
+    """
+    from modelcheck.model.bound import BoundModel
+    from modelcheck.options import CheckOptions
+    from modelcheck.search.driver import LevelDriver
+    from modelcheck.spark_explore.backend import SparkBackend
+
+    spec = load_spec("kip101")
+    c = build_constants(spec, (("Replicas", "2"),))
+    local = check(spec, c)
+    model = BoundModel(spec, c, CheckOptions())
+    backend = SparkBackend(model, "kip101", sc=sc)
+    driver = LevelDriver(model, backend)
+    result = driver.run()
+    assert differences(local, result) == []
+    assert driver.parents is None  # handed to the shards when the first level started
+    assert sum(driver.level_sizes) == result.distinct_states
+    trace = result.violations[0].trace
+    assert len(trace) == 12
+    report = result.engine_report
+    assert report["trace_lookups"] == len(trace) - 1
+    assert sum(report["shard_states"]) >= result.distinct_states  # shards hold the whole last level found
+    assert report["driver_peak_rss_bytes"] > 0
