@@ -12,9 +12,12 @@ them at once; their successors, with the updated shard, go through
 which is persisted and its lineage cut (``localCheckpoint`` on local masters;
 a reliable ``checkpoint`` on clusters, so a lost executor costs a
 recomputation, not the run).  New states are never pickled: they exist only
-inside the task that finds and expands them.  When the driver needs a level's
-states again (a checkpoint, or the counts where a run stops inside a level),
-the level's merge is repeated on the RDD it came from, which is deterministic.
+inside the task that finds and expands them.  When a level's states are
+needed again (a checkpoint's frontier, written by the executors, or the
+counts where a run stops inside a level), the level's merge is repeated on
+the RDD it came from, which is deterministic.  The shards also hold every
+state's parent record, so the driver keeps only counts: a trace walks back
+one lookup per step (:meth:`SparkBackend.path_to`).
 
 Because a new state is expanded before any process knows its rank in its
 level, candidates carry path keys (:mod:`modelcheck.search.discovery`): the
@@ -40,7 +43,7 @@ from modelcheck.model.bound import BoundModel
 from modelcheck.search.backend import FrontierWrite, LevelAbandoned, LevelCommit, LevelReport, LevelRequest
 from modelcheck.search.backend import SpecFailure
 from modelcheck.errors import CheckpointError
-from modelcheck.search.checkpoint import Boundary, ShardFiles, write_frontier_part
+from modelcheck.search.checkpoint import Boundary, ShardFiles
 from modelcheck.search.discovery import digit, split
 from modelcheck.search.visited import ParentRecords
 from modelcheck.spark_explore import executor as ex
@@ -329,12 +332,8 @@ class SparkBackend:
         self._cancel_quietly()
 
     def write_frontier(self, directory: str) -> FrontierWrite:
-        """The frontier, collected to the driver and sorted into discovery order, written as one part."""
-        records = self._action(self.source.mapPartitions(ex.frontier_records).collect, abandonable=False)
-        records.sort(key=lambda r: r[1])
-        fps = np.fromiter((r[0] for r in records), dtype=np.int64, count=len(records))
-        part = write_frontier_part(directory, 0, (r[2] for r in records), np.arange(len(records), dtype=np.int64))
-        return FrontierWrite(fps, [part])
+        """Not used: this backend keeps the parent records, and its executors write checkpoints by shards."""
+        raise NotImplementedError("the Spark backend writes checkpoints with write_shards")
 
     def detail(self) -> str:
         """Per-level timings for verbose progress lines."""

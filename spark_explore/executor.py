@@ -617,10 +617,3 @@ def _read_shard(folder: str, shard: ShardFiles, modules: list[str]) -> tuple:
     with open(os.path.join(folder, names["states"]), "rb") as f:
         states = load_states(f, modules, shard.frontier)
     return fps, parents, levels, list(zip(front_fps.tolist(), keys, states))
-
-
-def frontier_records(records: Iterable[tuple]) -> Iterator[tuple]:
-    """The partition's states as (fp, key, state), for a checkpoint."""
-    with _no_cyclic_gc():
-        for fp, key, s, _ai in level_states(records):
-            yield fp, key, s
