@@ -150,9 +150,7 @@ class LevelCommit:
     fps: np.ndarray | None
     """The new states' fingerprints (None from a backend that ``keeps_parents``)."""
     parents: np.ndarray | None
-    """Each one's parent: its index in the level before (ranked backends) or its fingerprint (``by_fingerprint``)."""
-    by_fingerprint: bool = False
-    """``parents`` holds fingerprints and ``fps`` is in no particular order (the driver indexes them)."""
+    """Each one's parent: its index in the level before (None from a backend that ``keeps_parents``)."""
     edges: "EdgeBlock | None" = None
     """With ``record``: the transitions out of the level's parents kept (stuttering steps left out)."""
     masks: np.ndarray | None = None

@@ -368,18 +368,6 @@ class LevelDriver:
         if commit.fps is None:
             if self.parents is not None:
                 raise RuntimeError(f"the {self.backend.name} backend kept no parent records")
-        elif commit.by_fingerprint:
-            prev = self._records().fps[level]
-            order = np.argsort(prev, kind="stable")
-            pos = np.searchsorted(prev[order], commit.parents)
-            if len(commit.parents):
-                np.minimum(pos, len(prev) - 1, out=pos)
-                idx = order[pos]
-                if not np.array_equal(prev[idx], commit.parents):
-                    raise RuntimeError(f"a parent of level {level + 2} is not in level {level + 1}")
-            else:
-                idx = np.empty(0, dtype=np.int64)
-            self._records().add_level(commit.fps, idx)
         else:
             self._records().add_level(commit.fps, commit.parents)
         self.level_sizes.append(commit.new_count)
