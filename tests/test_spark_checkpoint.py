@@ -205,7 +205,8 @@ IN_PROCESS = [
 
 @pytest.mark.parametrize("ref,consts,opts", IN_PROCESS, ids=["kip279-R2", "die_hard-continue"])
 def test_every_spark_checkpoint_resumes_to_the_uninterrupted_result(sc, tmp_path, ref, consts, opts):
-    """Checkpoints of every level, written by Spark, resumed by the local engine; two also by Spark."""
+    """Checkpoints of every level, written by Spark (by shards), resumed by the local engine; one also by
+    ``--workers 2``, two also by Spark (the executors reading the shards)."""
     from conftest import check
     from modelcheck.options import CheckOptions
     from modelcheck.spec.constants import build_constants
@@ -224,6 +225,9 @@ def test_every_spark_checkpoint_resumes_to_the_uninterrupted_result(sc, tmp_path
     for level, path in sorted(copies.items()):
         resumed = check(spec, c, CheckOptions(resume=str(path), **opts))
         assert differences(expected, resumed) == [], f"resumed from level {level}"
+    middle = sorted(copies)[len(copies) // 2]
+    resumed = check(spec, c, CheckOptions(resume=str(copies[middle]), **opts), workers=2)
+    assert differences(expected, resumed) == [], f"resumed with --workers 2 from level {middle}"
     for level in (0, max(copies) - 1):
         path = shutil.copytree(copies[level], tmp_path / f"spark{level}")
         resumed = check(spec, c, CheckOptions(resume=str(path), **opts), engine="spark", sc=sc, ref=ref)
