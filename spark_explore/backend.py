@@ -40,7 +40,7 @@ import attrs
 import numpy as np
 
 from modelcheck.model.bound import BoundModel
-from modelcheck.search.backend import FrontierWrite, LevelAbandoned, LevelCommit, LevelReport, LevelRequest
+from modelcheck.search.backend import LevelAbandoned, LevelCommit, LevelReport, LevelRequest
 from modelcheck.search.backend import SpecFailure
 from modelcheck.errors import CheckpointError
 from modelcheck.search.checkpoint import Boundary, ShardFiles
@@ -330,10 +330,6 @@ class SparkBackend:
             self._pending[0].unpersist(blocking=False)
             self._pending = None
         self._cancel_quietly()
-
-    def write_frontier(self, directory: str) -> FrontierWrite:
-        """Not used: this backend keeps the parent records, and its executors write checkpoints by shards."""
-        raise NotImplementedError("the Spark backend writes checkpoints with write_shards")
 
     def detail(self) -> str:
         """Per-level timings for verbose progress lines."""

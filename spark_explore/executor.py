@@ -567,7 +567,9 @@ def verify_shard(job: tuple, folder: str, level: int, shard: ShardFiles) -> tupl
                 return shard.index, "a frontier state has another fingerprint", []
         return (shard.index, None, np.bincount(levels, minlength=level + 1).tolist(),
                 (set_digest(fps[levels == level]), set_digest(front_fps)))
-    except (OSError, ValueError, EOFError, CheckpointError, SpecRuntimeError) as exc:
+    except CheckpointError as exc:
+        return shard.index, str(exc), []
+    except (OSError, ValueError, EOFError, SpecRuntimeError) as exc:
         return shard.index, f"shard {shard.index} cannot be read ({type(exc).__name__})", []
 
 
@@ -592,28 +594,9 @@ def load_shard(job: tuple, folder: str, partitions: int, shard: ShardFiles) -> I
 
 
 def _read_shard(folder: str, shard: ShardFiles, modules: list[str]) -> tuple:
-    """A checkpoint shard's arrays and its frontier as (fp, key, state) in key order."""
+    """A checkpoint shard's arrays and its frontier as (fp, key, state) in key order (states read with the
+    spec's own classes only)."""
     from modelcheck.search.safe_pickle import load_states
 
-    names = ShardFiles.names(shard.index)
-
-    def array(part: str, dtype: Any, length: int) -> np.ndarray:
-        arr = np.load(os.path.join(folder, names[part]), allow_pickle=False)
-        if arr.dtype != np.dtype(dtype) or arr.ndim != 1 or len(arr) != length:
-            raise ValueError(f"{names[part]} has the wrong shape or type")
-        return arr
-
-    fps = array("fps", np.int64, shard.states)
-    parents = array("parents", np.int64, shard.states)
-    levels = array("levels", np.int32, shard.states)
-    front_fps = array("frontier-fps", np.int64, shard.frontier)
-    ends = array("key-ends", np.int64, shard.frontier)
-    with open(os.path.join(folder, names["keys"]), "rb") as f:
-        blob = f.read()
-    if shard.frontier and (ends[-1] != len(blob) or np.any(np.diff(ends, prepend=0) <= 0)):
-        raise ValueError("the discovery keys do not fit their file")
-    starts = [0, *ends[:-1].tolist()]
-    keys = [blob[a:b] for a, b in zip(starts, ends.tolist())]
-    with open(os.path.join(folder, names["states"]), "rb") as f:
-        states = load_states(f, modules, shard.frontier)
-    return fps, parents, levels, list(zip(front_fps.tolist(), keys, states))
+    return checkpoint.read_shard(folder, shard.index, shard.states, shard.frontier,
+                                 lambda f, count: load_states(f, modules, count), f"shard {shard.index} cannot be read")

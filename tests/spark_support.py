@@ -134,3 +134,24 @@ def _wait_for(cond, timeout: float) -> None:
             return
         time.sleep(0.2)
     raise TimeoutError("the standalone Spark cluster did not come up")
+
+
+def executor_jvms(worker_pids: dict[int, int]) -> dict[int, tuple[int, bytes]]:
+    """Executor JVMs (CoarseGrainedExecutorBackend) whose parent is one of ``worker_pids`` (pid -> index):
+    their pid -> (the worker's index, their command line)."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            if ppid not in worker_pids:
+                continue
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmd = f.read()
+        except (OSError, ValueError, IndexError):
+            continue
+        if b"CoarseGrainedExecutorBackend" in cmd:
+            found[int(entry)] = (worker_pids[ppid], cmd)
+    return found

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from conftest import MODELS, ROOT, run_cli
-from spark_support import standalone_cluster
+from spark_support import executor_jvms, standalone_cluster
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -53,24 +53,6 @@ def test_check_on_standalone_cluster_matches_local(cluster):
     assert summary(spark.stdout) == summary(local.stdout)
 
 
-def _executors_of(worker_pid: int) -> list[int]:
-    """PIDs of executor JVMs the worker launched (its children running CoarseGrainedExecutorBackend)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmd = f.read()
-        except (OSError, ValueError, IndexError):
-            continue
-        if ppid == worker_pid and b"CoarseGrainedExecutorBackend" in cmd:
-            found.append(int(entry))
-    return found
-
-
 def test_killed_executor_mid_run_does_not_change_the_result(cluster, tmp_path: Path):
     url, worker, log = cluster
     args = ["check", "kip320", "--const", "Replicas=2", "--json", "-v", "--progress", "0.1"]
@@ -88,7 +70,7 @@ def test_killed_executor_mid_run_does_not_change_the_result(cluster, tmp_path: P
         deadline = time.time() + 240
         while time.time() < deadline and proc.poll() is None:
             if any("[spark level 5:" in ln for ln in lines):
-                for pid in _executors_of(worker.pid):
+                for pid in executor_jvms({worker.pid: 0}):
                     os.kill(pid, signal.SIGKILL)
                     killed.append(pid)
                 break

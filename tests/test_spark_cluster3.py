@@ -44,7 +44,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_cli
-from spark_support import standalone_cluster, start_worker
+from spark_support import executor_jvms, standalone_cluster, start_worker
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -107,27 +107,6 @@ class Run:
     """The pids SIGKILLed: the worker's first, then its executors'."""
 
 
-def _executor_children(worker_pids: dict[int, int]) -> dict[int, tuple[int, bytes]]:
-    """Executor JVMs (CoarseGrainedExecutorBackend) whose parent is one of ``worker_pids`` (pid -> index):
-    their pid -> (the worker's index, their command line)."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            if ppid not in worker_pids:
-                continue
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmd = f.read()
-        except (OSError, ValueError, IndexError):
-            continue
-        if b"CoarseGrainedExecutorBackend" in cmd:
-            found[int(entry)] = (worker_pids[ppid], cmd)
-    return found
-
-
 def run_on_cluster(cluster: Cluster, args: tuple, kill_worker_at: str | None = None) -> Run:
     """Run ``modelcheck ARGS --master URL --partitions 6`` in a subprocess, noting the executor JVMs as they
     come; with ``kill_worker_at``, SIGKILL the first worker and its executor once stderr shows that text."""
@@ -146,13 +125,13 @@ def run_on_cluster(cluster: Cluster, args: tuple, kill_worker_at: str | None = N
         try:
             deadline = time.time() + 600
             while time.time() < deadline and proc.poll() is None:
-                for pid, (index, cmd) in _executor_children(worker_pids).items():
+                for pid, (index, cmd) in executor_jvms(worker_pids).items():
                     run.executors[pid] = index
                     run.cmdlines[pid] = cmd
                 if kill_worker_at and not run.killed and any(kill_worker_at in ln for ln in lines):
                     # The worker first (so it cannot launch a replacement), then its executor, both without
                     # a goodbye. Its children are listed before: once it is dead they are re-parented.
-                    children = [pid for pid, (index, _cmd) in _executor_children(worker_pids).items()
+                    children = [pid for pid, (index, _cmd) in executor_jvms(worker_pids).items()
                                 if index == worker_pids[victim.pid]]
                     os.kill(victim.pid, signal.SIGKILL)
                     run.killed.append(victim.pid)

@@ -230,7 +230,8 @@ class Backend(Protocol):
 
     def abandon(self) -> None: ...
 
-    def write_frontier(self, directory: str) -> FrontierWrite: ...
+    def write_frontier(self, directory: str) -> FrontierWrite:
+        """Unless ``keeps_parents``: write the frontier's part files into a checkpoint's data directory."""
 
     def memory_bytes(self) -> int | None: ...
 
@@ -243,13 +244,10 @@ class Backend(Protocol):
 
     def path_to(self, level: int, fp: int) -> list[int]:
         """Only if ``keeps_parents``: the fingerprints from an initial state to ``fp``, found at ``level``."""
-        raise NotImplementedError
 
     def resume_shards(self, boundary: Any, poll: Callable[[], None]) -> None:
         """Only if ``keeps_parents``: start from a ``shards`` checkpoint (:class:`checkpoint.Boundary` naming
         its files), read where the shards are kept; a damaged one raises :class:`CheckpointError`."""
-        raise NotImplementedError
 
     def write_shards(self, directory: str) -> list[ShardFiles]:
         """Only if ``keeps_parents``: write the boundary's shards (records and frontier) into ``directory``."""
-        raise NotImplementedError

@@ -184,7 +184,7 @@ def write_shard_records(directory: str, index: int, fps: np.ndarray, parents: np
     _save_array(os.path.join(directory, names["fps"]), np.asarray(fps, np.int64))
     _save_array(os.path.join(directory, names["parents"]), np.asarray(parents, np.int64))
     _save_array(os.path.join(directory, names["levels"]), np.asarray(levels, np.int32))
-    digests = {names[p]: _file_digest(os.path.join(directory, names[p]), fsync=True)
+    digests = {names[p]: file_digest(os.path.join(directory, names[p]), fsync=True)
                for p in ("fps", "parents", "levels")}
     return ShardFiles(index, len(fps), 0, digests)
 
@@ -205,7 +205,7 @@ def write_shard_frontier(directory: str, index: int, frontier: list[tuple[int, b
         count = dump_states(f, (r[2] for r in frontier))
     if count != len(frontier):
         raise CheckpointError(f"shard {index} wrote {count} of {len(frontier)} frontier states")
-    digests = {names[p]: _file_digest(os.path.join(directory, names[p]), fsync=True)
+    digests = {names[p]: file_digest(os.path.join(directory, names[p]), fsync=True)
                for p in ("frontier-fps", "key-ends", "keys", "states")}
     return ShardFiles(index, 0, len(frontier), digests)
 
@@ -316,7 +316,7 @@ def write_checkpoint(directory: str, identity: CheckpointIdentity,
             if name in given and os.path.getsize(path) == given[name]["bytes"]:
                 files[name] = given[name]  # hashed (and fsynced) by the executor that wrote it
             else:
-                files[name] = _file_digest(path, fsync=True)
+                files[name] = file_digest(path, fsync=True)
         _fsync_dir(data)
         body = {
             "format": FORMAT,
@@ -375,12 +375,8 @@ def _save_array(path: str, arr: np.ndarray) -> None:
         np.save(f, arr, allow_pickle=False)
 
 
-def file_digest(path: str) -> dict[str, Any]:
-    """A file's size and SHA-256, as a manifest lists them (for readers that check files themselves)."""
-    return _file_digest(path)
-
-
-def _file_digest(path: str, fsync: bool = False) -> dict[str, Any]:
+def file_digest(path: str, fsync: bool = False) -> dict[str, Any]:
+    """A file's size and SHA-256, as a manifest lists them (also for readers that check files themselves)."""
     h = hashlib.sha256()
     size = 0
     with open(path, "rb") as f:
@@ -589,7 +585,7 @@ def _read_data(directory: str, body: dict[str, Any], load_part: Callable[[Any, i
     for name, meta in files.items():
         try:
             want_bytes, want_sha = _count(meta["bytes"]), _typed(meta["sha256"], str)
-            got = _file_digest(os.path.join(folder, name))
+            got = file_digest(os.path.join(folder, name))
         except (KeyError, TypeError, OSError):
             raise CheckpointError(f"{damaged} ({name} cannot be checked)") from None
         if got["bytes"] != want_bytes or got["sha256"] != want_sha:
@@ -640,25 +636,39 @@ def _read_data(directory: str, body: dict[str, Any], load_part: Callable[[Any, i
                     visited=visited, frontier=states, graph=graph, **counters)
 
 
+def read_shard(folder: str, index: int, count: int, n_front: int, load_part: Callable[[Any, int], list],
+               damaged: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple[int, bytes, Any]]]:
+    """One shard's files (digests checked by the caller): its fingerprints, parents and levels, and its
+    frontier as (fp, discovery key, state) in key order; a file of the wrong shape is ``damaged``."""
+    names = ShardFiles.names(index)
+    fps = _load_array(folder, names["fps"], np.int64, count, damaged)
+    parents = _load_array(folder, names["parents"], np.int64, count, damaged)
+    levels = _load_array(folder, names["levels"], np.int32, count, damaged)
+    front_fps = _load_array(folder, names["frontier-fps"], np.int64, n_front, damaged)
+    ends = _load_array(folder, names["key-ends"], np.int64, n_front, damaged)
+    with open(os.path.join(folder, names["keys"]), "rb") as f:
+        blob = f.read()
+    if n_front and (ends[-1] != len(blob) or np.any(np.diff(ends, prepend=0) <= 0)):
+        raise CheckpointError(f"{damaged} (shard {index}'s discovery keys do not fit their file)")
+    starts = [0, *ends[:-1].tolist()]
+    keys = [blob[a:b] for a, b in zip(starts, ends.tolist())]
+    with open(os.path.join(folder, names["states"]), "rb") as f:
+        states = load_part(f, n_front)
+    return fps, parents, levels, list(zip(front_fps.tolist(), keys, states))
+
+
 def _read_shards(folder: str, shards: list[tuple[int, int, int]], level: int, level_sizes: list[int],
                  counters: dict[str, Any], load_part: Callable[[Any, int], list], damaged: str) -> Boundary:
     """A ``shards`` checkpoint put back into levels (the digests are checked already): every engine resumes it."""
     fps, parents, levels, front_fps, keys, states = [], [], [], [], [], []
     for index, count, n_front in shards:
-        names = ShardFiles.names(index)
-        fps.append(_load_array(folder, names["fps"], np.int64, count, damaged))
-        parents.append(_load_array(folder, names["parents"], np.int64, count, damaged))
-        levels.append(_load_array(folder, names["levels"], np.int32, count, damaged))
-        front_fps.append(_load_array(folder, names["frontier-fps"], np.int64, n_front, damaged))
-        ends = _load_array(folder, names["key-ends"], np.int64, n_front, damaged)
-        with open(os.path.join(folder, names["keys"]), "rb") as f:
-            blob = f.read()
-        if n_front and (ends[-1] != len(blob) or np.any(np.diff(ends, prepend=0) <= 0)):
-            raise CheckpointError(f"{damaged} (shard {index}'s discovery keys do not fit their file)")
-        starts = [0, *ends[:-1].tolist()]
-        keys += [blob[a:b] for a, b in zip(starts, ends.tolist())]
-        with open(os.path.join(folder, names["states"]), "rb") as f:
-            states += load_part(f, n_front)
+        shard_fps, shard_parents, shard_levels, front = read_shard(folder, index, count, n_front, load_part, damaged)
+        fps.append(shard_fps)
+        parents.append(shard_parents)
+        levels.append(shard_levels)
+        front_fps.append(np.fromiter((r[0] for r in front), np.int64, len(front)))
+        keys += [r[1] for r in front]
+        states += [r[2] for r in front]
     all_fps = np.concatenate(fps) if fps else np.empty(0, np.int64)
     all_parents = np.concatenate(parents) if fps else np.empty(0, np.int64)
     all_levels = np.concatenate(levels) if fps else np.empty(0, np.int32)
