@@ -164,7 +164,7 @@ def main() -> None:
         readable = BoundModel(spec, consts, CheckOptions())
         fast = typed_model(BoundModel(spec, consts, CheckOptions()), typed)
         gc.disable()
-        states, _, _ = reachable(readable)
+        states = reachable(readable)[0]
         for s in states:
             a1, t1, a2, t2 = [], [], [], []
             readable.expand_into(s, a1, t1)

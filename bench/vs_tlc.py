@@ -5,7 +5,8 @@
 
 Per workload it runs, each ``--runs`` times (median reported), as whole processes:
 
-* ``modelcheck check ... -q --json --workers 1`` (one process);
+* ``modelcheck check ... -q --json --workers 1`` (one process, on the memo tables);
+* the same with ``--no-memo`` (every successor by the spec's own code; ``--no-readable`` skips it);
 * the same with ``--workers 2``;
 * with ``--tlc-jar``: TLC, one worker, breadth-first, on the published TLA+ module
   with the same constants, invariant and bounds.
@@ -162,8 +163,10 @@ def measure(cmd: list[str], cwd: Path, timeout: float, env: dict[str, str] | Non
             "returncode": popen.returncode, "timed_out": timed_out, "stdout": out, "stderr": err}
 
 
-def run_modelcheck(w: dict, workers: int, timeout: float) -> dict:
+def run_modelcheck(w: dict, workers: int, timeout: float, memo: bool = True) -> dict:
     cmd = [sys.executable, "-m", "modelcheck", "check", *w["modelcheck"], "--workers", str(workers), "-q", "--json"]
+    if not memo:
+        cmd.append("--no-memo")
     env = dict(os.environ)
     env.pop("MODELCHECK_INTERPRETED", None)
     m = measure(cmd, ROOT, timeout, env)
@@ -180,6 +183,7 @@ def run_modelcheck(w: dict, workers: int, timeout: float) -> dict:
         "distinct": data["distinct_states"], "generated": data["states_generated"], "depth": data["depth"],
         "engine_s": data["seconds"], "wall_s": m["wall_s"], "cpu_s": m["cpu_s"],
         "peak_rss_mib": m["peak_rss_mib"], "spec_mode": spec_mode,
+        "memo_evaluations": (data.get("memo") or {}).get("evaluations"),
     }
 
 
@@ -286,6 +290,8 @@ def main() -> None:
     ap.add_argument("--tla-dir", type=Path, help="directory of the published TLA+ modules (with --tlc-jar)")
     ap.add_argument("--java", default="java", help="the java command (default: java on PATH)")
     ap.add_argument("--no-workers2", action="store_true", help="skip the modelcheck --workers 2 runs")
+    ap.add_argument("--no-readable", action="store_true",
+                    help="skip the one-process runs with --no-memo (every successor by the spec's own code)")
     ap.add_argument("--timeout", type=float, default=3600.0, help="seconds one process may take (default 3600)")
     ap.add_argument("--keep-tlc-output", type=Path, help="directory to write TLC's whole output to")
     ap.add_argument("--json", type=Path, dest="json_out", help="write the figures to this file")
@@ -317,11 +323,14 @@ def main() -> None:
     results = []
     for w in workloads:
         name = w["name"]
-        engines: dict[str, list[dict]] = {"mc1": [], "mc2": [], "tlc": []}
+        engines: dict[str, list[dict]] = {"mc1": [], "mc0": [], "mc2": [], "tlc": []}
         for k in range(args.runs):
             tag = f"-{k + 1}" if args.runs > 1 else ""
             print(f"[{name}] run {k + 1}/{args.runs}: modelcheck, 1 process ...", file=sys.stderr, flush=True)
             engines["mc1"].append(run_modelcheck(w, 1, args.timeout))
+            if not args.no_readable:
+                print(f"[{name}] run {k + 1}/{args.runs}: modelcheck --no-memo ...", file=sys.stderr, flush=True)
+                engines["mc0"].append(run_modelcheck(w, 1, args.timeout, memo=False))
             if not args.no_workers2:
                 print(f"[{name}] run {k + 1}/{args.runs}: modelcheck --workers 2 ...", file=sys.stderr, flush=True)
                 engines["mc2"].append(run_modelcheck(w, 2, args.timeout))
@@ -340,11 +349,15 @@ def main() -> None:
                 if diff:
                     mismatches.append(f"{name}: {label} {', '.join(diff)}")
         med = {label: median_of(runs) if runs else None for label, runs in engines.items()}
-        mc1, mc2, tlc = med["mc1"], med["mc2"], med["tlc"]
+        mc1, mc0, mc2, tlc = med["mc1"], med["mc0"], med["mc2"], med["tlc"]
         gen = ref["generated"]
         row = {
             "workload": name, "distinct": ref["distinct"], "generated": gen, "depth": ref["depth"],
-            "modelcheck_1": mc1, "modelcheck_workers2": mc2, "tlc_workers1": tlc,
+            "modelcheck_1": mc1, "modelcheck_no_memo": mc0, "modelcheck_workers2": mc2, "tlc_workers1": tlc,
+            "memo_evaluations": ref.get("memo_evaluations"),
+            "mc0_cpu_us_per_generated": round(mc0["cpu_s"] / gen * 1e6, 2) if mc0 else None,
+            "tlc_over_mc0_wall": ratio(tlc and tlc["wall_s"], mc0 and mc0["wall_s"]),
+            "mc0_over_mc1_wall": ratio(mc0 and mc0["wall_s"], mc1["wall_s"]),
             "mc1_cpu_us_per_generated": round(mc1["cpu_s"] / gen * 1e6, 2),
             "mc2_cpu_us_per_generated": round(mc2["cpu_s"] / gen * 1e6, 2) if mc2 else None,
             "tlc_cpu_us_per_generated": round(tlc["cpu_s"] / gen * 1e6, 2) if tlc else None,
@@ -358,27 +371,33 @@ def main() -> None:
         results.append(row)
         print(f"\n## {name}: {fmt(ref['distinct'])} distinct, {fmt(gen)} generated, depth {ref['depth']} "
               f"(modelcheck: {ref['command']}; spec {ref['spec_mode']})")
-        for label, title in (("mc1", "modelcheck, 1 process"), ("mc2", "modelcheck --workers 2"),
-                             ("tlc", "TLC -workers 1")):
+        for label, title in (("mc1", "modelcheck, 1 process (memo tables)"), ("mc0", "modelcheck --no-memo"),
+                             ("mc2", "modelcheck --workers 2"), ("tlc", "TLC -workers 1")):
             r = med[label]
             if r is None:
                 continue
             extra = f", engine {r['engine_s']:.1f} s" if "engine_s" in r else f", {r['tlc']}"
             print(f"  {title}: {engine_cell(r)}{extra}; {fmt(r['distinct'])} distinct, {fmt(r['generated'])} "
                   f"generated, depth {r['depth']}; walls {r['wall_s_all']}")
+        if ref.get("memo_evaluations") is not None:
+            print(f"  memo tables: {fmt(ref['memo_evaluations'])} evaluations of the spec's functions")
         print(f"  modelcheck CPU per generated state: {row['mc1_cpu_us_per_generated']:.2f} µs (1 process)"
+              + (f", {row['mc0_cpu_us_per_generated']:.2f} µs (--no-memo)" if mc0 else "")
               + (f", {row['mc2_cpu_us_per_generated']:.2f} µs (--workers 2, all processes)" if mc2 else "")
               + (f"; TLC {row['tlc_cpu_us_per_generated']:.2f} µs" if tlc else ""))
         print(f"  ratios: TLC/modelcheck-1 wall {fmt(row['tlc_over_mc1_wall'])}, CPU {fmt(row['tlc_over_mc1_cpu'])}, "
               f"RSS {fmt(row['tlc_over_mc1_rss'])}; TLC/modelcheck-w2 wall {fmt(row['tlc_over_mc2_wall'])}; "
-              f"1-process/workers-2 wall {fmt(row['mc1_over_mc2_wall'])}, CPU {fmt(row['mc1_over_mc2_cpu'])}")
+              f"1-process/workers-2 wall {fmt(row['mc1_over_mc2_wall'])}, CPU {fmt(row['mc1_over_mc2_cpu'])}"
+              + (f"; --no-memo/memo wall {fmt(row['mc0_over_mc1_wall'])}, TLC/--no-memo wall "
+                 f"{fmt(row['tlc_over_mc0_wall'])}" if mc0 else ""))
 
     load_after = os.getloadavg()
-    print("\n| workload | modelcheck, 1 process | modelcheck --workers 2 | TLC -workers 1 | ratio |")
-    print("|---|---|---|---|---|")
+    print("\n| workload | modelcheck, 1 process | --no-memo | modelcheck --workers 2 | TLC -workers 1 | ratio |")
+    print("|---|---|---|---|---|---|")
     for row in results:
         print(f"| {row['workload']} ({fmt(row['distinct'])} distinct, {fmt(row['generated'])} generated) "
               f"| {engine_cell(row['modelcheck_1'])}; {row['mc1_cpu_us_per_generated']:.2f} µs CPU/generated "
+              f"| {engine_cell(row['modelcheck_no_memo'])} "
               f"| {engine_cell(row['modelcheck_workers2'])} "
               f"| {engine_cell(row['tlc_workers1'])} "
               f"| TLC/mc-1 wall {fmt(row['tlc_over_mc1_wall'])}, TLC/mc-w2 wall {fmt(row['tlc_over_mc2_wall'])}, "

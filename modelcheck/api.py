@@ -92,6 +92,7 @@ def prepare(
     spark_context: Any = None,
     verbose: bool = False,
     worker_timeout: float | None = None,
+    memo: bool | None = None,
 ) -> "PreparedCheck":
     """Validate a check's spec, constants and options, and choose its search, without running it.
 
@@ -104,6 +105,9 @@ def prepare(
     ``progress``: True prints TLC-shaped progress lines on stderr; a callable
     receives each :class:`~modelcheck.search.progress.Progress`.  An option
     the chosen search would ignore is refused, as on the command line.
+    ``memo``: the one-process search runs the spec through its memo tables
+    (:mod:`modelcheck.memo`) when it can (None), always (True: an error if it
+    cannot) or never (False: every successor computed by the spec's code).
     """
     from modelcheck.build import compiled
 
@@ -122,6 +126,9 @@ def prepare(
         raise UsageError(conflict)
     if type(workers) is not int or not 1 <= workers <= MAX_WORKERS:
         raise UsageError(f"workers must be a whole number from 1 to {MAX_WORKERS}, got {workers!r}")
+    if memo and (workers > 1 or engine == "spark" or simulate):
+        raise UsageError("--memo applies to the exhaustive one-process search only (not with --workers, Spark "
+                         "or --simulate)")
     if worker_timeout is not None and workers == 1:
         raise UsageError("--worker-timeout applies with --workers N (N > 1) only")
     for name, value, least in (("progress_seconds", progress_seconds, 0), ("checkpoint_every", checkpoint_every, 0),
@@ -181,7 +188,7 @@ def prepare(
         spec=loaded, constants=consts, options=options, engine=engine, workers=workers, master=master,
         partitions=partitions, reference=reference, simulate=simulate, seed=seed or 0, walks=walks,
         walk_seconds=walk_seconds, sink=_sink(progress), preflight=preflight, spark_context=spark_context,
-        verbose=verbose, worker_timeout=worker_timeout, spec_mode=_spec_mode(spec, loaded))
+        verbose=verbose, worker_timeout=worker_timeout, spec_mode=_spec_mode(spec, loaded), memo=memo)
 
 
 def _spec_mode(given: str | Spec, loaded: Spec) -> str | None:
@@ -237,6 +244,8 @@ class PreparedCheck:
     """Seconds a worker may use no CPU while it owes a reply before the run ends (None: the default)."""
     spec_mode: str | None = None
     """``compiled`` or ``interpreted (why)`` for the check's header; None when not known (a spec object)."""
+    memo: bool | None = None
+    """The one-process search through the memo tables: when possible (None), required (True) or never (False)."""
 
     @property
     def invariants(self) -> tuple[str, ...]:
@@ -270,28 +279,67 @@ class PreparedCheck:
         else:
             from modelcheck.search.driver import LevelDriver
 
+            from modelcheck.memo.backend import MemoUnsupported
+
             notice = _stderr_notice if self.sink is not None else None
-            result = LevelDriver(model, self._backend(model), self.sink, notice).run()
+            backend, note = self._backend(model)
+            try:
+                result = LevelDriver(model, backend, self.sink, notice).run()
+            except MemoUnsupported as why:
+                from modelcheck.search.local import LocalBackend
+
+                if self.memo:
+                    raise UsageError(f"--memo: spec {self.spec.name} cannot run on the memo tables: {why.reason}")
+                note = f"the memo tables stopped ({why.reason}); checked again with the spec's own code"
+                model = BoundModel(self.spec, self.constants, self.options)
+                result = LevelDriver(model, LocalBackend(model), self.sink, notice).run()
+            if note:
+                warnings.append(note)
         return attrs.evolve(result, warnings=tuple(warnings) + result.warnings, spec_object=self.spec,
                             constants_object=self.constants)
 
-    def _backend(self, model: Any) -> Any:
+    def _backend(self, model: Any) -> tuple[Any, str | None]:
+        """The backend for this check, and a note when the memo tables could not be used for the spec."""
         if self.engine == "spark":
             from modelcheck.spark_explore.backend import SparkBackend
 
             assert self.reference is not None
             return SparkBackend(model, self.reference, master=self.master, partitions=self.partitions,
-                                sc=self.spark_context, verbose=self.verbose)
+                                sc=self.spark_context, verbose=self.verbose), None
         if self.workers > 1:
+            from modelcheck.memo.backend import option_reason, spec_reason
             from modelcheck.search.workers.coordinator import WorkersBackend
 
             backend = WorkersBackend(model, self.workers)
             if self.worker_timeout is not None:
                 backend.stall_seconds = self.worker_timeout
-            return backend
+            note = None
+            if option_reason(model) is None and spec_reason(model) is None:
+                note = (f"--workers {self.workers} computes every successor with the spec's own code; one process "
+                        "on the memo tables (without --workers) is usually faster (docs/memo.md)")
+            return backend, note
         from modelcheck.search.local import LocalBackend
 
-        return LocalBackend(model)
+        if self.memo is False:
+            return LocalBackend(model), None
+        from modelcheck.memo.backend import MemoBackend, MemoUnsupported, option_reason, spec_reason
+
+        reason = option_reason(model)
+        if reason is not None:
+            if self.memo:
+                raise UsageError(f"--memo: this run cannot use the memo tables: {reason}")
+            return LocalBackend(model), None
+        reason = spec_reason(model)
+        if reason is None:
+            try:
+                return MemoBackend(model), None
+            except MemoUnsupported as why:
+                reason = why.reason
+            except Exception:  # noqa: BLE001 - the spec fails in its first states: the local engine reports it
+                return LocalBackend(model), None
+        if self.memo:
+            raise UsageError(f"--memo: spec {self.spec.name} cannot run on the memo tables: {reason}")
+        return LocalBackend(model), f"the memo tables are not used: {reason}; the spec's own code computes every successor"
 
 
 def _stderr_notice(message: str) -> None:

@@ -176,6 +176,8 @@ def show_cmd(spec_ref: str) -> None:
               help="Local engine: explore with this many processes (same result as one).")
 @click.option("--worker-timeout", type=FiniteFloat(1), default=None, metavar="SECONDS",
               help="--workers: end the run when a worker owing a reply has used no CPU for this long (default 120).")
+@click.option("--memo/--no-memo", default=None,
+              help="One process: run the spec through its memo tables (default: whenever it can), or never.")
 @click.option("--simulate", is_flag=True,
               help="Random walks up to --max-depth (default 100) instead of an exhaustive check.")
 @click.option("--seed", type=int, default=0, show_default=True, help="--simulate: random seed (runs are reproducible).")
@@ -191,7 +193,7 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
               coverage: bool, progress_seconds: float, quiet: bool, verbose: bool,
               checkpoint_dir: str | None, checkpoint_every: float, resume: str | None,
               out_dir: str | None, max_memory_mb: int | None, workers: int = 1,
-              worker_timeout: float | None = None, simulate: bool = False,
+              worker_timeout: float | None = None, memo: bool | None = None, simulate: bool = False,
               seed: int = 0, walks: int | None = None, walk_seconds: float | None = None) -> None:
     """Exhaustively check SPEC (a registered name, path/to/spec.py or pkg.module:SPEC).
 
@@ -213,7 +215,8 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
         workers=workers, master=master, partitions=partitions, checkpoint=checkpoint_dir,
         checkpoint_every=checkpoint_every, resume=resume, max_memory_mb=max_memory_mb, simulate=simulate,
         seed=seed if "seed" in given else None, walks=walks, walk_seconds=walk_seconds,
-        progress=not quiet, progress_seconds=progress_seconds, verbose=verbose, worker_timeout=worker_timeout)
+        progress=not quiet, progress_seconds=progress_seconds, verbose=verbose, worker_timeout=worker_timeout,
+        memo=memo)
     spec, c = plan.spec, plan.constants
     out = sys.stderr if as_json else sys.stdout
     consts_text = ", ".join(f"{k}={v}" for k, v in constants_to_dict(c).items())

@@ -205,6 +205,16 @@ def abort_election(c: ControllerConstants, s: ClusterState, controller: int):
 # -- brokers -------------------------------------------------------------------------------------
 
 
+def _age(r: LeaderAndIsr) -> tuple:
+    """Which of a channel's requests is older: by leader epoch, then controller epoch, then the rest.
+
+    A total order on the request's value: ``requests`` is a frozenset, and
+    the first of two requests with the same leader epoch in its iteration
+    order would depend on how the set was built, not on the state.
+    """
+    return (r.leader_epoch, r.controller_epoch, r.leader, tuple(sorted(r.isr)))
+
+
 @action("handle_leader_and_isr", broker=BROKER, sender=SENDER)
 def handle_leader_and_isr(c: ControllerConstants, s: ClusterState, broker: int, sender: int):
     """The broker handles the oldest LeaderAndIsr from ``sender``: StaleControllerEpoch (with fencing),
@@ -215,7 +225,7 @@ def handle_leader_and_isr(c: ControllerConstants, s: ClusterState, broker: int, 
     channel = [r for r in s.requests if r.sender == sender and r.dest == broker]
     if not channel:
         return None
-    req = min(channel, key=lambda r: r.leader_epoch)
+    req = min(channel, key=_age)
     t = s._replace(requests=s.requests - {req})
     if c.ControllerEpochFencing and req.controller_epoch < b.seen_controller_epoch:
         return t  # StaleControllerEpoch

@@ -24,7 +24,7 @@ def test_decompose_reports_every_part_with_the_reference_counts() -> None:
     # the successor lists exclude the initial state, which TLC counts as generated.
     assert "5,973 reachable states, 11,838 successors" in out.stdout
     line = next(ln for ln in out.stdout.splitlines() if ln.startswith("round 1:"))
-    for part in ("expand", "hash", "invariants", "engine only", "full"):
+    for part in ("expand_into", "hash", "invariants", "engine only", "full"):
         assert f"{part} " in line
     assert "(5,973 distinct, 11,839 generated)" in line
 

@@ -1,0 +1,534 @@
+"""The memo backend: levels expanded by the C loop over rows of component ids (see :mod:`modelcheck.memo`).
+
+It speaks the level driver's protocol (:mod:`modelcheck.search.backend`), so
+counts, stops, traces and reports are decided where they are for every other
+engine.  It keeps its own parent records (``keeps_parents``): its
+fingerprints are mixes of component ids, so a trace is found by walking the
+records back, rebuilding the rows forward from the initial state through the
+tries, and handing the driver the readable fingerprints of those states,
+which it replays with the readable spec as always.
+
+Anything the tries cannot say (spec code raising, a non-canonical value, an
+action returning something else than states) is handed to the readable
+spec on the whole state, which reports it exactly as the local engine does;
+a shape the layout did not foresee raises :class:`MemoUnsupported`, and the
+check runs again on the local engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from modelcheck.errors import SpecRuntimeError
+from modelcheck.memo import kernel as kn
+from modelcheck.memo.guard import first_opaque_use
+from modelcheck.memo.layout import Layout, LayoutMismatch, derive_layout
+from modelcheck.memo.tries import MISSING, BadResult, Learner, NotDeterministic, Tries
+from modelcheck.memo.values import Interner, NotCanonical
+from modelcheck.model.bound import BoundModel
+from modelcheck.model.fingerprint import _is_canonical
+from modelcheck.search import discovery
+from modelcheck.search.backend import LevelCommit, LevelReport, LevelRequest, SpecFailure
+from modelcheck.search.memory import current_rss_bytes
+from modelcheck.search.visited import ParentRecords
+
+CHUNK = 4096
+"""Parents per call of the C loop: the driver hears from the level (and Ctrl-C is seen) this often."""
+MISSES = 256
+"""Branches not learnt yet that one call of the C loop notes before it returns them to be learnt."""
+PROBE = 0
+"""Parents walked past the first one with a miss, only to note their misses too."""
+SAMPLE_STATES = 1000
+"""States explored with the readable spec before the search, to read the layout off more than the initial states."""
+
+
+class MemoUnsupported(Exception):
+    """This spec or run cannot use the memo engine; the check runs on the local engine (``reason`` says why)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def option_reason(model: BoundModel) -> str | None:
+    """Why this run's options keep it off the memo tables (the run is as the user asked), or None."""
+    opts = model.options
+    if not kn.COMPILED:
+        return "its C loop is not built (modelcheck compile)"
+    if model.permutations is not None:
+        return "--symmetry fingerprints orbits, not states"
+    if model.step_properties or model.liveness_properties:
+        return "step and liveness properties are checked by the spec's own code"
+    if opts.resume or opts.checkpoint_dir:
+        return "checkpoints are written and resumed by the spec's own code"
+    return None
+
+
+def spec_reason(model: BoundModel) -> str | None:
+    """Why this spec cannot run on the memo tables whatever the options, or None."""
+    spec = model.spec
+    if spec.action_constraint is not None:
+        return "the spec has an action constraint (a condition on pairs of states)"
+    fns = [a.fn for a in model.actions] + [p.fn for p in (*model.invariants, *model.sometimes)]
+    fns += [spec.state_constraint] if spec.state_constraint is not None else []
+    where = first_opaque_use(fns)
+    if where is not None:
+        return f"{where} could tell a traced state part from its value"
+    return None
+
+
+def sample_states(model: BoundModel, limit: int = SAMPLE_STATES) -> list:
+    """The first ``limit`` states of a breadth-first walk with the readable spec (for the layout)."""
+    seen: set = set()
+    out: list = []
+    frontier = []
+    for s in model.init_states():
+        if s not in seen:
+            seen.add(s)
+            out.append(s)
+            frontier.append(s)
+    while frontier and len(out) < limit:
+        nxt = []
+        for s in frontier:
+            for _ai, _b, t in model.successors(s):
+                if t not in seen and len(out) < limit:
+                    seen.add(t)
+                    out.append(t)
+                    nxt.append(t)
+        frontier = nxt
+    return out
+
+
+class MemoBackend:
+    """Expands levels with the memo tries and the C loop.  All run state lives on the instance."""
+
+    name = "local"
+    verbose = False
+    keeps_parents = True
+
+    def __init__(self, model: BoundModel, samples: list | None = None) -> None:
+        self.model = model
+        spec = model.spec
+        samples = samples if samples is not None else sample_states(model)
+        whole: frozenset = frozenset()
+        self.layout: Layout = derive_layout(samples, whole)
+        self.interner = Interner(_is_canonical)
+        while True:
+            try:
+                for s in samples:
+                    self.layout.row(s, self.interner)
+                break
+            except LayoutMismatch as m:  # a part whose shape changes across the sample: one component
+                whole |= {m.path}
+                self.layout = derive_layout(samples, whole)
+        self.width = self.layout.width
+        functions: list[tuple[Callable, tuple, str]] = []
+        self.action_of: list[int] = []
+        for ai, (a, bs) in enumerate(zip(model.actions, model.bindings)):
+            for b in bs:
+                functions.append((a.fn, b, "action"))
+                self.action_of.append(ai)
+        self.n_bindings = len(functions)
+        self.constraint_fn = -1
+        if spec.state_constraint is not None:
+            self.constraint_fn = len(functions)
+            functions.append((spec.state_constraint, (), "predicate"))
+        self.first_check = len(functions)
+        self.checks = [("invariant", inv.name) for inv in model.invariants]
+        self.checks += [("sometimes", p.name) for p in model.sometimes]
+        if len(self.checks) > 56:
+            raise MemoUnsupported(f"{len(self.checks)} invariants and properties (at most 56)")
+        functions += [(inv.fn, (), "predicate") for inv in model.invariants]
+        functions += [(p.fn, (), "predicate") for p in model.sometimes]
+        self.functions = functions
+        self.tries = Tries(len(functions), self.width)
+        self.learner = Learner(self.layout, self.tries, self.interner, model.c, functions, model.state_type)
+        self.records = ParentRecords()
+        self.poll: Callable[[], None] = lambda: None
+        self.rows = np.zeros((0, self.width), np.int32)
+        self.vshift = 64 - 16
+        self.vkeys = np.zeros(1 << 16, np.uint64)
+        self.vcount = 0
+        self.cand = np.zeros((256, self.width), np.int32)
+        self.cand_action = np.zeros(256, np.int32)
+        self.cand_fp = np.zeros(256, np.uint64)
+        self.cand_flag = np.zeros(256, np.int32)
+        self.action_of_arr = np.array(self.action_of or [0], np.int32)
+        self.miss_fn = np.zeros(MISSES, np.int32)
+        self.miss_parent = np.zeros(MISSES, np.int32)
+        self.miss_rows = np.zeros((MISSES, self.width), np.int32)
+        self.miss_node = np.zeros(MISSES, np.int32)
+        self.miss_depth = np.zeros(MISSES, np.int32)
+        self.initial_readable: dict[int, int] = {}
+        self._table: np.ndarray | None = None
+        self._table_of: tuple | None = None
+        self.trace_lookups = 0
+        self._forget_level()
+
+    # -- the backend protocol -----------------------------------------------------------
+
+    def start(self, states: Any, fps: np.ndarray, visited: np.ndarray, poll: Callable[[], None],
+              parents: Any = None) -> None:
+        self.poll = poll
+        rows = []
+        for s, readable in zip(states, np.asarray(fps).tolist()):
+            row = self._row_of(s)
+            rows.append(row)
+            self.initial_readable[kn.row_fp(np.array(row, np.int32))] = readable
+        self.rows = np.array(rows, np.int32).reshape(-1, self.width)
+        own = np.array([kn.row_fp(r) for r in self.rows], np.uint64)
+        for fp in own.tolist():
+            self._visit(fp)
+        self.cur_fps = own.view(np.int64)
+        self.records.add_level(self.cur_fps, np.zeros(len(own), np.int32))
+
+    def _row_of(self, s: Any) -> tuple:
+        try:
+            return self.layout.row(s, self.interner)
+        except LayoutMismatch as m:
+            raise MemoUnsupported(f"a state's {'.'.join(map(str, m.path))} changed shape") from None
+        except NotCanonical:
+            raise MemoUnsupported("a state is not canonical") from None
+
+    def _visit(self, fp: int) -> None:
+        if (self.vcount + 1) * 2 > len(self.vkeys):
+            self._grow_visited(1)
+        mask = len(self.vkeys) - 1
+        h = ((fp * kn.GOLDEN) & kn.MASK64) >> self.vshift
+        while int(self.vkeys[h]) not in (0, fp):
+            h = (h + 1) & mask
+        if int(self.vkeys[h]) == 0:
+            self.vkeys[h] = fp
+            self.vcount += 1
+
+    def detail(self) -> str:
+        return (f"memo: {self.learner.evaluations:,} evaluations, {self.tries.n_nodes:,} nodes, "
+                f"{self.tries.n_leaves:,} leaves, {len(self.interner.values):,} values")
+
+    def engine_report(self) -> dict | None:
+        return {
+            "successors": "memo tables",
+            "components": self.width,
+            "layout": self.layout.describe(),
+            "evaluations": self.learner.evaluations,
+            "tree_nodes": self.tries.n_nodes,
+            "leaves": self.tries.n_leaves,
+            "values": len(self.interner.values),
+            "table_bytes": self.tries.nbytes(),
+            "visited_bytes": int(self.vkeys.nbytes),
+        }
+
+    def memory_bytes(self) -> int | None:
+        return current_rss_bytes()
+
+    def new_state_parent(self, n: int) -> Any:
+        return int(self.out_parent[n - 1])
+
+    def commit(self, bound: Any) -> LevelCommit:
+        n_actions = len(self.model.actions)
+        n = self.n_out
+        gen = self.gen_by_action.copy()
+        par = self.out_parent[:n]
+        act = self.out_action[:n]
+        fps = self.out_fp[:n].view(np.int64)
+        if bound is not None:
+            done = int(self.S[kn.S_I])  # parents 0 .. done-1 were expanded
+            if bound + 1 < done:
+                gen -= self._recount(bound + 1, done)
+            keep = par <= bound
+            par, act, fps = par[keep], act[keep], fps[keep]
+        distinct = np.bincount(act, minlength=n_actions) if len(act) else np.zeros(n_actions, np.int64)
+        self.records.add_level(fps.copy(), par.copy())
+        if bound is None:
+            self.rows = self.out_rows[:n].copy()
+            self.cur_fps = fps.copy()
+        commit = LevelCommit([int(g) for g in gen[:n_actions]], [int(d) for d in distinct[:n_actions]],
+                             len(fps), None, None)
+        self._forget_level()
+        return commit
+
+    def abandon(self) -> None:
+        self._forget_level()
+
+    def close(self) -> None:
+        self.rows = np.zeros((0, self.width), np.int32)
+        self._forget_level()
+
+    def path_to(self, level: int, fp: int) -> list[int]:
+        """The readable fingerprints of the states from an initial one to ``fp`` (this engine's) at ``level``."""
+        own = self.records.path_to(level, fp)
+        start = np.uint64(np.int64(own[0]).view(np.uint64))
+        rows = [self.rows0_row(int(start))]
+        for target in own[1:]:
+            want = int(np.int64(target).view(np.uint64))
+            row = rows[-1]
+            nxt = None
+            for t in self._successor_rows(row):
+                if kn.row_fp(t) == want:
+                    nxt = t
+                    break
+            if nxt is None:
+                raise AssertionError("a recorded step cannot be regenerated from the tries")
+            rows.append(nxt)
+            self.trace_lookups += 1
+        out = [self.initial_readable[int(start)]]
+        for r in rows[1:]:
+            out.append(self.model.fingerprint(self.layout.state(tuple(r.tolist()), self.interner.values)))
+        return out
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def rows0_row(self, fp: int) -> np.ndarray:
+        for s in self.model.init_states():
+            row = np.array(self._row_of(s), np.int32)
+            if kn.row_fp(row) == fp:
+                return row
+        raise AssertionError("no initial state has the recorded fingerprint")
+
+    def _successor_rows(self, row: np.ndarray) -> Iterator[np.ndarray]:
+        """The successor rows of ``row`` in the spec's order, by the tries (learning what is missing)."""
+        for b in range(self.n_bindings):
+            code = self._code(b, row)
+            count, entries = self.tries.leaf_entries(code)
+            for s in range(count):
+                e = entries[s * self.width:(s + 1) * self.width]
+                yield np.where(e >= 0, e, row[np.where(e >= 0, 0, ~e)]).astype(np.int32)
+
+    def _code(self, f: int, row: np.ndarray) -> int:
+        code = self.tries.walk(f, tuple(row.tolist()))[0]
+        return code if code != MISSING else self.learner.learn(f, row)
+
+    def _recount(self, lo: int, hi: int) -> np.ndarray:
+        """Per action: the successors generated by parents ``lo .. hi-1`` (all learnt: they were expanded)."""
+        out = np.zeros(len(self.model.actions), np.int64)
+        for i in range(lo, hi):
+            row = tuple(self.rows[i].tolist())
+            for b in range(self.n_bindings):
+                out[self.action_of[b]] += self.tries.leaf_entries(self.tries.walk(b, row)[0])[0]
+        return out
+
+    def _forget_level(self) -> None:
+        n_actions = max(1, len(self.model.actions))
+        self.out_rows = np.zeros((0, self.width), np.int32)
+        self.out_parent = np.zeros(0, np.int32)
+        self.out_action = np.zeros(0, np.int32)
+        self.out_fp = np.zeros(0, np.uint64)
+        self.gen_by_action = np.zeros(n_actions, np.int64)
+        self.new_by_action = np.zeros(n_actions, np.int64)
+        self.n_out = 0
+        self.S = np.zeros(kn.S_N_SCALARS, np.int64)
+
+    def _grow_visited(self, more: int) -> None:
+        size = len(self.vkeys)
+        while (self.vcount + more) * 2 > size:
+            size *= 2
+        if size == len(self.vkeys):
+            return
+        keys = np.zeros(size, np.uint64)
+        shift = 64 - (size.bit_length() - 1)
+        kn.rehash(self.vkeys, None, keys, None, shift)
+        self.vkeys, self.vshift = keys, shift
+
+    def _grow_out(self, more: int) -> None:
+        need = self.n_out + more
+        size = max(need, 2 * len(self.out_parent), 1024)
+        rows = np.zeros((size, self.width), np.int32)
+        rows[:self.n_out] = self.out_rows[:self.n_out]
+        self.out_rows = rows
+        for name in ("out_parent", "out_action", "out_fp"):
+            a = getattr(self, name)
+            b = np.zeros(size, a.dtype)
+            b[:self.n_out] = a[:self.n_out]
+            setattr(self, name, b)
+
+    def _successor_count(self, i: int) -> int:
+        """How many successors parent ``i`` has (refused with the local engine's error past the limit)."""
+        try:
+            n = sum(self.tries.leaf_entries(self._code(b, self.rows[i]))[0] for b in range(self.n_bindings))
+        except Exception:  # noqa: BLE001 - a branch the spec fails on: the C loop's miss reports it
+            return 2 * len(self.cand_action)
+        discovery.check_successor_count(n, self.model.spec.name)
+        return n
+
+    def _grow_cand(self, need: int) -> None:
+        size = max(need, 2 * len(self.cand_action))
+        self.cand = np.zeros((size, self.width), np.int32)
+        self.cand_action = np.zeros(size, np.int32)
+        self.cand_fp = np.zeros(size, np.uint64)
+        self.cand_flag = np.zeros(size, np.int32)
+
+    def _arrays(self) -> tuple:
+        t = self.tries
+        return (self.rows, t.comp, t.ekeys, t.evals, t.root, t.leaf_start, t.leaf_count, t.entries,
+                self.action_of_arr, self.vkeys, self.out_rows, self.out_parent, self.out_action, self.out_fp,
+                self.cand, self.cand_action, self.cand_fp, self.cand_flag, self.gen_by_action, self.new_by_action,
+                self.miss_fn, self.miss_parent, self.miss_rows, self.miss_node, self.miss_depth)
+
+    # -- one level ------------------------------------------------------------------------
+
+    def expand(self, request: LevelRequest) -> Iterator[LevelReport]:
+        model = self.model
+        S = self.S
+        n = len(self.rows)
+        self.rows = np.ascontiguousarray(self.rows, np.int32)
+        if len(self.out_parent) < n:
+            self._grow_out(max(n, 1024))
+        # Every invariant is evaluated on every new state (as the local engine does, so a failing one fails
+        # alike); only those not yet violated are reported.  A property is evaluated until reached.
+        enabled = 0
+        report = 0
+        when_true = 0
+        for k, (kind, name) in enumerate(self.checks):
+            if kind == "invariant":
+                enabled |= 1 << k
+                if name not in request.violated:
+                    report |= 1 << k
+            elif name in request.unreached:
+                when_true |= 1 << k
+                enabled |= 1 << k
+                report |= 1 << k
+            else:
+                when_true |= 1 << k
+        S[kn.S_K] = self.width
+        S[kn.S_B] = self.n_bindings
+        S[kn.S_CONSTRAINT_FN] = self.constraint_fn
+        S[kn.S_FIRST_CHECK] = self.first_check
+        S[kn.S_N_CHECKS] = len(self.checks)
+        S[kn.S_CHECK_WHEN_TRUE] = when_true
+        S[kn.S_CHECK_ENABLED] = enabled
+        S[kn.S_CHECK_REPORT] = report
+        S[kn.S_DEADLOCK] = 1 if model.check_deadlock else 0
+        S[kn.S_PROBE] = PROBE
+        S[kn.S_I] = 0
+        S[kn.S_N_OUT] = 0
+        S[kn.S_GENERATED] = 0
+        deadlock_reported = False
+        for lo in range(0, n, CHUNK):
+            hi = min(n, lo + CHUNK)
+            S[kn.S_HI] = hi
+            while int(S[kn.S_I]) < hi:
+                violations: list = []
+                deadlocks: list = []
+                sometimes: dict = {}
+                failures: list = []
+                status = self._run()
+                if status == kn.MISS:
+                    failure = self._learn_miss()
+                    if failure is not None:
+                        i = int(S[kn.S_I])
+                        failures.append((i, int(self.cur_fps[i]), failure))
+                        yield self._report(i - 1, violations, deadlocks, sometimes, failures)
+                        return
+                    continue
+                if status == kn.EVENT:
+                    i = int(S[kn.S_EV_PARENT])
+                    if S[kn.S_EV_DEADLOCK] and not deadlock_reported:
+                        deadlocks.append((i, int(self.cur_fps[i])))
+                        deadlock_reported = True
+                        S[kn.S_DEADLOCK] = 0
+                    if S[kn.S_EV_MASK]:
+                        self._events(i, violations, sometimes)
+                    yield self._report(i, violations, deadlocks, sometimes, failures)
+            self.poll()
+            yield self._report(hi - 1, [], [], {}, [])
+
+    def _run(self) -> int:
+        S = self.S
+        while True:
+            self.tries.flush()
+            S[kn.S_N_OUT] = self.n_out
+            S[kn.S_VCOUNT] = self.vcount
+            S[kn.S_ESHIFT] = self.tries.eshift
+            S[kn.S_VSHIFT] = self.vshift
+            # The arrays are replaced together: rows; out_*; cand_*; vkeys; the counts per level; the tries'.
+            which = (self.rows, self.out_rows, self.cand, self.vkeys, self.gen_by_action, self.tries.version)
+            if self._table_of is None or any(a is not b for a, b in zip(which, self._table_of)):
+                arrs = self._arrays()
+                self._table = kn.array_table(arrs)
+                self._table_of = which + arrs  # keeps the arrays alive while the C loop has their addresses
+            status = kn.expand(self._table, S)
+            self.n_out = int(S[kn.S_N_OUT])
+            self.vcount = int(S[kn.S_VCOUNT])
+            if status == kn.GROW_VISITED:
+                self._grow_visited(len(self.cand_action))
+            elif status == kn.GROW_OUT:
+                self._grow_out(len(self.cand_action))
+            elif status == kn.GROW_CAND:
+                self._grow_cand(self._successor_count(int(S[kn.S_I])))
+            else:
+                return status
+
+    def _learn_miss(self) -> SpecFailure | None:
+        """Learn the branches the C loop missed; a spec failure (from the readable path) if the spec fails
+        on one of the first parent not kept (a later parent's failure waits until that parent's turn)."""
+        S = self.S
+        first = int(S[kn.S_I])
+        n = int(S[kn.S_N_MISS])
+        fns, rows = self.miss_fn[:n].tolist(), self.miss_rows[:n].tolist()
+        nodes, depths, parents = self.miss_node[:n].tolist(), self.miss_depth[:n].tolist(), self.miss_parent[:n].tolist()
+        for j in range(n):
+            try:
+                self.learner.learn(fns[j], tuple(rows[j]), (nodes[j], depths[j]))
+            except LayoutMismatch as m:
+                raise MemoUnsupported(f"a successor's {'.'.join(map(str, m.path))} changed shape") from None
+            except NotDeterministic:
+                raise MemoUnsupported("two runs of a spec function on states that agree on what it read "
+                                      "read different components (is it deterministic?)") from None
+            except (Exception, NotCanonical, BadResult):  # noqa: BLE001 - the readable path names it
+                if parents[j] == first:
+                    return self._readable_failure(self.rows[first])
+        return None
+
+    def _readable_failure(self, parent_row: np.ndarray) -> SpecFailure:
+        """The failure the local engine reports on this parent: its successors, constraint and checks, readably."""
+        model = self.model
+        s = self.layout.state(tuple(parent_row.tolist()), self.interner.values)
+        try:
+            for ai, _b, t in model.successors(s):
+                model.check_state(t, f"action {model.actions[ai].name}")
+                if model.in_model(t):
+                    model.failed_invariants(t)
+                    for p in model.sometimes:
+                        model.property_holds(p, t)
+        except SpecRuntimeError as err:
+            return SpecFailure.of(err)
+        raise MemoUnsupported("the spec failed on traced components but not on plain ones")
+
+    def _events(self, i: int, violations: list, sometimes: dict) -> None:
+        """The checks that fired on the new states of parent ``i`` (its candidates are in the scratch arrays)."""
+        nc = int(self.S[kn.S_EV_CAND])
+        seen: set = set()
+        first: dict[int, int] = {}
+        report = int(self.S[kn.S_CHECK_REPORT])
+        for c in range(nc):
+            flag = int(self.cand_flag[c])
+            fp = int(self.cand_fp[c])
+            if (flag & 3) != 3 or fp in seen:
+                continue
+            seen.add(fp)
+            bits = (flag >> 2) & report
+            k = 0
+            while bits:
+                if bits & 1 and k not in first:
+                    first[k] = c
+                bits >>= 1
+                k += 1
+        by_cand: dict[int, list[str]] = {}
+        for k, c in first.items():
+            kind, name = self.checks[k]
+            self.S[kn.S_CHECK_REPORT] &= ~(1 << k)  # the driver takes the first in a level
+            if kind == "invariant":
+                by_cand.setdefault(c, []).append(name)
+            else:
+                sometimes[name] = (i, c)
+                self.S[kn.S_CHECK_ENABLED] &= ~(1 << k)
+        for c in sorted(by_cand):
+            fp = int(np.uint64(self.cand_fp[c]).view(np.int64))
+            violations.append(((i, c), fp, tuple(by_cand[c])))
+
+    def _report(self, through: int, violations: list, deadlocks: list, sometimes: dict,
+                failures: list) -> LevelReport:
+        return LevelReport(through, int(self.S[kn.S_GENERATED]), self.n_out, violations, deadlocks, sometimes,
+                           failures)

@@ -1,0 +1,310 @@
+# Read by Cython when ``modelcheck compile`` builds modelcheck/memo/kernel.py (an augmenting .pxd; the
+# build is keyed by this file too).  The C loop of the component-memo search: see kernel.py for the
+# arrays, the statuses and why a parent is either expanded whole or not at all.
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+
+    enum { MC_DONE = 0, MC_MISS = 1, MC_GROW_VISITED = 2, MC_GROW_OUT = 3, MC_GROW_CAND = 4, MC_EVENT = 5 };
+    enum {
+        MC_ROWS, MC_COMP, MC_EKEYS, MC_EVALS, MC_ROOT, MC_LEAF_START, MC_LEAF_COUNT, MC_ENTRIES, MC_ACTION_OF,
+        MC_VKEYS, MC_OUT_ROWS, MC_OUT_PARENT, MC_OUT_ACTION, MC_OUT_FP, MC_CAND, MC_CAND_ACTION, MC_CAND_FP,
+        MC_CAND_FLAG, MC_GEN_BY_ACTION, MC_NEW_BY_ACTION, MC_MISS_FN, MC_MISS_PARENT, MC_MISS_ROWS,
+        MC_MISS_NODE, MC_MISS_DEPTH, MC_N_ARRAYS
+    };
+    /* The scalars array: inputs, outputs, and the place to resume. */
+    enum {
+        S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_UNUSED_1, S_UNUSED_2, S_UNUSED_3, S_GENERATED, S_K, S_B,
+        S_CONSTRAINT_FN, S_FIRST_CHECK, S_N_CHECKS, S_CHECK_WHEN_TRUE, S_CHECK_ENABLED, S_DEADLOCK,
+        S_EV_PARENT, S_EV_CAND, S_EV_MASK, S_EV_DEADLOCK, S_ESHIFT, S_VSHIFT, S_CHECK_REPORT, S_N_MISS, S_PROBE,
+        S_N_SCALARS
+    };
+
+    #define MC_GOLDEN 0x9E3779B97F4A7C15ULL
+
+    /* The child of inner node `code` for the id `v`, or -1 if not learnt. */
+    static inline int32_t mc_edge(int32_t code, int32_t v, const uint64_t *ekeys, const int32_t *evals, int eshift) {
+        uint64_t emask = (((uint64_t)1) << (64 - eshift)) - 1;
+        uint64_t key = ((((uint64_t)(uint32_t)code) << 32) | (uint32_t)v) + 1;
+        uint64_t h = (key * MC_GOLDEN) >> eshift;
+        for (;;) {
+            uint64_t kk = ekeys[h];
+            if (kk == key) return evals[h];
+            if (kk == 0) return -1;
+            h = (h + 1) & emask;
+        }
+    }
+
+    static inline int32_t mc_walk(int32_t code, const int32_t *row, const int32_t *comp, const uint64_t *ekeys,
+                                  const int32_t *evals, int eshift) {
+        while (code >= 0)
+            code = mc_edge(code, row[comp[code]], ekeys, evals, eshift);
+        return code;
+    }
+
+    /* The same walk, for a miss: the last inner node passed (-1: the root is not learnt) and how many. */
+    static void mc_walk_miss(int32_t code, const int32_t *row, const int32_t *comp, const uint64_t *ekeys,
+                             const int32_t *evals, int eshift, int32_t *last, int32_t *depth) {
+        *last = -1;
+        *depth = 0;
+        while (code >= 0) {
+            *last = code;
+            (*depth)++;
+            code = mc_edge(code, row[comp[code]], ekeys, evals, eshift);
+        }
+    }
+
+    static inline uint64_t mc_row_fp(const int32_t *r, int64_t K) {
+        uint64_t h = 0x243F6A8885A308D3ULL;
+        for (int64_t k = 0; k < K; k++) {
+            h = (h ^ (uint32_t)r[k]) * MC_GOLDEN;
+            h ^= h >> 29;
+        }
+        h ^= h >> 32;
+        h *= 0xBF58476D1CE4E5B9ULL;
+        h ^= h >> 31;
+        return h ? h : 1;
+    }
+
+    /* 1 if fp was added, 0 if it was there. */
+    static inline int mc_visit(uint64_t *vkeys, int vshift, uint64_t fp, int insert) {
+        uint64_t vmask = (((uint64_t)1) << (64 - vshift)) - 1;
+        uint64_t h = (fp * MC_GOLDEN) >> vshift;
+        for (;;) {
+            uint64_t kk = vkeys[h];
+            if (kk == fp) return 0;
+            if (kk == 0) { if (insert) vkeys[h] = fp; return 1; }
+            h = (h + 1) & vmask;
+        }
+    }
+
+    /* Expand parents S_I .. S_HI of `rows`: see kernel.py.  Returns the status (also in S_STATUS). */
+    /* `table` is int64 [2][MC_N_ARRAYS]: each array's data address, then its length in items.  The
+       caller keeps the arrays alive and C-contiguous of the documented types, and rebuilds the table
+       whenever it replaces one (one buffer here, not one per array: a call costs little). */
+    static int64_t mc_memo_expand(PyObject *table, PyObject *scalars) {
+        Py_buffer tv, sv;
+        void *p[MC_N_ARRAYS];
+        Py_ssize_t len[MC_N_ARRAYS];
+        int64_t *S, status = MC_DONE;
+        int j;
+        if (PyObject_GetBuffer(scalars, &sv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+            return -1;
+        if (PyObject_GetBuffer(table, &tv, PyBUF_C_CONTIGUOUS) < 0) { PyBuffer_Release(&sv); return -1; }
+        if (sv.itemsize != 8 || sv.len < S_N_SCALARS * 8 || tv.itemsize != 8 || tv.len < 2 * MC_N_ARRAYS * 8) {
+            PyBuffer_Release(&sv);
+            PyBuffer_Release(&tv);
+            PyErr_SetString(PyExc_ValueError, "memo kernel: wrong scalars or array table");
+            return -1;
+        }
+        S = (int64_t *)sv.buf;
+        for (j = 0; j < MC_N_ARRAYS; j++) {
+            p[j] = (void *)(intptr_t)((const int64_t *)tv.buf)[j];
+            len[j] = (Py_ssize_t)((const int64_t *)tv.buf)[MC_N_ARRAYS + j];
+        }
+        {
+            const int32_t *rows = p[MC_ROWS], *comp = p[MC_COMP], *evals = p[MC_EVALS], *root = p[MC_ROOT];
+            const int32_t *leaf_start = p[MC_LEAF_START], *leaf_count = p[MC_LEAF_COUNT], *entries = p[MC_ENTRIES];
+            const int32_t *action_of = p[MC_ACTION_OF];
+            const uint64_t *ekeys = p[MC_EKEYS];
+            uint64_t *vkeys = p[MC_VKEYS], *out_fp = p[MC_OUT_FP], *cand_fp = p[MC_CAND_FP];
+            int32_t *out_rows = p[MC_OUT_ROWS], *out_parent = p[MC_OUT_PARENT], *out_action = p[MC_OUT_ACTION];
+            int32_t *cand = p[MC_CAND], *cand_action = p[MC_CAND_ACTION], *cand_flag = p[MC_CAND_FLAG];
+            int64_t *gen_by_action = p[MC_GEN_BY_ACTION], *new_by_action = p[MC_NEW_BY_ACTION];
+            const int64_t K = S[S_K], B = S[S_B], hi = S[S_HI];
+            const int64_t constraint_fn = S[S_CONSTRAINT_FN], first_check = S[S_FIRST_CHECK], n_checks = S[S_N_CHECKS];
+            const int64_t when_true = S[S_CHECK_WHEN_TRUE];
+            const int eshift = (int)S[S_ESHIFT], vshift = (int)S[S_VSHIFT];
+            const int64_t ccap = len[MC_CAND_ACTION], ocap = len[MC_OUT_PARENT];
+            const uint64_t vcap = (uint64_t)len[MC_VKEYS];
+            int32_t *miss_fn = p[MC_MISS_FN], *miss_parent = p[MC_MISS_PARENT], *miss_rows = p[MC_MISS_ROWS];
+            int32_t *miss_node = p[MC_MISS_NODE], *miss_depth = p[MC_MISS_DEPTH];
+            const int64_t mcap = len[MC_MISS_FN], probe = S[S_PROBE];
+            int64_t i = S[S_I], n_out = S[S_N_OUT], vcount = S[S_VCOUNT];
+            int64_t n_miss = 0, first_miss = -1, end = hi;
+            /* A walk that reaches a branch not learnt yet is noted (function, row); from the first such
+               parent on nothing is kept, and up to `probe` more parents are only walked, to note their
+               misses too, so that the caller learns many branches per call. */
+            #define MC_NOTE_MISS(fn, r) do { \
+                if (n_miss < mcap) { \
+                    miss_fn[n_miss] = (int32_t)(fn); miss_parent[n_miss] = (int32_t)i; \
+                    memcpy(miss_rows + n_miss * K, (r), K * sizeof(int32_t)); \
+                    mc_walk_miss(root[fn], (r), comp, ekeys, evals, eshift, miss_node + n_miss, \
+                                 miss_depth + n_miss); \
+                    n_miss++; \
+                } \
+                missed = 1; \
+            } while (0)
+            for (; i < end; i++) {
+                const int32_t *row = rows + i * K;
+                int64_t nc = 0, b, c, k, s;
+                int fired = 0, missed = 0;
+                int32_t code;
+                /* 1. Every successor, by the tries. */
+                for (b = 0; b < B; b++) {
+                    code = mc_walk(root[b], row, comp, ekeys, evals, eshift);
+                    if (code == -1) { MC_NOTE_MISS(b, row); continue; }
+                    if (missed) continue;
+                    {
+                        int32_t leaf = -2 - code, cnt = leaf_count[leaf];
+                        const int32_t *e = entries + leaf_start[leaf];
+                        if (nc + cnt > ccap) {
+                            if (first_miss >= 0) goto probed;
+                            status = MC_GROW_CAND;
+                            goto stop;
+                        }
+                        for (s = 0; s < cnt; s++, nc++) {
+                            int32_t *t = cand + nc * K;
+                            for (k = 0; k < K; k++) {
+                                int32_t v = e[s * K + k];
+                                t[k] = v >= 0 ? v : row[~v];
+                            }
+                            cand_action[nc] = action_of[b];
+                        }
+                    }
+                }
+                /* 2. The constraint, and the checks of those not seen before (still nothing kept). */
+                for (c = 0; c < nc && !missed; c++) {
+                    const int32_t *t = cand + c * K;
+                    int32_t flag = 0;
+                    if (constraint_fn >= 0) {
+                        code = mc_walk(root[constraint_fn], t, comp, ekeys, evals, eshift);
+                        if (code == -1) { MC_NOTE_MISS(constraint_fn, t); break; }
+                        if (!leaf_count[-2 - code]) { cand_flag[c] = 0; continue; }
+                    }
+                    flag = 1;
+                    cand_fp[c] = mc_row_fp(t, K);
+                    if (mc_visit(vkeys, vshift, cand_fp[c], 0)) {
+                        flag |= 2;
+                        for (k = 0; k < n_checks; k++) {
+                            if (!((S[S_CHECK_ENABLED] >> k) & 1)) continue;
+                            code = mc_walk(root[first_check + k], t, comp, ekeys, evals, eshift);
+                            if (code == -1) { MC_NOTE_MISS(first_check + k, t); break; }
+                            if ((leaf_count[-2 - code] != 0) == ((when_true >> k) & 1))
+                                flag |= 4 << k;
+                        }
+                    }
+                    cand_flag[c] = flag;
+                }
+                if (missed || first_miss >= 0) {
+                    if (first_miss < 0) {
+                        first_miss = i;
+                        end = i + 1 + probe < hi ? i + 1 + probe : hi;
+                    }
+                    if (n_miss >= mcap) break;
+                    continue;
+                }
+                if ((uint64_t)(vcount + nc) * 2 > vcap) { status = MC_GROW_VISITED; goto stop; }
+                if (n_out + nc > ocap) { status = MC_GROW_OUT; goto stop; }
+                /* 3. Keep the parent's expansion. */
+                S[S_GENERATED] += nc;
+                for (c = 0; c < nc; c++) {
+                    gen_by_action[cand_action[c]]++;
+                    if ((cand_flag[c] & 3) == 3 && mc_visit(vkeys, vshift, cand_fp[c], 1)) {
+                        vcount++;
+                        memcpy(out_rows + n_out * K, cand + c * K, K * sizeof(int32_t));
+                        out_parent[n_out] = (int32_t)i;
+                        out_action[n_out] = cand_action[c];
+                        out_fp[n_out] = cand_fp[c];
+                        new_by_action[cand_action[c]]++;
+                        n_out++;
+                        if ((cand_flag[c] >> 2) & S[S_CHECK_REPORT])
+                            fired = 1;
+                    }
+                }
+                if (fired || (nc == 0 && S[S_DEADLOCK])) {
+                    /* The parent's candidates and flags stay in the scratch arrays for the caller. */
+                    S[S_EV_PARENT] = i;
+                    S[S_EV_CAND] = nc;
+                    S[S_EV_MASK] = fired;
+                    S[S_EV_DEADLOCK] = nc == 0 && S[S_DEADLOCK];
+                    i++;
+                    status = MC_EVENT;
+                    goto stop;
+                }
+            }
+        probed:
+            if (first_miss >= 0) {
+                i = first_miss;
+                status = MC_MISS;
+            }
+            S[S_N_MISS] = n_miss;
+            #undef MC_NOTE_MISS
+        stop:
+            S[S_I] = i;
+            S[S_N_OUT] = n_out;
+            S[S_VCOUNT] = vcount;
+            S[S_STATUS] = status;
+        }
+        PyBuffer_Release(&tv);
+        PyBuffer_Release(&sv);
+        return status;
+    }
+
+    /* Insert keys[j] -> vals[j] (keys distinct from those present, non-zero) into the table; the count. */
+    static int64_t mc_insert(PyObject *tkeys, PyObject *tvals, PyObject *keys, PyObject *vals, int64_t shift) {
+        Py_buffer a, av, b, bv;
+        int64_t n = 0;
+        if (PyObject_GetBuffer(tkeys, &a, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return -1;
+        if (PyObject_GetBuffer(tvals, &av, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) { PyBuffer_Release(&a); return -1; }
+        if (PyObject_GetBuffer(keys, &b, PyBUF_C_CONTIGUOUS) < 0) { PyBuffer_Release(&a); PyBuffer_Release(&av); return -1; }
+        if (PyObject_GetBuffer(vals, &bv, PyBUF_C_CONTIGUOUS) < 0) {
+            PyBuffer_Release(&a); PyBuffer_Release(&av); PyBuffer_Release(&b); return -1;
+        }
+        {
+            uint64_t *tk = a.buf;
+            int32_t *tv = av.buf;
+            const uint64_t *k = b.buf;
+            const int32_t *v = bv.buf;
+            Py_ssize_t nt = a.len / 8, nk = b.len / 8, j;
+            uint64_t mask = (uint64_t)nt - 1;
+            for (j = 0; j < nk; j++) {
+                uint64_t h = (k[j] * MC_GOLDEN) >> shift;
+                while (tk[h] && tk[h] != k[j]) h = (h + 1) & mask;
+                tk[h] = k[j];
+                tv[h] = v[j];
+                n++;
+            }
+        }
+        PyBuffer_Release(&a); PyBuffer_Release(&av); PyBuffer_Release(&b); PyBuffer_Release(&bv);
+        return n;
+    }
+
+    /* Re-insert the non-zero keys of `old` (with `oldv`, or none) into the empty table `new` (`newv`). */
+    static int64_t mc_rehash(PyObject *old, PyObject *oldv, PyObject *new, PyObject *newv, int64_t shift) {
+        Py_buffer a, av, b, bv;
+        int have_v = oldv != Py_None;
+        int64_t n = 0;
+        if (PyObject_GetBuffer(old, &a, PyBUF_C_CONTIGUOUS) < 0) return -1;
+        if (PyObject_GetBuffer(new, &b, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) { PyBuffer_Release(&a); return -1; }
+        if (have_v) {
+            if (PyObject_GetBuffer(oldv, &av, PyBUF_C_CONTIGUOUS) < 0) { PyBuffer_Release(&a); PyBuffer_Release(&b); return -1; }
+            if (PyObject_GetBuffer(newv, &bv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+                PyBuffer_Release(&a); PyBuffer_Release(&b); PyBuffer_Release(&av); return -1;
+            }
+        }
+        {
+            const uint64_t *ok = a.buf;
+            uint64_t *nk = b.buf;
+            Py_ssize_t na = a.len / 8, nb = b.len / 8, j;
+            uint64_t mask = (uint64_t)nb - 1;
+            for (j = 0; j < na; j++) {
+                uint64_t key = ok[j], h;
+                if (!key) continue;
+                h = (key * MC_GOLDEN) >> shift;
+                while (nk[h]) h = (h + 1) & mask;
+                nk[h] = key;
+                if (have_v) ((int32_t *)bv.buf)[h] = ((const int32_t *)av.buf)[j];
+                n++;
+            }
+        }
+        PyBuffer_Release(&a); PyBuffer_Release(&b);
+        if (have_v) { PyBuffer_Release(&av); PyBuffer_Release(&bv); }
+        return n;
+    }
+    """
+    long long mc_memo_expand(object table, object scalars) except -1
+    long long mc_rehash(object old, object oldv, object new, object newv, long long shift) except -1
+    long long mc_insert(object tkeys, object tvals, object keys, object vals, long long shift) except -1

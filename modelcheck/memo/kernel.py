@@ -1,0 +1,130 @@
+"""The C loop of the component-memo search (compiled by ``modelcheck compile``; C in ``kernel.pxd``).
+
+:func:`expand` takes a level's parents ``S_I .. S_HI`` (rows of component
+ids) and, for each parent in order, does three passes:
+
+1. every (action, binding)'s tree is walked to its leaf, and the leaf's
+   successor entries are written out as candidate rows (ids, or the parent's
+   component for a ``~k`` entry);
+2. each candidate's state constraint is walked, its fingerprint taken, and
+   for those not in the visited set, the checks (invariants, ``sometimes``
+   properties) are walked;
+3. the parent is kept: counts, new states into the visited set and the
+   output arrays.
+
+Passes 1 and 2 change nothing, so when a walk reaches a branch not learnt
+yet the parent is not kept: the loop notes the function and the row, walks
+up to ``S_PROBE`` more parents only to note their misses too, and returns
+``MISS`` with ``S_I`` at the first parent not kept; the caller learns the
+branches (:meth:`modelcheck.memo.tries.Learner.learn`) and calls again: a
+parent is expanded whole or not at all, in order.  The same holds for the arrays
+being too small (``GROW_*``).  After a parent with a new state whose checks
+fired, or without successors (when deadlocks are checked), it returns
+``EVENT`` with that parent's candidates still in the scratch arrays.
+
+Fingerprints are a 64-bit mix of the row's ids; they are this engine's own
+(ids depend on the order values were met), so traces are rebuilt from rows
+and then named by the readable fingerprints (:mod:`modelcheck.memo.backend`).
+"""
+
+# modelcheck: compile
+
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    import cython  # read by Cython when ``modelcheck compile`` builds this module
+
+    COMPILED: bool = cython.compiled
+except ImportError:  # Cython is the optional ``compile`` extra
+    COMPILED = False
+
+DONE, MISS, GROW_VISITED, GROW_OUT, GROW_CAND, EVENT = range(6)
+(ROWS, COMP, EKEYS, EVALS, ROOT, LEAF_START, LEAF_COUNT, ENTRIES, ACTION_OF, VKEYS, OUT_ROWS, OUT_PARENT,
+ OUT_ACTION, OUT_FP, CAND, CAND_ACTION, CAND_FP, CAND_FLAG, GEN_BY_ACTION, NEW_BY_ACTION, MISS_FN, MISS_PARENT,
+ MISS_ROWS, MISS_NODE, MISS_DEPTH, N_ARRAYS) = range(26)
+"""The order of the arrays handed to :func:`expand`."""
+(S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, _S_UNUSED_1, _S_UNUSED_2, _S_UNUSED_3, S_GENERATED, S_K, S_B,
+ S_CONSTRAINT_FN, S_FIRST_CHECK, S_N_CHECKS, S_CHECK_WHEN_TRUE, S_CHECK_ENABLED, S_DEADLOCK, S_EV_PARENT,
+ S_EV_CAND, S_EV_MASK, S_EV_DEADLOCK, S_ESHIFT, S_VSHIFT, S_CHECK_REPORT, S_N_MISS, S_PROBE,
+ S_N_SCALARS) = range(27)
+"""The slots of the scalars array (int64): inputs, outputs and where to resume."""
+
+GOLDEN = 0x9E3779B97F4A7C15
+MASK64 = (1 << 64) - 1
+
+
+DTYPES = (np.int32, np.int32, np.uint64, np.int32, np.int32, np.int32, np.int32, np.int32, np.int32, np.uint64,
+          np.int32, np.int32, np.int32, np.uint64, np.int32, np.int32, np.uint64, np.int32, np.int64, np.int64,
+          np.int32, np.int32, np.int32, np.int32, np.int32)
+"""Each array's type, in the order above."""
+
+
+def array_table(arrs: tuple) -> np.ndarray:
+    """The table :func:`expand` reads the arrays from: their addresses, then their lengths in items.
+
+    Checked here (type, contiguity), once per change of an array, so that the
+    C loop can take raw addresses.  The caller keeps ``arrs`` alive while the
+    table is used.
+    """
+    if len(arrs) != N_ARRAYS:
+        raise ValueError(f"the memo kernel takes {N_ARRAYS} arrays, got {len(arrs)}")
+    table = np.empty(2 * N_ARRAYS, np.int64)
+    for j, (a, dtype) in enumerate(zip(arrs, DTYPES)):
+        if a.dtype != dtype or not a.flags.c_contiguous or not a.flags.writeable:
+            raise ValueError(f"memo kernel array {j}: {a.dtype}, contiguous {a.flags.c_contiguous}; wants {dtype}")
+        table[j] = a.__array_interface__["data"][0]
+        table[N_ARRAYS + j] = a.size
+    return table
+
+
+def expand(table: np.ndarray, scalars: np.ndarray) -> int:
+    """Expand parents ``scalars[S_I]`` .. ``scalars[S_HI]``; the status (see the module docstring)."""
+    if not COMPILED:
+        raise RuntimeError("the memo kernel runs compiled only (modelcheck compile)")
+    return mc_memo_expand(table, scalars)
+
+
+def rehash(old: np.ndarray, oldv: np.ndarray | None, new: np.ndarray, newv: np.ndarray | None, shift: int) -> int:
+    """Insert the non-zero keys of ``old`` (and their values) into the empty, larger table ``new``."""
+    if COMPILED:
+        return mc_rehash(old, oldv, new, newv, shift)
+    mask = len(new) - 1
+    n = 0
+    for j in np.flatnonzero(old).tolist():
+        key = int(old[j])
+        h = ((key * GOLDEN) & MASK64) >> shift
+        while int(new[h]):
+            h = (h + 1) & mask
+        new[h] = key
+        if oldv is not None:
+            newv[h] = oldv[j]
+        n += 1
+    return n
+
+
+def insert(tkeys: np.ndarray, tvals: np.ndarray, keys: np.ndarray, vals: np.ndarray, shift: int) -> int:
+    """Put ``keys[j] -> vals[j]`` into the open-addressing table (which has room for them)."""
+    if COMPILED:
+        return mc_insert(tkeys, tvals, keys, vals, shift)
+    mask = len(tkeys) - 1
+    for key, val in zip(keys.tolist(), vals.tolist()):
+        h = ((key * GOLDEN) & MASK64) >> shift
+        while int(tkeys[h]) not in (0, key):
+            h = (h + 1) & mask
+        tkeys[h] = key
+        tvals[h] = val
+    return len(keys)
+
+
+def row_fp(row: np.ndarray) -> int:
+    """The fingerprint the C loop gives ``row`` (as an unsigned 64-bit int): for the few rows of a trace."""
+    h = 0x243F6A8885A308D3
+    for x in row.tolist():
+        h = ((h ^ (x & 0xFFFFFFFF)) * GOLDEN) & MASK64
+        h ^= h >> 29
+    h ^= h >> 32
+    h = (h * 0xBF58476D1CE4E5B9) & MASK64
+    h ^= h >> 31
+    return h or 1

@@ -1,0 +1,157 @@
+"""How a state splits into components: the leaves of its records and of its fixed-length tuples.
+
+The layout is read off the initial states: a record (a NamedTuple) is split
+into its fields, a plain tuple into its items when every initial state has it
+at the same non-zero length; anything else (an int, a frozenset, a tuple
+that grows, like a log) is one component.  A successor whose shape differs
+(a split tuple that changed length, a record of another class) raises
+:class:`LayoutMismatch` naming the path, and the search starts again with
+that path as one component: a spec never runs wrong for a shape guessed from
+its first states, at worst it is split more coarsely.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from modelcheck.memo.traced import Traced, component_of
+
+Leaf = int  # the component index
+Node = Any  # Leaf | ("record", cls, children) | ("tuple", children)
+
+
+class LayoutMismatch(Exception):
+    """A state does not have the shape the layout assumed at ``path``."""
+
+    def __init__(self, path: tuple) -> None:
+        super().__init__(path)
+        self.path = path
+
+
+class Layout:
+    """The split of one state type, with the conversions between states and rows of component ids.
+
+    The conversions the search makes on every learning step (a traced state
+    from a row, a successor's entry) are generated as straight-line Python
+    for this layout: the recursive walks cost ten times as much.
+    """
+
+    def __init__(self, root: Node, width: int, paths: list[tuple]) -> None:
+        self.root = root
+        self.width = width
+        self.paths = paths  # component index -> path (field names and item indices)
+        self.traced_state, self.entry_of = _generate(root)
+
+    def describe(self) -> str:
+        return ", ".join(".".join(str(p) for p in path) or "state" for path in self.paths)
+
+    def row(self, s: Any, intern: Callable[[Any], int]) -> tuple:
+        """The component ids of a state (:class:`LayoutMismatch` if its shape differs)."""
+        out: list[int] = []
+        _row(self.root, s, (), out, intern)
+        return tuple(out)
+
+    def state(self, row: tuple, values: list) -> Any:
+        """The state of a row."""
+        return _build(self.root, row, values)
+
+
+def _row(node: Node, v: Any, path: tuple, out: list, intern: Callable[[Any], int]) -> None:
+    if type(node) is int:
+        out.append(intern(v))
+        return
+    if node[0] == "record":
+        cls, children = node[1], node[2]
+        if type(v) is not cls:
+            raise LayoutMismatch(path)
+        for i, child in enumerate(children):
+            _row(child, v[i], path + (cls._fields[i],), out, intern)
+        return
+    children = node[1]
+    if type(v) is not tuple or len(v) != len(children):
+        raise LayoutMismatch(path)
+    for i, child in enumerate(children):
+        _row(child, v[i], path + (i,), out, intern)
+
+
+def _build(node: Node, row: tuple, values: list) -> Any:
+    if type(node) is int:
+        return values[row[node]]
+    if node[0] == "record":
+        return tuple.__new__(node[1], [_build(c, row, values) for c in node[2]])
+    return tuple(_build(c, row, values) for c in node[1])
+
+
+def derive_layout(samples: list, whole: frozenset = frozenset()) -> Layout:
+    """The finest split of ``samples`` (states of one type); paths in ``whole`` are kept as one component."""
+    paths: list[tuple] = []
+
+    def split(vals: list, path: tuple) -> Node:
+        t = type(vals[0])
+        if path not in whole and all(type(v) is t for v in vals):
+            if t is not tuple and issubclass(t, tuple) and hasattr(t, "_fields") and t.__new__ is not None:
+                if all(len(v) == len(t._fields) for v in vals):
+                    return ("record", t, [split([v[i] for v in vals], path + (f,))
+                                          for i, f in enumerate(t._fields)])
+            if t is tuple and vals[0] and all(len(v) == len(vals[0]) for v in vals):
+                return ("tuple", [split([v[i] for v in vals], path + (i,)) for i in range(len(vals[0]))])
+        paths.append(path)
+        return len(paths) - 1
+
+    root = split(list(samples), ())
+    return Layout(root, len(paths), paths)
+
+
+def _generate(root: Node) -> tuple[Callable, Callable]:
+    """``traced_state(row, T)`` and ``entry_of(t, out, intern)`` for this layout, as generated code.
+
+    ``traced_state`` builds the state of ``row`` with each component ``k`` the
+    :class:`Traced` ``T[k][row[k]]``.  ``entry_of`` appends, per component of
+    the successor ``t``, ``~k`` where ``t`` holds component ``k`` of the
+    parent as it was (a :class:`Traced`), else the id of its value; it
+    raises :class:`LayoutMismatch` where ``t``'s shape differs.
+    """
+    env: dict[str, Any] = {"_new": tuple.__new__, "Traced": Traced, "Mismatch": LayoutMismatch,
+                           "_k": component_of}
+    classes: list[type] = []
+
+    def cls_name(c: type) -> str:
+        if c not in classes:
+            classes.append(c)
+            env[f"C{len(classes) - 1}"] = c
+        return f"C{classes.index(c)}"
+
+    def build(node: Node) -> str:
+        if type(node) is int:
+            return f"T[{node}][r[{node}]]"
+        if node[0] == "record":
+            return f"_new({cls_name(node[1])}, ({''.join(build(c) + ', ' for c in node[2])}))"
+        return f"({''.join(build(c) + ', ' for c in node[1])})"
+
+    lines: list[str] = []
+    counter = [0]
+
+    def entry(node: Node, var: str, path: tuple, indent: str) -> None:
+        if type(node) is int:
+            lines.append(f"{indent}out.append(~_k({var}) if type({var}) is Traced else intern({var}))")
+            return
+        if node[0] == "record":
+            cls, children = node[1], node[2]
+            lines.append(f"{indent}if type({var}) is not {cls_name(cls)}: raise Mismatch({path!r})")
+            names = [(child, path + (cls._fields[i],)) for i, child in enumerate(children)]
+        else:
+            children = node[1]
+            lines.append(f"{indent}if type({var}) is not tuple or len({var}) != {len(children)}: "
+                         f"raise Mismatch({path!r})")
+            names = [(child, path + (i,)) for i, child in enumerate(children)]
+        for i, (child, p) in enumerate(names):
+            counter[0] += 1
+            v = f"x{counter[0]}"
+            lines.append(f"{indent}{v} = {var}[{i}]")
+            entry(child, v, p, indent)
+
+    entry(root, "t", (), "    ")
+    source = (f"def traced_state(r, T):\n    return {build(root)}\n\n"
+              "def entry_of(t, out, intern):\n" + "\n".join(lines) + "\n")
+    exec(compile(source, "<modelcheck.memo layout>", "exec"), env)  # noqa: S102 - generated from the layout
+    return env["traced_state"], env["entry_of"]

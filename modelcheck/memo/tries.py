@@ -1,0 +1,269 @@
+"""The memo tables: every (action, binding) and predicate of a spec as a decision tree over component ids.
+
+Why this is exact: a function is evaluated by the readable spec on a state
+whose components are :class:`~modelcheck.memo.traced.Traced`, which log the
+order in which the evaluation first uses each one: ``k1, k2, ..., km``.  A
+pure function's run, up to its first use of a component not among
+``k1 .. kj``, depends only on the values of ``k1 .. kj``; so every state
+that agrees with this one on them uses ``k(j+1)`` next, and every state
+that agrees on all ``m`` gets the same result.  The tree records that path:
+inner nodes read ``k1``, then (under this state's value of ``k1``) ``k2``,
+and so on, down to the result; a component the result holds unchanged
+(its :class:`Traced` itself) becomes "the parent's component k".  An
+action that fails its first guard costs one step of the tree, and a state
+that reaches a branch not learnt yet costs one evaluation.
+
+The trees live in flat numpy arrays that the C loop (:mod:`.kernel`) walks:
+inner node ``n`` reads component ``comp[n]``; the edge from ``n`` for
+component id ``v`` is in an open-addressing table keyed by
+``(n << 32 | v) + 1``; a code ``>= 0`` is an inner node, ``-1`` is "not
+learnt yet", ``<= -2`` is leaf ``-2 - code``.  A leaf holds ``count``
+successor entries of ``width`` ints each (an id, or ``~k`` for the parent's
+component ``k``); a predicate's leaf holds no entries and ``count`` is its
+value (0 or 1).  Equal leaves are shared.
+"""
+
+# modelcheck: compile
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from modelcheck.memo.layout import Layout
+from modelcheck.memo.traced import Traced, value_of
+from modelcheck.memo.values import Interner
+
+GOLDEN = 0x9E3779B97F4A7C15
+MASK64 = (1 << 64) - 1
+MISSING = -1
+
+
+class BadResult(Exception):
+    """An action returned something other than None, a state or a list of states (the readable path names it)."""
+
+
+def _grown(a: np.ndarray, need: int, fill: int = 0) -> np.ndarray:
+    if need <= len(a):
+        return a
+    out = np.full(max(need, 2 * len(a)), fill, dtype=a.dtype)
+    out[:len(a)] = a
+    return out
+
+
+class Tries:
+    """The decision trees of ``n_functions`` functions over rows of ``width`` component ids."""
+
+    def __init__(self, n_functions: int, width: int) -> None:
+        self.width = width
+        self.comp = np.zeros(256, np.int32)
+        self.n_nodes = 0
+        self.eshift = 64 - 12
+        self.ekeys = np.zeros(1 << 12, np.uint64)
+        self.evals = np.zeros(1 << 12, np.int32)
+        self.root = np.full(n_functions, MISSING, np.int32)
+        self.leaf_start = np.zeros(256, np.int32)
+        self.leaf_count = np.zeros(256, np.int32)
+        self.n_leaves = 0
+        self.entries = np.zeros(1024, np.int32)
+        self.n_entries = 0
+        self._leaves: dict[tuple, int] = {}
+        self._edges: dict[tuple[int, int], int] = {}  # the edges again, for the walks made in Python
+        self._pending_keys: list[int] = []
+        self._pending_vals: list[int] = []
+        self.version = 0
+        """Changes whenever an array is replaced (the C loop must be handed the new ones)."""
+        self.comps: list[int] = []
+        """``comp`` again, and ``roots`` is ``root``: Python lists for the walks made in Python."""
+        self.roots: list[int] = [MISSING] * n_functions
+
+    # -- building --------------------------------------------------------------------------
+
+    def node(self, k: int) -> int:
+        if self.n_nodes == len(self.comp):
+            self.comp = _grown(self.comp, self.n_nodes + 1)
+            self.version += 1
+        self.comp[self.n_nodes] = k
+        self.comps.append(k)
+        self.n_nodes += 1
+        return self.n_nodes - 1
+
+    def set_root(self, f: int, code: int) -> None:
+        self.root[f] = code
+        self.roots[f] = code
+
+    def leaf(self, count: int, entries: tuple = ()) -> int:
+        """The code of the leaf with these contents (shared with an equal one)."""
+        key = (count, entries)
+        code = self._leaves.get(key)
+        if code is not None:
+            return code
+        n = self.n_leaves
+        if n == len(self.leaf_start):
+            self.leaf_start = _grown(self.leaf_start, n + 1)
+            self.leaf_count = _grown(self.leaf_count, n + 1)
+            self.version += 1
+        if self.n_entries + len(entries) > len(self.entries):
+            self.entries = _grown(self.entries, self.n_entries + len(entries))
+            self.version += 1
+        self.leaf_start[n] = self.n_entries
+        self.leaf_count[n] = count
+        self.entries[self.n_entries:self.n_entries + len(entries)] = entries
+        self.n_entries += len(entries)
+        self.n_leaves += 1
+        code = -2 - n
+        self._leaves[key] = code
+        return code
+
+    def edge(self, n: int, v: int) -> int:
+        """The code under inner node ``n`` for component id ``v`` (MISSING if not learnt)."""
+        return self._edges.get((n, v), MISSING)
+
+    def set_edge(self, n: int, v: int, code: int) -> None:
+        """Learn an edge (into the C table at the next :meth:`flush`)."""
+        if (n, v) not in self._edges:
+            self._pending_keys.append(((n << 32) | v) + 1)
+            self._pending_vals.append(code)
+        self._edges[(n, v)] = code
+
+    def flush(self) -> None:
+        """Put the edges learnt since the last flush into the C table (growing it first if needed)."""
+        if not self._pending_keys:
+            return
+        from modelcheck.memo.kernel import insert, rehash
+
+        n = len(self._edges)
+        if n * 2 > len(self.ekeys):
+            size = len(self.ekeys)
+            while n * 2 > size:
+                size *= 2
+            keys = np.zeros(size, np.uint64)
+            vals = np.zeros(size, np.int32)
+            shift = 64 - (size.bit_length() - 1)
+            rehash(self.ekeys, self.evals, keys, vals, shift)
+            self.ekeys, self.evals, self.eshift = keys, vals, shift
+            self.version += 1
+        insert(self.ekeys, self.evals, np.array(self._pending_keys, np.uint64),
+               np.array(self._pending_vals, np.int32), self.eshift)
+        self._pending_keys.clear()
+        self._pending_vals.clear()
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def walk(self, f: int, row: Any) -> tuple[int, int | None, list[int]]:
+        """(code reached, the last inner node passed, the components read on the way)."""
+        code = self.roots[f]
+        last = None
+        reads: list[int] = []
+        edges = self._edges
+        comp = self.comps
+        while code >= 0:
+            last = code
+            k = comp[code]
+            reads.append(k)
+            code = edges.get((code, row[k]), MISSING)
+        return code, last, reads
+
+    def leaf_entries(self, code: int) -> tuple[int, np.ndarray]:
+        n = -2 - code
+        start, count = int(self.leaf_start[n]), int(self.leaf_count[n])
+        return count, self.entries[start:start + count * self.width]
+
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.comp, self.ekeys, self.evals, self.root, self.leaf_start,
+                                      self.leaf_count, self.entries))
+
+
+class NotDeterministic(Exception):
+    """An evaluation did not first read what an earlier one on the same path read."""
+
+
+class Learner:
+    """Grows the trees of a spec's functions by evaluating the readable spec on traced states."""
+
+    def __init__(self, layout: Layout, tries: Tries, interner: Interner, c: Any,
+                 functions: list[tuple[Callable, tuple, str]], state_type: type) -> None:
+        self.layout = layout
+        self.tries = tries
+        self.intern = interner
+        self.c = c
+        self.functions = functions  # (fn, extra args, kind: "action" or "predicate")
+        self.state_type = state_type
+        self.evaluations = 0
+        self.log: list[int] = []
+        # Per component k, the Traced of each value id (made as values are interned).
+        self.traced: list[list[Traced]] = [[Traced(v, k, self.log) for v in interner.values]
+                                           for k in range(layout.width)]
+        interner.on_new = self._new_value
+
+    def _new_value(self, v: Any) -> None:
+        for k, ts in enumerate(self.traced):
+            ts.append(Traced(v, k, self.log))
+
+    def learn(self, f: int, row: Any, at: tuple[int, int] | None = None) -> int:
+        """Grow function ``f``'s tree along ``row`` down to a leaf; its code.
+
+        One evaluation of the readable function on the row's state, each
+        component traced: its result is the leaf, the order in which it first
+        used components is the path.  Raises whatever the spec raises,
+        :class:`NotCanonical`, :class:`BadResult` or :class:`LayoutMismatch`
+        (the caller gives those to the readable path, which reports them as it
+        always does), or :class:`NotDeterministic`.
+        """
+        tries = self.tries
+        if type(row) is not tuple:
+            row = tuple(row.tolist())
+        if at is None:
+            code, last, reads = tries.walk(f, row)
+            if code != MISSING:
+                return code
+            depth = len(reads)
+        else:  # where the C loop's walk stopped: (the last inner node passed or -1, how many)
+            node, depth = at
+            last = None if node < 0 else node
+            code = tries.roots[f] if last is None else tries.edge(last, row[tries.comps[last]])
+            if code != MISSING:
+                return code  # learnt meanwhile, for another row of the same batch
+        fn, args, kind = self.functions[f]
+        log = self.log
+        log.clear()
+        self.evaluations += 1
+        s = self.layout.traced_state(row, self.traced)
+        r = fn(self.c, s, *args)
+        if kind == "action":
+            code = self._action_leaf(r)
+        else:
+            if type(r) is Traced:
+                r = value_of(r)
+            if r is not True and r is not False:
+                raise BadResult(r)
+            code = tries.leaf(1 if r else 0)
+        path = list(dict.fromkeys(log))
+        if len(path) < depth or (last is not None and path[depth - 1] != tries.comps[last]):
+            raise NotDeterministic(f"{path} after {depth} reads")
+        for k in path[depth:]:
+            node = tries.node(k)
+            self._attach(f, last, row, node)
+            last = node
+        self._attach(f, last, row, code)
+        return code
+
+    def _attach(self, f: int, parent: int | None, row: Any, code: int) -> None:
+        if parent is None:
+            self.tries.set_root(f, code)
+        else:
+            self.tries.set_edge(parent, row[self.tries.comps[parent]], code)
+
+    def _action_leaf(self, r: Any) -> int:
+        if r is None:
+            return self.tries.leaf(0)
+        ts = r if type(r) is list else (r,)
+        entries: list[int] = []
+        entry_of = self.layout.entry_of
+        intern = self.intern
+        for t in ts:
+            if type(t) is not self.state_type:
+                raise BadResult(t)
+            entry_of(t, entries, intern)
+        return self.tries.leaf(len(ts), tuple(entries))

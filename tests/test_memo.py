@@ -1,0 +1,233 @@
+"""The memo tables (modelcheck.memo): the same answers as the spec's own code, on every state and every spec.
+
+Expected values come from the readable spec (the local engine with ``--no-memo``,
+and a plain breadth-first search for the per-state cross-check) and from TLC's
+reference counts; nothing here is the memo engine's own output pasted back.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+import modelcheck
+from modelcheck.memo.crosscheck import crosscheck
+from modelcheck.model.bound import BoundModel
+from modelcheck.options import CheckOptions
+from modelcheck.spec.constants import build_constants
+from modelcheck.spec.loader import load_spec
+
+from conftest import ROOT, json_report, run_cli
+
+
+def _model(name: str, consts: dict | None = None, **options) -> BoundModel:
+    spec = load_spec(name)
+    return BoundModel(spec, build_constants(spec, consts or {}), CheckOptions(**options))
+
+
+@pytest.mark.parametrize("name, consts", [
+    ("kip320", {"Replicas": 2}),
+    ("kip279", {"Replicas": 2}),
+    ("kip101", {"Replicas": 2}),
+    ("kip320-first-try", {"Replicas": 2}),
+    ("truncate-to-hw", {"Replicas": 2}),
+    ("async-isr", {}),
+    ("broker-failures", {}),
+    ("consumer-offsets", {}),
+    ("controller-failover", {}),
+    ("partition-reassignment", {}),
+    ("producer-ordering", {}),
+])
+def test_tables_agree_with_the_spec_on_every_reachable_state(name, consts):
+    model = _model(name, consts, continue_after_violation=True)
+    report = crosscheck(model)
+    assert report.mismatches == ()
+    assert report.states == report.distinct > 20 and report.successors >= report.states - 1
+    assert report.evaluations < report.states * len(model.label_action)  # the tables did save calls
+
+
+def test_the_crosscheck_catches_a_wrong_table(monkeypatch):
+    """A learner that loses every second result with successors: the comparison must say so."""
+    from modelcheck.memo import tries
+
+    original = tries.Learner._action_leaf
+    calls = []
+
+    def lossy(self, r):
+        code = original(self, r)  # as learnt (its reads logged), then every second non-empty leaf dropped
+        if r is not None:
+            calls.append(1)
+            if len(calls) % 2:
+                return self.tries.leaf(0)
+        return code
+
+    monkeypatch.setattr(tries.Learner, "_action_leaf", lossy)
+    report = crosscheck(_model("kip320", {"Replicas": 2}))
+    assert report.mismatches and "by the spec" in report.mismatches[0]
+
+
+def test_tables_agree_on_kip320_three_replicas():
+    """All 737,794 states of the reference configuration (TLC: 737,794 distinct)."""
+    report = crosscheck(_model("kip320"))
+    assert report.mismatches == ()
+    assert report.states == report.distinct == 737_794
+    assert report.successors == 1_967_560 - 1  # TLC counts the initial state as generated
+
+
+def _summary(r) -> dict:
+    return {
+        "result": r.result, "distinct": r.distinct_states, "generated": r.states_generated, "depth": r.depth,
+        "violations": [(v.kind, v.name, [(s.action, s.state) for s in v.trace]) for v in r.violations],
+        "coverage": r.action_stats, "sometimes": r.sometimes_reached,
+        "queue": r.queue_left, "stopped_by": r.stopped_by,
+    }
+
+
+SPECS = ["kip320", "kip279", "kip101", "kip320-first-try", "truncate-to-hw", "async-isr", "broker-failures",
+         "consumer-offsets", "controller-failover", "partition-reassignment", "producer-ordering"]
+
+
+@pytest.mark.parametrize("name", SPECS)
+@pytest.mark.parametrize("options", [{}, {"continue_after_violation": True}, {"max_states": 700},
+                                     {"max_depth": 6}])
+def test_every_spec_gives_the_local_engines_result(name, options):
+    consts = {"Replicas": 2} if name.startswith(("kip", "truncate")) else {}
+    memo = modelcheck.check(name, consts, **options)
+    plain = modelcheck.check(name, consts, memo=False, **options)
+    assert memo.engine_report is not None and memo.engine_report["successors"] == "memo tables"
+    assert plain.engine_report is None
+    assert _summary(memo) == _summary(plain)
+
+
+def test_reference_counts_and_the_hw_data_loss_trace():
+    """TLC's counts and the 9-state counterexample of KafkaTruncateToHighWatermark, on the tables."""
+    r = modelcheck.check("kip320")
+    assert (r.distinct_states, r.states_generated, r.depth) == (737_794, 1_967_560, 26)
+    r = modelcheck.check("truncate-to-hw")
+    assert r.result == "violated" and len(r.violations[0].trace) == 9
+    assert r.engine_report["successors"] == "memo tables"
+    r = modelcheck.check("async-isr", {"Replicas": 3})
+    plain = modelcheck.check("async-isr", {"Replicas": 3}, memo=False)
+    assert (r.distinct_states, r.states_generated) == (plain.distinct_states, plain.states_generated)
+
+
+def test_cli_json_names_the_tables_and_no_memo_turns_them_off():
+    on = run_cli("check", "kip320", "--const", "Replicas=2", "--json", "-q")
+    off = run_cli("check", "kip320", "--const", "Replicas=2", "--json", "-q", "--no-memo")
+    assert on.returncode == off.returncode == 0
+    a, b = json.loads(on.stdout), json.loads(off.stdout)
+    assert a["memo"]["successors"] == "memo tables" and a["memo"]["evaluations"] > 0
+    assert b["memo"] is None
+    assert json_report(on, "memo") == json_report(off, "memo")
+
+
+def test_memo_with_workers_is_refused_in_one_line():
+    p = run_cli("check", "kip320", "--memo", "--workers", "2")
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines()[-1].startswith("error: --memo applies to the exhaustive one-process")
+    assert "Traceback" not in p.stderr
+
+
+SHAPE_CHANGE = '''
+    """A counter whose second field, a tuple, grows only after the first 4,000 states."""
+    from typing import NamedTuple
+
+    import attrs
+
+    from modelcheck import Spec, action, invariant
+
+    class S(NamedTuple):
+        n: int
+        tail: tuple
+
+    def init(c):
+        yield S(0, (0,))
+
+    @action("Step")
+    def step(c, s):
+        if s.n >= 5000:
+            return None
+        return S(s.n + 1, s.tail + (1,) if s.n == 4500 else s.tail)
+
+    @invariant("Small")
+    def small(c, s):
+        return s.n <= 5000
+
+    @attrs.frozen
+    class NoConstants:
+        pass
+
+    SPEC = Spec(name="grows-late", title="grows-late", constants=NoConstants, init=init, actions=[step], invariants=[small], deadlock_expected=True)
+'''
+
+OPAQUE = '''
+    """Branches on type() of a state part: the memo tables cannot see that read."""
+    from typing import NamedTuple
+
+    import attrs
+
+    from modelcheck import Spec, action, invariant
+
+    class S(NamedTuple):
+        n: int
+
+    def init(c):
+        yield S(0)
+
+    @action("Step")
+    def step(c, s):
+        if type(s.n) is int and s.n < 50:
+            return S(s.n + 1)
+        return None
+
+    @invariant("Small")
+    def small(c, s):
+        return s.n <= 50
+
+    @attrs.frozen
+    class NoConstants:
+        pass
+
+    SPEC = Spec(name="opaque", title="opaque", constants=NoConstants, init=init, actions=[step], invariants=[small], deadlock_expected=True)
+'''
+
+
+def test_a_shape_the_first_states_did_not_show_reruns_on_the_spec_with_a_note(tmp_path):
+    f = tmp_path / "grows_late.py"
+    f.write_text(textwrap.dedent(SHAPE_CHANGE))
+    r = modelcheck.check(str(f))
+    assert (r.distinct_states, r.result) == (5001, "holds")
+    assert r.engine_report is None
+    assert any("the memo tables stopped" in w and "tail" in w for w in r.warnings), r.warnings
+    p = run_cli("check", str(f), "-q")
+    assert p.returncode == 0
+    assert "the memo tables stopped (a successor's tail changed shape)" in p.stderr + p.stdout
+
+
+def test_a_spec_that_branches_on_type_runs_on_its_own_code_with_a_note(tmp_path):
+    f = tmp_path / "opaque.py"
+    f.write_text(textwrap.dedent(OPAQUE))
+    r = modelcheck.check(str(f))
+    assert (r.distinct_states, r.result) == (51, "holds")
+    assert r.engine_report is None
+    line = textwrap.dedent(OPAQUE).splitlines().index("    if type(s.n) is int and s.n < 50:") + 1
+    note = [w for w in r.warnings if "memo tables are not used" in w]
+    assert note and f"opaque.py:{line}: type(...)" in note[0], r.warnings
+    p = run_cli("check", str(f), "--memo")
+    assert p.returncode == 2 and f"opaque.py:{line}: type(...)" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_spec_errors_name_the_same_state_and_line_on_the_tables():
+    """An action that raises deep in the search: the same one-line error and trace as the spec's own code."""
+    candidates = sorted((ROOT / "tests" / "models" / "broken").glob("*.py"))
+    assert len(candidates) > 10
+    for f in candidates:
+        a = run_cli("check", str(f), "-q")
+        b = run_cli("check", str(f), "-q", "--no-memo")
+        assert (a.returncode, _untimed(a.stdout), a.stderr) == (b.returncode, _untimed(b.stdout), b.stderr), f
+
+
+def _untimed(text: str) -> list[str]:
+    return [ln for ln in text.splitlines() if not ln.startswith("Finished in")]
