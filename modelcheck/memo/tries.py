@@ -68,10 +68,10 @@ class Tries:
         self.n_leaves = 0
         self.entries = np.zeros(1024, np.int32)
         self.n_entries = 0
-        self._leaves: dict[tuple, int] = {}
-        self._edges: dict[tuple[int, int], int] = {}  # the edges again, for the walks made in Python
-        self._pending_keys: list[int] = []
-        self._pending_vals: list[int] = []
+        self._leaves: dict[int, int] = {}
+        self._pending: dict[int, int] = {}
+        """Edges learnt since the last :meth:`flush` (key -> code), not yet in the C table."""
+        self.n_edges = 0
         self.version = 0
         """Changes whenever an array is replaced (the C loop must be handed the new ones)."""
         self.comps: list[int] = []
@@ -94,9 +94,13 @@ class Tries:
         self.roots[f] = code
 
     def leaf(self, count: int, entries: tuple = ()) -> int:
-        """The code of the leaf with these contents (shared with an equal one)."""
-        key = (count, entries)
-        code = self._leaves.get(key)
+        """The code of a new leaf with these contents; one shared leaf per predicate value and for "no successor".
+
+        Leaves with successors are not shared: a dict of them cost more memory
+        (hundreds of MiB on AsyncIsr) than their duplicates in ``entries``.
+        """
+        key = count if not entries else None
+        code = self._leaves.get(key) if key is not None else None
         if code is not None:
             return code
         n = self.n_leaves
@@ -113,27 +117,41 @@ class Tries:
         self.n_entries += len(entries)
         self.n_leaves += 1
         code = -2 - n
-        self._leaves[key] = code
+        if key is not None:
+            self._leaves[key] = code
         return code
 
     def edge(self, n: int, v: int) -> int:
         """The code under inner node ``n`` for component id ``v`` (MISSING if not learnt)."""
-        return self._edges.get((n, v), MISSING)
+        key = ((n << 32) | v) + 1
+        code = self._pending.get(key)
+        if code is not None:
+            return code
+        ekeys = self.ekeys
+        mask = len(ekeys) - 1
+        h = ((key * GOLDEN) & MASK64) >> self.eshift
+        while True:
+            kk = ekeys.item(h)
+            if kk == key:
+                return self.evals.item(h)
+            if kk == 0:
+                return MISSING
+            h = (h + 1) & mask
 
     def set_edge(self, n: int, v: int, code: int) -> None:
-        """Learn an edge (into the C table at the next :meth:`flush`)."""
-        if (n, v) not in self._edges:
-            self._pending_keys.append(((n << 32) | v) + 1)
-            self._pending_vals.append(code)
-        self._edges[(n, v)] = code
+        """Learn a new edge (into the C table at the next :meth:`flush`)."""
+        key = ((n << 32) | v) + 1
+        if key not in self._pending:
+            self.n_edges += 1
+        self._pending[key] = code
 
     def flush(self) -> None:
         """Put the edges learnt since the last flush into the C table (growing it first if needed)."""
-        if not self._pending_keys:
+        if not self._pending:
             return
         from modelcheck.memo.kernel import insert, rehash
 
-        n = len(self._edges)
+        n = self.n_edges
         if n * 2 > len(self.ekeys):
             size = len(self.ekeys)
             while n * 2 > size:
@@ -144,10 +162,9 @@ class Tries:
             rehash(self.ekeys, self.evals, keys, vals, shift)
             self.ekeys, self.evals, self.eshift = keys, vals, shift
             self.version += 1
-        insert(self.ekeys, self.evals, np.array(self._pending_keys, np.uint64),
-               np.array(self._pending_vals, np.int32), self.eshift)
-        self._pending_keys.clear()
-        self._pending_vals.clear()
+        insert(self.ekeys, self.evals, np.fromiter(self._pending.keys(), np.uint64, len(self._pending)),
+               np.fromiter(self._pending.values(), np.int32, len(self._pending)), self.eshift)
+        self._pending.clear()
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -156,13 +173,12 @@ class Tries:
         code = self.roots[f]
         last = None
         reads: list[int] = []
-        edges = self._edges
         comp = self.comps
         while code >= 0:
             last = code
             k = comp[code]
             reads.append(k)
-            code = edges.get((code, row[k]), MISSING)
+            code = self.edge(code, row[k])
         return code, last, reads
 
     def leaf_entries(self, code: int) -> tuple[int, np.ndarray]:
@@ -173,6 +189,20 @@ class Tries:
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.comp, self.ekeys, self.evals, self.root, self.leaf_start,
                                       self.leaf_count, self.entries))
+
+
+class TracedOf(dict):
+    """Component ``k``'s :class:`Traced` of each value id, made when first asked for."""
+
+    def __init__(self, k: int, values: list, log: list) -> None:
+        super().__init__()
+        self.k = k
+        self.values = values
+        self.log = log
+
+    def __missing__(self, v: int) -> Traced:
+        t = self[v] = Traced(self.values[v], self.k, self.log)
+        return t
 
 
 class NotDeterministic(Exception):
@@ -192,14 +222,8 @@ class Learner:
         self.state_type = state_type
         self.evaluations = 0
         self.log: list[int] = []
-        # Per component k, the Traced of each value id (made as values are interned).
-        self.traced: list[list[Traced]] = [[Traced(v, k, self.log) for v in interner.values]
-                                           for k in range(layout.width)]
-        interner.on_new = self._new_value
-
-    def _new_value(self, v: Any) -> None:
-        for k, ts in enumerate(self.traced):
-            ts.append(Traced(v, k, self.log))
+        # Per component k, the Traced of each value id met there (made on first use).
+        self.traced: list[TracedOf] = [TracedOf(k, interner.values, self.log) for k in range(layout.width)]
 
     def learn(self, f: int, row: Any, at: tuple[int, int] | None = None) -> int:
         """Grow function ``f``'s tree along ``row`` down to a leaf; its code.

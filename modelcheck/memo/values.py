@@ -81,8 +81,6 @@ class Interner:
         self.plain: dict = {}
         """Value -> the id of the first value equal to it."""
         self.canonical = canonical
-        self.on_new: Callable[[Any], None] | None = None
-        """Called with each new value (the learner makes its traced forms)."""
 
     def __call__(self, v: Any) -> int:
         i = self.plain.get(v)
@@ -98,6 +96,4 @@ class Interner:
             self.ids[key] = i
             self.values.append(v)
             self.plain.setdefault(v, i)
-            if self.on_new is not None:
-                self.on_new(v)
         return i
