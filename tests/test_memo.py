@@ -130,6 +130,16 @@ def test_memo_with_workers_is_refused_in_one_line():
     assert "Traceback" not in p.stderr
 
 
+_TAIL = '''
+    @attrs.frozen
+    class NoConstants:
+        pass
+
+    SPEC = Spec(name="{name}", title="{name}", constants=NoConstants, init=init, actions=[step], invariants=[small],
+                deadlock_expected=True)
+'''
+"""The end of the two small specs below: no constants, one action, one invariant."""
+
 SHAPE_CHANGE = '''
     """A counter whose second field, a tuple, grows only after the first 4,000 states."""
     from typing import NamedTuple
@@ -154,13 +164,7 @@ SHAPE_CHANGE = '''
     @invariant("Small")
     def small(c, s):
         return s.n <= 5000
-
-    @attrs.frozen
-    class NoConstants:
-        pass
-
-    SPEC = Spec(name="grows-late", title="grows-late", constants=NoConstants, init=init, actions=[step], invariants=[small], deadlock_expected=True)
-'''
+''' + _TAIL.format(name="grows-late")
 
 OPAQUE = '''
     """Branches on type() of a state part: the memo tables cannot see that read."""
@@ -185,13 +189,7 @@ OPAQUE = '''
     @invariant("Small")
     def small(c, s):
         return s.n <= 50
-
-    @attrs.frozen
-    class NoConstants:
-        pass
-
-    SPEC = Spec(name="opaque", title="opaque", constants=NoConstants, init=init, actions=[step], invariants=[small], deadlock_expected=True)
-'''
+''' + _TAIL.format(name="opaque")
 
 
 def test_a_shape_the_first_states_did_not_show_reruns_on_the_spec_with_a_note(tmp_path):

@@ -50,16 +50,14 @@ def crosscheck(model: BoundModel, limit: int = 20) -> CrossCheck:
     backend = MemoBackend(model)
     result = LevelDriver(model, backend).run()
     tries, learner = backend.tries, backend.learner
-    entry_of, intern = backend.layout.entry_of, backend.interner
+    layout, intern = backend.layout, backend.interner
     mismatches: list[str] = []
     n_states = n_succ = n_pred = 0
     names = [a.name for a in model.actions]
     leaves: dict[int, list[tuple]] = {}
 
     def row_of(s: Any) -> tuple:
-        out: list[int] = []
-        entry_of(s, out, intern)
-        return tuple(out)
+        return layout.row(s, intern)
 
     def code(f: int, row: tuple) -> int:
         c = tries.walk(f, row)[0]

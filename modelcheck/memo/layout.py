@@ -48,30 +48,12 @@ class Layout:
     def row(self, s: Any, intern: Callable[[Any], int]) -> tuple:
         """The component ids of a state (:class:`LayoutMismatch` if its shape differs)."""
         out: list[int] = []
-        _row(self.root, s, (), out, intern)
+        self.entry_of(s, out, intern)  # a plain state holds no traced part: every component is its value's id
         return tuple(out)
 
     def state(self, row: tuple, values: list) -> Any:
         """The state of a row."""
         return _build(self.root, row, values)
-
-
-def _row(node: Node, v: Any, path: tuple, out: list, intern: Callable[[Any], int]) -> None:
-    if type(node) is int:
-        out.append(intern(v))
-        return
-    if node[0] == "record":
-        cls, children = node[1], node[2]
-        if type(v) is not cls:
-            raise LayoutMismatch(path)
-        for i, child in enumerate(children):
-            _row(child, v[i], path + (cls._fields[i],), out, intern)
-        return
-    children = node[1]
-    if type(v) is not tuple or len(v) != len(children):
-        raise LayoutMismatch(path)
-    for i, child in enumerate(children):
-        _row(child, v[i], path + (i,), out, intern)
 
 
 def _build(node: Node, row: tuple, values: list) -> Any:
