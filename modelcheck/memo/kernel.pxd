@@ -18,41 +18,46 @@ cdef extern from *:
     enum {
         S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_UNUSED_1, S_UNUSED_2, S_UNUSED_3, S_GENERATED, S_K, S_B,
         S_CONSTRAINT_FN, S_FIRST_CHECK, S_N_CHECKS, S_CHECK_WHEN_TRUE, S_CHECK_ENABLED, S_DEADLOCK,
-        S_EV_PARENT, S_EV_CAND, S_EV_MASK, S_EV_DEADLOCK, S_ESHIFT, S_VSHIFT, S_CHECK_REPORT, S_N_MISS, S_PROBE,
+        S_EV_PARENT, S_EV_CAND, S_EV_MASK, S_EV_DEADLOCK, S_UNUSED_4, S_UNUSED_5, S_CHECK_REPORT, S_N_MISS, S_PROBE,
         S_N_SCALARS
     };
 
     #define MC_GOLDEN 0x9E3779B97F4A7C15ULL
 
+    /* The first slot of `key` in an open-addressing table of `size` slots (any size, not only powers of
+       two: the tables grow by half at three quarters full, so they stay at least half full). */
+    static inline uint64_t mc_slot(uint64_t key, uint64_t size) {
+        return (uint64_t)(((unsigned __int128)(key * MC_GOLDEN) * size) >> 64);
+    }
+
     /* The child of inner node `code` for the id `v`, or -1 if not learnt. */
-    static inline int32_t mc_edge(int32_t code, int32_t v, const uint64_t *ekeys, const int32_t *evals, int eshift) {
-        uint64_t emask = (((uint64_t)1) << (64 - eshift)) - 1;
+    static inline int32_t mc_edge(int32_t code, int32_t v, const uint64_t *ekeys, const int32_t *evals, uint64_t esize) {
         uint64_t key = ((((uint64_t)(uint32_t)code) << 32) | (uint32_t)v) + 1;
-        uint64_t h = (key * MC_GOLDEN) >> eshift;
+        uint64_t h = mc_slot(key, esize);
         for (;;) {
             uint64_t kk = ekeys[h];
             if (kk == key) return evals[h];
             if (kk == 0) return -1;
-            h = (h + 1) & emask;
+            if (++h == esize) h = 0;
         }
     }
 
     static inline int32_t mc_walk(int32_t code, const int32_t *row, const int32_t *comp, const uint64_t *ekeys,
-                                  const int32_t *evals, int eshift) {
+                                  const int32_t *evals, uint64_t esize) {
         while (code >= 0)
-            code = mc_edge(code, row[comp[code]], ekeys, evals, eshift);
+            code = mc_edge(code, row[comp[code]], ekeys, evals, esize);
         return code;
     }
 
     /* The same walk, for a miss: the last inner node passed (-1: the root is not learnt) and how many. */
     static void mc_walk_miss(int32_t code, const int32_t *row, const int32_t *comp, const uint64_t *ekeys,
-                             const int32_t *evals, int eshift, int32_t *last, int32_t *depth) {
+                             const int32_t *evals, uint64_t esize, int32_t *last, int32_t *depth) {
         *last = -1;
         *depth = 0;
         while (code >= 0) {
             *last = code;
             (*depth)++;
-            code = mc_edge(code, row[comp[code]], ekeys, evals, eshift);
+            code = mc_edge(code, row[comp[code]], ekeys, evals, esize);
         }
     }
 
@@ -69,14 +74,13 @@ cdef extern from *:
     }
 
     /* 1 if fp was added, 0 if it was there. */
-    static inline int mc_visit(uint64_t *vkeys, int vshift, uint64_t fp, int insert) {
-        uint64_t vmask = (((uint64_t)1) << (64 - vshift)) - 1;
-        uint64_t h = (fp * MC_GOLDEN) >> vshift;
+    static inline int mc_visit(uint64_t *vkeys, uint64_t vsize, uint64_t fp, int insert) {
+        uint64_t h = mc_slot(fp, vsize);
         for (;;) {
             uint64_t kk = vkeys[h];
             if (kk == fp) return 0;
             if (kk == 0) { if (insert) vkeys[h] = fp; return 1; }
-            h = (h + 1) & vmask;
+            if (++h == vsize) h = 0;
         }
     }
 
@@ -116,9 +120,8 @@ cdef extern from *:
             const int64_t K = S[S_K], B = S[S_B], hi = S[S_HI];
             const int64_t constraint_fn = S[S_CONSTRAINT_FN], first_check = S[S_FIRST_CHECK], n_checks = S[S_N_CHECKS];
             const int64_t when_true = S[S_CHECK_WHEN_TRUE];
-            const int eshift = (int)S[S_ESHIFT], vshift = (int)S[S_VSHIFT];
+            const uint64_t esize = (uint64_t)len[MC_EKEYS], vsize = (uint64_t)len[MC_VKEYS];
             const int64_t ccap = len[MC_CAND_ACTION], ocap = len[MC_OUT_PARENT];
-            const uint64_t vcap = (uint64_t)len[MC_VKEYS];
             int32_t *miss_fn = p[MC_MISS_FN], *miss_parent = p[MC_MISS_PARENT], *miss_rows = p[MC_MISS_ROWS];
             int32_t *miss_node = p[MC_MISS_NODE], *miss_depth = p[MC_MISS_DEPTH];
             const int64_t mcap = len[MC_MISS_FN], probe = S[S_PROBE];
@@ -131,7 +134,7 @@ cdef extern from *:
                 if (n_miss < mcap) { \
                     miss_fn[n_miss] = (int32_t)(fn); miss_parent[n_miss] = (int32_t)i; \
                     memcpy(miss_rows + n_miss * K, (r), K * sizeof(int32_t)); \
-                    mc_walk_miss(root[fn], (r), comp, ekeys, evals, eshift, miss_node + n_miss, \
+                    mc_walk_miss(root[fn], (r), comp, ekeys, evals, esize, miss_node + n_miss, \
                                  miss_depth + n_miss); \
                     n_miss++; \
                 } \
@@ -144,7 +147,7 @@ cdef extern from *:
                 int32_t code;
                 /* 1. Every successor, by the tries. */
                 for (b = 0; b < B; b++) {
-                    code = mc_walk(root[b], row, comp, ekeys, evals, eshift);
+                    code = mc_walk(root[b], row, comp, ekeys, evals, esize);
                     if (code == -1) { MC_NOTE_MISS(b, row); continue; }
                     if (missed) continue;
                     {
@@ -170,17 +173,17 @@ cdef extern from *:
                     const int32_t *t = cand + c * K;
                     int32_t flag = 0;
                     if (constraint_fn >= 0) {
-                        code = mc_walk(root[constraint_fn], t, comp, ekeys, evals, eshift);
+                        code = mc_walk(root[constraint_fn], t, comp, ekeys, evals, esize);
                         if (code == -1) { MC_NOTE_MISS(constraint_fn, t); break; }
                         if (!leaf_count[-2 - code]) { cand_flag[c] = 0; continue; }
                     }
                     flag = 1;
                     cand_fp[c] = mc_row_fp(t, K);
-                    if (mc_visit(vkeys, vshift, cand_fp[c], 0)) {
+                    if (mc_visit(vkeys, vsize, cand_fp[c], 0)) {
                         flag |= 2;
                         for (k = 0; k < n_checks; k++) {
                             if (!((S[S_CHECK_ENABLED] >> k) & 1)) continue;
-                            code = mc_walk(root[first_check + k], t, comp, ekeys, evals, eshift);
+                            code = mc_walk(root[first_check + k], t, comp, ekeys, evals, esize);
                             if (code == -1) { MC_NOTE_MISS(first_check + k, t); break; }
                             if ((leaf_count[-2 - code] != 0) == ((when_true >> k) & 1))
                                 flag |= 4 << k;
@@ -196,13 +199,13 @@ cdef extern from *:
                     if (n_miss >= mcap) break;
                     continue;
                 }
-                if ((uint64_t)(vcount + nc) * 2 > vcap) { status = MC_GROW_VISITED; goto stop; }
+                if ((uint64_t)(vcount + nc) * 4 > vsize * 3) { status = MC_GROW_VISITED; goto stop; }
                 if (n_out + nc > ocap) { status = MC_GROW_OUT; goto stop; }
                 /* 3. Keep the parent's expansion. */
                 S[S_GENERATED] += nc;
                 for (c = 0; c < nc; c++) {
                     gen_by_action[cand_action[c]]++;
-                    if ((cand_flag[c] & 3) == 3 && mc_visit(vkeys, vshift, cand_fp[c], 1)) {
+                    if ((cand_flag[c] & 3) == 3 && mc_visit(vkeys, vsize, cand_fp[c], 1)) {
                         vcount++;
                         memcpy(out_rows + n_out * K, cand + c * K, K * sizeof(int32_t));
                         out_parent[n_out] = (int32_t)i;
@@ -244,7 +247,7 @@ cdef extern from *:
     }
 
     /* Insert keys[j] -> vals[j] (keys distinct from those present, non-zero) into the table; the count. */
-    static int64_t mc_insert(PyObject *tkeys, PyObject *tvals, PyObject *keys, PyObject *vals, int64_t shift) {
+    static int64_t mc_insert(PyObject *tkeys, PyObject *tvals, PyObject *keys, PyObject *vals) {
         Py_buffer a, av, b, bv;
         int64_t n = 0;
         if (PyObject_GetBuffer(tkeys, &a, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return -1;
@@ -259,10 +262,9 @@ cdef extern from *:
             const uint64_t *k = b.buf;
             const int32_t *v = bv.buf;
             Py_ssize_t nt = a.len / 8, nk = b.len / 8, j;
-            uint64_t mask = (uint64_t)nt - 1;
             for (j = 0; j < nk; j++) {
-                uint64_t h = (k[j] * MC_GOLDEN) >> shift;
-                while (tk[h] && tk[h] != k[j]) h = (h + 1) & mask;
+                uint64_t h = mc_slot(k[j], (uint64_t)nt);
+                while (tk[h] && tk[h] != k[j]) if (++h == (uint64_t)nt) h = 0;
                 tk[h] = k[j];
                 tv[h] = v[j];
                 n++;
@@ -273,7 +275,7 @@ cdef extern from *:
     }
 
     /* Re-insert the non-zero keys of `old` (with `oldv`, or none) into the empty table `new` (`newv`). */
-    static int64_t mc_rehash(PyObject *old, PyObject *oldv, PyObject *new, PyObject *newv, int64_t shift) {
+    static int64_t mc_rehash(PyObject *old, PyObject *oldv, PyObject *new, PyObject *newv) {
         Py_buffer a, av, b, bv;
         int have_v = oldv != Py_None;
         int64_t n = 0;
@@ -289,12 +291,11 @@ cdef extern from *:
             const uint64_t *ok = a.buf;
             uint64_t *nk = b.buf;
             Py_ssize_t na = a.len / 8, nb = b.len / 8, j;
-            uint64_t mask = (uint64_t)nb - 1;
             for (j = 0; j < na; j++) {
                 uint64_t key = ok[j], h;
                 if (!key) continue;
-                h = (key * MC_GOLDEN) >> shift;
-                while (nk[h]) h = (h + 1) & mask;
+                h = mc_slot(key, (uint64_t)nb);
+                while (nk[h]) if (++h == (uint64_t)nb) h = 0;
                 nk[h] = key;
                 if (have_v) ((int32_t *)bv.buf)[h] = ((const int32_t *)av.buf)[j];
                 n++;
@@ -306,5 +307,5 @@ cdef extern from *:
     }
     """
     long long mc_memo_expand(object table, object scalars) except -1
-    long long mc_rehash(object old, object oldv, object new, object newv, long long shift) except -1
-    long long mc_insert(object tkeys, object tvals, object keys, object vals, long long shift) except -1
+    long long mc_rehash(object old, object oldv, object new, object newv) except -1
+    long long mc_insert(object tkeys, object tvals, object keys, object vals) except -1

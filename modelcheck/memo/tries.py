@@ -27,6 +27,7 @@ value (0 or 1).  Equal leaves are shared.
 
 from __future__ import annotations
 
+from array import array
 from typing import Any, Callable
 
 import numpy as np
@@ -44,22 +45,28 @@ class BadResult(Exception):
     """An action returned something other than None, a state or a list of states (the readable path names it)."""
 
 
-def _grown(a: np.ndarray, need: int, fill: int = 0) -> np.ndarray:
+def _grown(a: np.ndarray, need: int) -> np.ndarray:
+    """``a``, or a copy half as large again (or ``need``) when it cannot hold ``need`` items."""
     if need <= len(a):
         return a
-    out = np.full(max(need, 2 * len(a)), fill, dtype=a.dtype)
+    out = np.zeros(max(need, len(a) + len(a) // 2), dtype=a.dtype)
     out[:len(a)] = a
     return out
 
 
 class Tries:
-    """The decision trees of ``n_functions`` functions over rows of ``width`` component ids."""
+    """The decision trees of ``n_functions`` functions over rows of ``width`` component ids.
+
+    What is learnt goes first into Python buffers (the edges into a dict,
+    the nodes and leaves into arrays of ints) and reaches the numpy arrays
+    the C loop reads at :meth:`flush`, in one copy per batch: a numpy
+    element store costs more than the rest of a node's bookkeeping.
+    """
 
     def __init__(self, n_functions: int, width: int) -> None:
         self.width = width
         self.comp = np.zeros(256, np.int32)
         self.n_nodes = 0
-        self.eshift = 64 - 12
         self.ekeys = np.zeros(1 << 12, np.uint64)
         self.evals = np.zeros(1 << 12, np.int32)
         self.root = np.full(n_functions, MISSING, np.int32)
@@ -71,6 +78,11 @@ class Tries:
         self._leaves: dict[int, int] = {}
         self._pending: dict[int, int] = {}
         """Edges learnt since the last :meth:`flush` (key -> code), not yet in the C table."""
+        self._flushed = (0, 0, 0)
+        """(nodes, leaves, entries) already in the numpy arrays."""
+        self._new_counts = array("i")
+        self._new_entries = array("i")
+        """The counts and the entries of the leaves learnt since the last flush."""
         self.n_edges = 0
         self.version = 0
         """Changes whenever an array is replaced (the C loop must be handed the new ones)."""
@@ -81,10 +93,6 @@ class Tries:
     # -- building --------------------------------------------------------------------------
 
     def node(self, k: int) -> int:
-        if self.n_nodes == len(self.comp):
-            self.comp = _grown(self.comp, self.n_nodes + 1)
-            self.version += 1
-        self.comp[self.n_nodes] = k
         self.comps.append(k)
         self.n_nodes += 1
         return self.n_nodes - 1
@@ -103,20 +111,11 @@ class Tries:
         code = self._leaves.get(key) if key is not None else None
         if code is not None:
             return code
-        n = self.n_leaves
-        if n == len(self.leaf_start):
-            self.leaf_start = _grown(self.leaf_start, n + 1)
-            self.leaf_count = _grown(self.leaf_count, n + 1)
-            self.version += 1
-        if self.n_entries + len(entries) > len(self.entries):
-            self.entries = _grown(self.entries, self.n_entries + len(entries))
-            self.version += 1
-        self.leaf_start[n] = self.n_entries
-        self.leaf_count[n] = count
-        self.entries[self.n_entries:self.n_entries + len(entries)] = entries
+        code = -2 - self.n_leaves
+        self._new_counts.append(count)
+        self._new_entries.extend(entries)
         self.n_entries += len(entries)
         self.n_leaves += 1
-        code = -2 - n
         if key is not None:
             self._leaves[key] = code
         return code
@@ -128,15 +127,17 @@ class Tries:
         if code is not None:
             return code
         ekeys = self.ekeys
-        mask = len(ekeys) - 1
-        h = ((key * GOLDEN) & MASK64) >> self.eshift
+        size = len(ekeys)
+        h = (((key * GOLDEN) & MASK64) * size) >> 64
         while True:
             kk = ekeys.item(h)
             if kk == key:
                 return self.evals.item(h)
             if kk == 0:
                 return MISSING
-            h = (h + 1) & mask
+            h += 1
+            if h == size:
+                h = 0
 
     def set_edge(self, n: int, v: int, code: int) -> None:
         """Learn a new edge (into the C table at the next :meth:`flush`)."""
@@ -146,25 +147,42 @@ class Tries:
         self._pending[key] = code
 
     def flush(self) -> None:
-        """Put the edges learnt since the last flush into the C table (growing it first if needed)."""
+        """Put what was learnt since the last flush into the arrays the C loop reads (growing them first)."""
+        nodes, leaves, n_entries = self._flushed
+        if self.n_nodes > nodes:
+            self.comp = self._into(self.comp, nodes, np.array(self.comps[nodes:], np.int32))
+        if self.n_leaves > leaves:
+            counts = np.frombuffer(self._new_counts, np.int32)
+            width = self.width
+            starts = n_entries + width * np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int32)
+            self.leaf_count = self._into(self.leaf_count, leaves, counts)
+            self.leaf_start = self._into(self.leaf_start, leaves, starts)
+            self.entries = self._into(self.entries, n_entries, np.frombuffer(self._new_entries, np.int32))
+            self._new_counts = array("i")
+            self._new_entries = array("i")
+        self._flushed = (self.n_nodes, self.n_leaves, self.n_entries)
         if not self._pending:
             return
-        from modelcheck.memo.kernel import insert, rehash
+        from modelcheck.memo.kernel import grown_size, insert, rehash
 
-        n = self.n_edges
-        if n * 2 > len(self.ekeys):
-            size = len(self.ekeys)
-            while n * 2 > size:
-                size *= 2
+        size = grown_size(len(self.ekeys), self.n_edges)
+        if size != len(self.ekeys):
             keys = np.zeros(size, np.uint64)
             vals = np.zeros(size, np.int32)
-            shift = 64 - (size.bit_length() - 1)
-            rehash(self.ekeys, self.evals, keys, vals, shift)
-            self.ekeys, self.evals, self.eshift = keys, vals, shift
+            rehash(self.ekeys, self.evals, keys, vals)
+            self.ekeys, self.evals = keys, vals
             self.version += 1
         insert(self.ekeys, self.evals, np.fromiter(self._pending.keys(), np.uint64, len(self._pending)),
-               np.fromiter(self._pending.values(), np.int32, len(self._pending)), self.eshift)
+               np.fromiter(self._pending.values(), np.int32, len(self._pending)))
         self._pending.clear()
+
+    def _into(self, a: np.ndarray, at: int, new: np.ndarray) -> np.ndarray:
+        """``a`` with ``new`` written from ``at`` on (a larger copy if needed: the version changes)."""
+        b = _grown(a, at + len(new))
+        if b is not a:
+            self.version += 1
+        b[at:at + len(new)] = new
+        return b
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -182,6 +200,7 @@ class Tries:
         return code, last, reads
 
     def leaf_entries(self, code: int) -> tuple[int, np.ndarray]:
+        self.flush()
         n = -2 - code
         start, count = int(self.leaf_start[n]), int(self.leaf_count[n])
         return count, self.entries[start:start + count * self.width]
@@ -247,8 +266,12 @@ class Learner:
             node, depth = at
             last = None if node < 0 else node
             code = tries.roots[f] if last is None else tries.edge(last, row[tries.comps[last]])
+            while code >= 0:  # learnt meanwhile, for another row of the same batch: walk on
+                last = code
+                depth += 1
+                code = tries.edge(code, row[tries.comps[code]])
             if code != MISSING:
-                return code  # learnt meanwhile, for another row of the same batch
+                return code
         fn, args, kind = self.functions[f]
         log = self.log
         log.clear()

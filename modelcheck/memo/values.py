@@ -17,6 +17,15 @@ from typing import Any, Callable
 
 from modelcheck.memo.traced import Traced, value_of
 
+_get = object.__getattribute__
+
+try:
+    import cython  # read by Cython when ``modelcheck compile`` builds this module
+
+    COMPILED: bool = cython.compiled
+except ImportError:  # Cython is the optional ``compile`` extra
+    COMPILED = False
+
 
 class NotCanonical(Exception):  # noqa: N818 - a reason, raised to the readable path
     """A successor holds a value that is not a canonical state part (the readable path names it)."""
@@ -40,11 +49,22 @@ def typed_key(v: Any) -> tuple:
 
 
 def same_types(a: Any, b: Any) -> bool:
-    """Whether the equal values ``a`` and ``b`` have the same types all the way down (False for traced parts)."""
+    """Whether the equal values ``a`` (plain) and ``b`` have the same types all the way down.
+
+    ``b``'s traced parts count as their values, unread: the probe that found
+    ``a`` has already compared them, and a successor often holds a parent's
+    component inside a new value (a message carrying the sender's epoch).
+    """
     if a is b:
         return True
     t = type(a)
-    if t is not type(b):
+    tb = type(b)
+    if tb is Traced:
+        b = _get(b, "_v")
+        if a is b:
+            return True
+        tb = type(b)
+    if t is not tb:
         return False
     if t is int:
         return True
@@ -84,8 +104,10 @@ class Interner:
 
     def __call__(self, v: Any) -> int:
         i = self.plain.get(v)
-        if i is not None and same_types(self.values[i], v):
-            return i
+        if i is not None:
+            same = mc_same_types(self.values[i], v, Traced, "_v") if COMPILED else -1
+            if same == 1 or (same == -1 and same_types(self.values[i], v)):
+                return i
         key = typed_key(v)
         i = self.ids.get(key)
         if i is None:

@@ -1,0 +1,34 @@
+# Read by Cython when ``modelcheck compile`` builds modelcheck/memo/values.py (an augmenting .pxd; the
+# build is keyed by this file too).  The type walk of :func:`same_types` in C, for the common values.
+
+cdef extern from *:
+    """
+    /* Whether the equal values `a` (plain) and `b` have the same types all the way down: 1 or 0, -1 when
+       a part is neither a number nor a tuple (the caller decides in Python), -2 on an error.  `b`'s parts
+       of type `traced` count as their `name` slot, read without the wrapper (it would log a use). */
+    static int mc_same_types(PyObject *a, PyObject *b, PyObject *traced, PyObject *name) {
+        PyTypeObject *t;
+        Py_ssize_t n, i;
+        if (a == b) return 1;
+        if ((PyObject *)Py_TYPE(b) == traced) {
+            int r;
+            PyObject *v = PyObject_GenericGetAttr(b, name);
+            if (v == NULL) return -2;
+            r = mc_same_types(a, v, traced, name);
+            Py_DECREF(v);
+            return r;
+        }
+        t = Py_TYPE(a);
+        if (t != Py_TYPE(b)) return 0;
+        if (t == &PyLong_Type || t == &PyBool_Type || t == &PyFloat_Type) return 1;
+        if (!PyTuple_Check(a)) return -1;
+        n = PyTuple_GET_SIZE(a);
+        if (n != PyTuple_GET_SIZE(b)) return 0;
+        for (i = 0; i < n; i++) {
+            int r = mc_same_types(PyTuple_GET_ITEM(a, i), PyTuple_GET_ITEM(b, i), traced, name);
+            if (r != 1) return r;
+        }
+        return 1;
+    }
+    """
+    int mc_same_types(object a, object b, object traced, object name) except -2
