@@ -12,6 +12,14 @@ Two things see through the wrapper: ``type(x)`` and identity (``x is y``,
 ``id(x)``).  A spec that applies them to a state's parts could take another
 path on the wrapper than on the value without the log noting a read, so
 :mod:`modelcheck.memo.guard` keeps such specs off the memo tables.
+
+Compiled, ``Traced`` is an extension type (``traced.pxd``): each operation is
+a C slot reading C fields, about 50 ns, where a Python class's operator
+methods cost about 320 ns, and a learning step makes dozens of them.  Every
+operation is therefore written out in the class body (an extension type
+takes no methods added later), each the full operator on the value (so its
+own reflected dispatch happens), never the value's dunder alone: ``3 < 5.0``
+works although ``int.__lt__(3, 5.0)`` is NotImplemented.
 """
 
 # modelcheck: compile
@@ -23,6 +31,7 @@ import operator
 from typing import Any
 
 _get = object.__getattribute__
+_OWN = frozenset(("_v", "_k", "_log"))
 
 
 class Traced:
@@ -35,85 +44,266 @@ class Traced:
     __slots__ = ("_v", "_k", "_log")
 
     def __init__(self, v: Any, k: int, log: list) -> None:
-        object.__setattr__(self, "_v", v)
-        object.__setattr__(self, "_k", k)
-        object.__setattr__(self, "_log", log)
+        self._v = v
+        self._k = k
+        self._log = log
 
     def __getattribute__(self, name: str) -> Any:
-        return getattr(value_of(self), name)  # ``__class__`` too: isinstance() sees the value's class
+        if name in _OWN:  # only uncompiled: compiled methods read the fields in C
+            return _get(self, name)
+        self._log.append(self._k)
+        return getattr(self._v, name)  # ``__class__`` too: isinstance() sees the value's class
 
+    def __hash__(self) -> Any:
+        self._log.append(self._k)
+        return hash(self._v)
+
+    def __bool__(self) -> Any:
+        self._log.append(self._k)
+        return bool(self._v)
+
+    def __len__(self) -> Any:
+        self._log.append(self._k)
+        return len(self._v)
+
+    def __iter__(self) -> Any:
+        self._log.append(self._k)
+        return iter(self._v)
+
+    def __reversed__(self) -> Any:
+        self._log.append(self._k)
+        return reversed(self._v)
+
+    def __neg__(self) -> Any:
+        self._log.append(self._k)
+        return operator.neg(self._v)
+
+    def __pos__(self) -> Any:
+        self._log.append(self._k)
+        return operator.pos(self._v)
+
+    def __abs__(self) -> Any:
+        self._log.append(self._k)
+        return abs(self._v)
+
+    def __invert__(self) -> Any:
+        self._log.append(self._k)
+        return operator.invert(self._v)
+
+    def __index__(self) -> Any:
+        self._log.append(self._k)
+        return operator.index(self._v)
+
+    def __int__(self) -> Any:
+        self._log.append(self._k)
+        return int(self._v)
+
+    def __float__(self) -> Any:
+        self._log.append(self._k)
+        return float(self._v)
+
+    def __complex__(self) -> Any:
+        self._log.append(self._k)
+        return complex(self._v)
+
+    def __trunc__(self) -> Any:
+        self._log.append(self._k)
+        return math.trunc(self._v)
+
+    def __floor__(self) -> Any:
+        self._log.append(self._k)
+        return math.floor(self._v)
+
+    def __ceil__(self) -> Any:
+        self._log.append(self._k)
+        return math.ceil(self._v)
+
+    def __repr__(self) -> Any:
+        self._log.append(self._k)
+        return repr(self._v)
+
+    def __str__(self) -> Any:
+        self._log.append(self._k)
+        return str(self._v)
+
+    def __length_hint__(self) -> Any:
+        self._log.append(self._k)
+        return operator.length_hint(self._v)
+
+    def __eq__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.eq(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __ne__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.ne(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __lt__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.lt(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __le__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.le(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __gt__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.gt(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __ge__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.ge(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __contains__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.contains(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __getitem__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.getitem(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __format__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return format(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __add__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.add(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __radd__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.add(value_of(other) if type(other) is Traced else other, self._v)
+
+    def __sub__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.sub(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __rsub__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.sub(value_of(other) if type(other) is Traced else other, self._v)
+
+    def __mul__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.mul(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __rmul__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.mul(value_of(other) if type(other) is Traced else other, self._v)
+
+    def __matmul__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.matmul(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __rmatmul__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.matmul(value_of(other) if type(other) is Traced else other, self._v)
+
+    def __truediv__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.truediv(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __rtruediv__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.truediv(value_of(other) if type(other) is Traced else other, self._v)
+
+    def __floordiv__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.floordiv(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __rfloordiv__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.floordiv(value_of(other) if type(other) is Traced else other, self._v)
+
+    def __mod__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.mod(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __rmod__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.mod(value_of(other) if type(other) is Traced else other, self._v)
+
+    def __divmod__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return divmod(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __rdivmod__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return divmod(value_of(other) if type(other) is Traced else other, self._v)
+
+    def __lshift__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.lshift(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __rlshift__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.lshift(value_of(other) if type(other) is Traced else other, self._v)
+
+    def __rshift__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.rshift(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __rrshift__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.rshift(value_of(other) if type(other) is Traced else other, self._v)
+
+    def __and__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.and_(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __rand__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.and_(value_of(other) if type(other) is Traced else other, self._v)
+
+    def __or__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.or_(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __ror__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.or_(value_of(other) if type(other) is Traced else other, self._v)
+
+    def __xor__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.xor(self._v, value_of(other) if type(other) is Traced else other)
+
+    def __rxor__(self, other: Any) -> Any:
+        self._log.append(self._k)
+        return operator.xor(value_of(other) if type(other) is Traced else other, self._v)
+
+    def __pow__(self, other: Any, mod: Any = None) -> Any:
+        self._log.append(self._k)
+        other = value_of(other) if type(other) is Traced else other
+        return pow(self._v, other) if mod is None else pow(self._v, other, value_of(mod) if type(mod) is Traced else mod)
+
+    def __rpow__(self, other: Any, mod: Any = None) -> Any:
+        self._log.append(self._k)
+        return pow(value_of(other) if type(other) is Traced else other, self._v)
+
+    def __round__(self, *args: Any) -> Any:
+        self._log.append(self._k)
+        return round(self._v, *args)
+
+    # Values are immutable: these raise the value's own error.  Copying and pickling go through the
+    # forwarded ``__reduce_ex__``: they copy the value, a use like any other.
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._log.append(self._k)
+        operator.setitem(self._v, key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        self._log.append(self._k)
+        operator.delitem(self._v, key)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self._log.append(self._k)
+        return self._v(*args, **kwargs)
 
 
 def value_of(x: Traced) -> Any:
     """The wrapped value, noting the component as used (every use goes into the log; the first counts)."""
-    _get(x, "_log").append(_get(x, "_k"))
-    return _get(x, "_v")
+    x._log.append(x._k)
+    return x._v
 
 
 def component_of(x: Traced) -> int:
-    return _get(x, "_k")
-
-
-def _unary(fn: Any) -> Any:
-    def op(self: Traced) -> Any:
-        _get(self, "_log").append(_get(self, "_k"))
-        return fn(_get(self, "_v"))
-    return op
-
-
-def _binary(fn: Any, reflected: bool = False) -> Any:
-    if reflected:
-        def op(self: Traced, other: Any) -> Any:
-            _get(self, "_log").append(_get(self, "_k"))
-            return fn(value_of(other) if type(other) is Traced else other, _get(self, "_v"))
-    else:
-        def op(self: Traced, other: Any) -> Any:
-            _get(self, "_log").append(_get(self, "_k"))
-            return fn(_get(self, "_v"), value_of(other) if type(other) is Traced else other)
-    return op
-
-
-# Each operation is the full operator on the value (so its own reflected dispatch happens), never the
-# value's dunder alone: ``3 < 5.0`` works although ``int.__lt__(3, 5.0)`` is NotImplemented.
-_UNARY = {
-    "__hash__": hash, "__bool__": bool, "__len__": len, "__iter__": iter, "__reversed__": reversed,
-    "__neg__": operator.neg, "__pos__": operator.pos, "__abs__": abs, "__invert__": operator.invert,
-    "__index__": operator.index, "__int__": int, "__float__": float, "__complex__": complex,
-    "__trunc__": math.trunc, "__floor__": math.floor, "__ceil__": math.ceil, "__repr__": repr, "__str__": str,
-    "__length_hint__": operator.length_hint,
-}
-_BINARY = {
-    "__eq__": operator.eq, "__ne__": operator.ne, "__lt__": operator.lt, "__le__": operator.le,
-    "__gt__": operator.gt, "__ge__": operator.ge, "__contains__": operator.contains,
-    "__getitem__": operator.getitem, "__format__": format, "__add__": operator.add, "__sub__": operator.sub,
-    "__mul__": operator.mul, "__matmul__": operator.matmul, "__truediv__": operator.truediv,
-    "__floordiv__": operator.floordiv, "__mod__": operator.mod, "__divmod__": divmod, "__pow__": pow,
-    "__lshift__": operator.lshift, "__rshift__": operator.rshift, "__and__": operator.and_,
-    "__or__": operator.or_, "__xor__": operator.xor,
-}
-_REFLECTED = ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "divmod", "pow", "lshift", "rshift",
-              "and", "or", "xor")
-
-for _name, _fn in _UNARY.items():
-    setattr(Traced, _name, _unary(_fn))
-for _name, _fn in _BINARY.items():
-    setattr(Traced, _name, _binary(_fn))
-for _name in _REFLECTED:
-    setattr(Traced, f"__r{_name}__", _binary(_BINARY[f"__{_name}__"], reflected=True))
-
-
-def _round(self: Traced, *args: Any) -> Any:
-    return round(value_of(self), *args)
-
-
-Traced.__round__ = _round  # type: ignore[attr-defined]
-
-
-def _refuse(self: Traced, *args: Any) -> Any:
-    raise TypeError("a state component cannot be changed, copied or pickled")
-
-
-for _name in ("__setattr__", "__delattr__", "__setitem__", "__delitem__", "__reduce__", "__reduce_ex__",
-              "__copy__", "__deepcopy__", "__call__"):
-    setattr(Traced, _name, _refuse)
-del _name
+    return x._k

@@ -1,0 +1,112 @@
+"""A traced component behaves as its value and notes each use (modelcheck.memo.traced).
+
+The expected results are those of the plain values: each operation is applied
+to ``Traced(v)`` and to ``v``, and the two must agree, with the component's
+index in the log.  Run on the compiled extension type where it is built, and
+on the pure-Python class in a subprocess without the compiled modules.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import operator
+import os
+import pickle
+import subprocess
+import sys
+from typing import NamedTuple
+
+import pytest
+
+from modelcheck.memo.traced import Traced, component_of, value_of
+
+from conftest import ROOT
+
+
+class Msg(NamedTuple):
+    isr: tuple
+    version: int
+
+
+def _outcome(fn, *args):
+    """The result, or the type of the exception raised (a frozenset is not reversible, traced or not)."""
+    try:
+        return ("returns", fn(*args))
+    except Exception as e:  # noqa: BLE001 - compared, not hidden
+        return (f"raises {type(e).__name__}", None)
+
+
+UNARY = [hash, bool, len, list, lambda v: list(reversed(v)), repr, str, operator.length_hint]
+NUMERIC = [operator.neg, operator.pos, abs, operator.invert, operator.index, int, float, complex, math.trunc,
+           math.floor, math.ceil, round, lambda v: round(v, 1), lambda v: f"{v:>5}", lambda v: [0, 1, 2, 3][v]]
+BINARY = [operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge, operator.add,
+          operator.sub, operator.mul, operator.floordiv, operator.mod, divmod, pow, operator.lshift,
+          operator.rshift, operator.and_, operator.or_, operator.xor, operator.truediv]
+
+
+@pytest.mark.parametrize("fn", UNARY)
+@pytest.mark.parametrize("v", [(1, 2, 3), Msg((0, 1), 2), frozenset({1, 2})])
+def test_container_operations_give_the_values_result_and_log_the_component(v, fn):
+    log: list = []
+    t = Traced(v, 7, log)
+    assert _outcome(fn, t) == _outcome(fn, v)
+    assert log and set(log) == {7}
+
+
+@pytest.mark.parametrize("fn", NUMERIC)
+def test_numeric_operations_give_the_values_result_and_log_the_component(fn):
+    log: list = []
+    assert fn(Traced(2, 3, log)) == fn(2)
+    assert set(log) == {3}
+
+
+@pytest.mark.parametrize("fn", BINARY)
+@pytest.mark.parametrize("a, b", [(6, 4), (4, 6), (3, 3)])
+def test_binary_operations_either_side_and_both_traced(fn, a, b):
+    log: list = []
+    assert fn(Traced(a, 0, log), b) == fn(a, b)
+    assert fn(a, Traced(b, 1, log)) == fn(a, b)
+    assert fn(Traced(a, 2, log), Traced(b, 3, log)) == fn(a, b)
+    assert set(log) == {0, 1, 2, 3}
+
+
+def test_mixed_types_dispatch_as_the_values_do():
+    log: list = []
+    assert Traced(3, 0, log) < 5.0 and 5.0 > Traced(3, 0, log)
+    assert Traced((1,), 0, log) + (2,) == (1, 2) and (0,) + Traced((1,), 0, log) == (0, 1)
+    assert pow(Traced(3, 0, log), 2, 5) == 4
+
+
+def test_attributes_membership_indexing_and_class_are_the_values():
+    log: list = []
+    t = Traced(Msg((0, 1), 2), 5, log)
+    assert t.version == 2 and t.isr == (0, 1) and t[1] == 2
+    assert t._replace(version=3) == Msg((0, 1), 3)
+    assert 2 in t and isinstance(t, Msg) and t.__class__ is Msg
+    assert value_of(t) == Msg((0, 1), 2) and component_of(t) == 5
+    assert {Traced(1, 0, log): "a"}[1] == "a"  # hashes and compares as its value
+    assert log and set(log) == {5, 0}
+
+
+def test_changing_copying_and_pickling_act_on_the_value():
+    log: list = []
+    t = Traced((1, 2), 4, log)
+    for act in (lambda x: operator.setitem(x, 0, 5), lambda x: operator.delitem(x, 0), lambda x: x()):
+        assert _outcome(act, t) == _outcome(act, (1, 2))
+        assert _outcome(act, t)[0] == "raises TypeError"
+    for fn in (copy.copy, copy.deepcopy, lambda x: pickle.loads(pickle.dumps(x))):
+        assert fn(t) == (1, 2) and type(fn(t)) is tuple
+    assert set(log) == {4}
+
+
+def test_the_same_behaviour_without_the_compiled_modules():
+    """The pure-Python class (no Cython build) passes the same tests."""
+    env = {**os.environ, "MODELCHECK_INTERPRETED": "1"}
+    probe = ("from modelcheck.build import compiled; compiled.activate(); import modelcheck.memo.traced as t; "
+             "print(compiled.is_compiled(t))")
+    assert subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, env=env,
+                          timeout=60).stdout.strip() == "False"
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k", "not without"],
+                       cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
