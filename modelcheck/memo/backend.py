@@ -25,6 +25,7 @@ from modelcheck.errors import SpecRuntimeError
 from modelcheck.memo import kernel as kn
 from modelcheck.memo.guard import first_opaque_use
 from modelcheck.memo.layout import Layout, LayoutMismatch, derive_layout
+from modelcheck.memo.split import split_guard
 from modelcheck.memo.tries import MISSING, BadResult, Learner, NotDeterministic, Tries
 from modelcheck.memo.values import Interner, NotCanonical
 from modelcheck.model.bound import BoundModel
@@ -128,9 +129,11 @@ class MemoBackend:
         self.width = self.layout.width
         functions: list[tuple[Callable, tuple, str]] = []
         self.action_of: list[int] = []
+        splits = [split_guard(a.fn) for a in model.actions]
+        self.split_actions = [a.name for a, sp in zip(model.actions, splits) if sp is not None]
         for ai, (a, bs) in enumerate(zip(model.actions, model.bindings)):
             for b in bs:
-                functions.append((a.fn, b, "action"))
+                functions.append((a.fn if splits[ai] is None else splits[ai][1], b, "action"))
                 self.action_of.append(ai)
         self.n_bindings = len(functions)
         self.constraint_fn = -1
@@ -144,6 +147,13 @@ class MemoBackend:
             raise MemoUnsupported(f"{len(self.checks)} invariants and properties (at most 56)")
         functions += [(inv.fn, (), "predicate") for inv in model.invariants]
         functions += [(p.fn, (), "predicate") for p in model.sometimes]
+        # A split action's bindings walk the guard's tree first, then the effect's (``split``).
+        self.guard_of = np.full(max(1, self.n_bindings), -1, np.int32)
+        for b in range(self.n_bindings):
+            sp = splits[self.action_of[b]]
+            if sp is not None:
+                self.guard_of[b] = len(functions)
+                functions.append((sp[0], functions[b][1], "predicate"))
         self.functions = functions
         self.tries = Tries(len(functions), self.width)
         self.learner = Learner(self.layout, self.tries, self.interner, model.c, functions, model.state_type)
@@ -211,6 +221,7 @@ class MemoBackend:
         return {
             "successors": "memo tables",
             "components": self.width,
+            "split_actions": self.split_actions,
             "layout": self.layout.describe(),
             "evaluations": self.learner.evaluations,
             "tree_nodes": self.tries.n_nodes,
@@ -287,17 +298,24 @@ class MemoBackend:
                 return row
         raise AssertionError("no initial state has the recorded fingerprint")
 
+    def binding_code(self, b: int, row: Any) -> int:
+        """The leaf of binding ``b`` for ``row`` (its guard's first, for a split action), learning what is missing."""
+        g = int(self.guard_of[b])
+        if g >= 0 and not self.tries.leaf_entries(self._code(g, row))[0]:
+            return self.tries.leaf(0)
+        return self._code(b, row)
+
     def _successor_rows(self, row: np.ndarray) -> Iterator[np.ndarray]:
         """The successor rows of ``row`` in the spec's order, by the tries (learning what is missing)."""
         for b in range(self.n_bindings):
-            code = self._code(b, row)
+            code = self.binding_code(b, row)
             count, entries = self.tries.leaf_entries(code)
             for s in range(count):
                 e = entries[s * self.width:(s + 1) * self.width]
                 yield np.where(e >= 0, e, row[np.where(e >= 0, 0, ~e)]).astype(np.int32)
 
-    def _code(self, f: int, row: np.ndarray) -> int:
-        code = self.tries.walk(f, tuple(row.tolist()))[0]
+    def _code(self, f: int, row: Any) -> int:
+        code = self.tries.walk(f, row if type(row) is tuple else tuple(row.tolist()))[0]
         return code if code != MISSING else self.learner.learn(f, row)
 
     def _recount(self, lo: int, hi: int) -> np.ndarray:
@@ -306,7 +324,7 @@ class MemoBackend:
         for i in range(lo, hi):
             row = tuple(self.rows[i].tolist())
             for b in range(self.n_bindings):
-                out[self.action_of[b]] += self.tries.leaf_entries(self.tries.walk(b, row)[0])[0]
+                out[self.action_of[b]] += self.tries.leaf_entries(self.binding_code(b, row))[0]
         return out
 
     def _forget_level(self) -> None:
@@ -343,7 +361,7 @@ class MemoBackend:
     def _successor_count(self, i: int) -> int:
         """How many successors parent ``i`` has (refused with the local engine's error past the limit)."""
         try:
-            n = sum(self.tries.leaf_entries(self._code(b, self.rows[i]))[0] for b in range(self.n_bindings))
+            n = sum(self.tries.leaf_entries(self.binding_code(b, self.rows[i]))[0] for b in range(self.n_bindings))
         except Exception:  # noqa: BLE001 - a branch the spec fails on: the C loop's miss reports it
             return 2 * len(self.cand_action)
         discovery.check_successor_count(n, self.model.spec.name)
@@ -361,7 +379,7 @@ class MemoBackend:
         return (self.rows, t.comp, t.ekeys, t.evals, t.root, t.leaf_start, t.leaf_count, t.entries,
                 self.action_of_arr, self.vkeys, self.out_rows, self.out_parent, self.out_action, self.out_fp,
                 self.cand, self.cand_action, self.cand_fp, self.cand_flag, self.gen_by_action, self.new_by_action,
-                self.miss_fn, self.miss_parent, self.miss_rows, self.miss_node, self.miss_depth)
+                self.miss_fn, self.miss_parent, self.miss_rows, self.miss_node, self.miss_depth, self.guard_of)
 
     # -- one level ------------------------------------------------------------------------
 

@@ -66,7 +66,7 @@ def crosscheck(model: BoundModel, limit: int = 20) -> CrossCheck:
     def successors(row: tuple) -> list[tuple[int, tuple]]:
         out = []
         for b in range(backend.n_bindings):
-            c = code(b, row)
+            c = backend.binding_code(b, row)
             entries = leaves.get(c)
             if entries is None:
                 count, flat = tries.leaf_entries(c)

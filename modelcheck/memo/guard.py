@@ -62,6 +62,21 @@ def first_opaque_use(functions: Iterable[Callable]) -> str | None:
     return None
 
 
+def definition_of(fn: Callable) -> Any:
+    """The ``def`` of a module-level function (or method) of the spec, parsed from its ``.py``; or None."""
+    module = sys.modules.get(getattr(fn, "__module__", None) or "")
+    qualname = getattr(fn, "__qualname__", None)
+    if module is None or qualname is None or "<" in qualname:
+        return None
+    path = _source_path(module)
+    if path is None:
+        return None
+    try:
+        return _definition(path, qualname)
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
 def _first_in(tree: Any) -> tuple[int, str] | None:
     found = [(node.lineno, what) for node in ast.walk(tree) if (what := _opaque(node))]
     return min(found, key=lambda f: (f[0], not f[1].endswith("(...)"))) if found else None  # a call first

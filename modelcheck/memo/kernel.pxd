@@ -12,7 +12,7 @@ cdef extern from *:
         MC_ROWS, MC_COMP, MC_EKEYS, MC_EVALS, MC_ROOT, MC_LEAF_START, MC_LEAF_COUNT, MC_ENTRIES, MC_ACTION_OF,
         MC_VKEYS, MC_OUT_ROWS, MC_OUT_PARENT, MC_OUT_ACTION, MC_OUT_FP, MC_CAND, MC_CAND_ACTION, MC_CAND_FP,
         MC_CAND_FLAG, MC_GEN_BY_ACTION, MC_NEW_BY_ACTION, MC_MISS_FN, MC_MISS_PARENT, MC_MISS_ROWS,
-        MC_MISS_NODE, MC_MISS_DEPTH, MC_N_ARRAYS
+        MC_MISS_NODE, MC_MISS_DEPTH, MC_GUARD_OF, MC_N_ARRAYS
     };
     /* The scalars array: inputs, outputs, and the place to resume. */
     enum {
@@ -111,7 +111,7 @@ cdef extern from *:
         {
             const int32_t *rows = p[MC_ROWS], *comp = p[MC_COMP], *evals = p[MC_EVALS], *root = p[MC_ROOT];
             const int32_t *leaf_start = p[MC_LEAF_START], *leaf_count = p[MC_LEAF_COUNT], *entries = p[MC_ENTRIES];
-            const int32_t *action_of = p[MC_ACTION_OF];
+            const int32_t *action_of = p[MC_ACTION_OF], *guard_of = p[MC_GUARD_OF];
             const uint64_t *ekeys = p[MC_EKEYS];
             uint64_t *vkeys = p[MC_VKEYS], *out_fp = p[MC_OUT_FP], *cand_fp = p[MC_CAND_FP];
             int32_t *out_rows = p[MC_OUT_ROWS], *out_parent = p[MC_OUT_PARENT], *out_action = p[MC_OUT_ACTION];
@@ -147,6 +147,11 @@ cdef extern from *:
                 int32_t code;
                 /* 1. Every successor, by the tries. */
                 for (b = 0; b < B; b++) {
+                    if (guard_of[b] >= 0) {  /* a split action: its guard's tree, then its effect's */
+                        code = mc_walk(root[guard_of[b]], row, comp, ekeys, evals, esize);
+                        if (code == -1) { MC_NOTE_MISS(guard_of[b], row); continue; }
+                        if (!leaf_count[-2 - code]) continue;
+                    }
                     code = mc_walk(root[b], row, comp, ekeys, evals, esize);
                     if (code == -1) { MC_NOTE_MISS(b, row); continue; }
                     if (missed) continue;

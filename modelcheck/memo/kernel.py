@@ -3,7 +3,8 @@
 :func:`expand` takes a level's parents ``S_I .. S_HI`` (rows of component
 ids) and, for each parent in order, does three passes:
 
-1. every (action, binding)'s tree is walked to its leaf, and the leaf's
+1. every (action, binding)'s tree is walked to its leaf (a split action's
+   guard tree first, :mod:`.split`), and the leaf's
    successor entries are written out as candidate rows (ids, or the parent's
    component for a ``~k`` entry);
 2. each candidate's state constraint is walked, its fingerprint taken, and
@@ -43,7 +44,7 @@ except ImportError:  # Cython is the optional ``compile`` extra
 DONE, MISS, GROW_VISITED, GROW_OUT, GROW_CAND, EVENT = range(6)
 (ROWS, COMP, EKEYS, EVALS, ROOT, LEAF_START, LEAF_COUNT, ENTRIES, ACTION_OF, VKEYS, OUT_ROWS, OUT_PARENT,
  OUT_ACTION, OUT_FP, CAND, CAND_ACTION, CAND_FP, CAND_FLAG, GEN_BY_ACTION, NEW_BY_ACTION, MISS_FN, MISS_PARENT,
- MISS_ROWS, MISS_NODE, MISS_DEPTH, N_ARRAYS) = range(26)
+ MISS_ROWS, MISS_NODE, MISS_DEPTH, GUARD_OF, N_ARRAYS) = range(27)
 """The order of the arrays handed to :func:`expand`."""
 (S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, _S_UNUSED_1, _S_UNUSED_2, _S_UNUSED_3, S_GENERATED, S_K, S_B,
  S_CONSTRAINT_FN, S_FIRST_CHECK, S_N_CHECKS, S_CHECK_WHEN_TRUE, S_CHECK_ENABLED, S_DEADLOCK, S_EV_PARENT,
@@ -57,7 +58,7 @@ MASK64 = (1 << 64) - 1
 
 DTYPES = (np.int32, np.int32, np.uint64, np.int32, np.int32, np.int32, np.int32, np.int32, np.int32, np.uint64,
           np.int32, np.int32, np.int32, np.uint64, np.int32, np.int32, np.uint64, np.int32, np.int64, np.int64,
-          np.int32, np.int32, np.int32, np.int32, np.int32)
+          np.int32, np.int32, np.int32, np.int32, np.int32, np.int32)
 """Each array's type, in the order above."""
 
 

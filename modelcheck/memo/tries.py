@@ -81,8 +81,9 @@ class Tries:
         self._flushed = (0, 0, 0)
         """(nodes, leaves, entries) already in the numpy arrays."""
         self._new_counts = array("i")
+        self._new_starts = array("i")
         self._new_entries = array("i")
-        """The counts and the entries of the leaves learnt since the last flush."""
+        """The counts, starts and entries of the leaves learnt since the last flush."""
         self.n_edges = 0
         self.version = 0
         """Changes whenever an array is replaced (the C loop must be handed the new ones)."""
@@ -113,6 +114,7 @@ class Tries:
             return code
         code = -2 - self.n_leaves
         self._new_counts.append(count)
+        self._new_starts.append(self.n_entries)  # a predicate's leaf has a count but no entries
         self._new_entries.extend(entries)
         self.n_entries += len(entries)
         self.n_leaves += 1
@@ -152,13 +154,11 @@ class Tries:
         if self.n_nodes > nodes:
             self.comp = self._into(self.comp, nodes, np.array(self.comps[nodes:], np.int32))
         if self.n_leaves > leaves:
-            counts = np.frombuffer(self._new_counts, np.int32)
-            width = self.width
-            starts = n_entries + width * np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int32)
-            self.leaf_count = self._into(self.leaf_count, leaves, counts)
-            self.leaf_start = self._into(self.leaf_start, leaves, starts)
+            self.leaf_count = self._into(self.leaf_count, leaves, np.frombuffer(self._new_counts, np.int32))
+            self.leaf_start = self._into(self.leaf_start, leaves, np.frombuffer(self._new_starts, np.int32))
             self.entries = self._into(self.entries, n_entries, np.frombuffer(self._new_entries, np.int32))
             self._new_counts = array("i")
+            self._new_starts = array("i")
             self._new_entries = array("i")
         self._flushed = (self.n_nodes, self.n_leaves, self.n_entries)
         if not self._pending:
