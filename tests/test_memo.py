@@ -119,6 +119,8 @@ def test_cli_json_names_the_tables_and_no_memo_turns_them_off():
     assert on.returncode == off.returncode == 0
     a, b = json.loads(on.stdout), json.loads(off.stdout)
     assert a["memo"]["successors"] == "memo tables" and a["memo"]["evaluations"] > 0
+    # Actions that begin with `if ...: return None` have a guard tree and an effect tree; BecomeLeader does not.
+    assert "FencedFollowerFetch" in a["memo"]["split_actions"] and "BecomeLeader" not in a["memo"]["split_actions"]
     assert b["memo"] is None
     assert json_report(on, "memo") == json_report(off, "memo")
 

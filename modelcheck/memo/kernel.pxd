@@ -173,7 +173,14 @@ cdef extern from *:
                         }
                     }
                 }
-                /* 2. The constraint, and the checks of those not seen before (still nothing kept). */
+                /* 2. The constraint, and the checks of those not seen before (still nothing kept).  The
+                   fingerprints come first, each with a prefetch of its visited slot: the probes below then
+                   find their cache lines on the way, not one after the other. */
+                if (!missed)
+                    for (c = 0; c < nc; c++) {
+                        cand_fp[c] = mc_row_fp(cand + c * K, K);
+                        __builtin_prefetch(vkeys + mc_slot(cand_fp[c], vsize));
+                    }
                 for (c = 0; c < nc && !missed; c++) {
                     const int32_t *t = cand + c * K;
                     int32_t flag = 0;
@@ -183,7 +190,6 @@ cdef extern from *:
                         if (!leaf_count[-2 - code]) { cand_flag[c] = 0; continue; }
                     }
                     flag = 1;
-                    cand_fp[c] = mc_row_fp(t, K);
                     if (mc_visit(vkeys, vsize, cand_fp[c], 0)) {
                         flag |= 2;
                         for (k = 0; k < n_checks; k++) {
