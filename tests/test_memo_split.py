@@ -23,6 +23,7 @@ from modelcheck.spec.constants import build_constants
 from modelcheck.spec.loader import load_spec
 
 SOURCE = '''
+import functools
 from typing import NamedTuple
 
 class S(NamedTuple):
@@ -68,6 +69,19 @@ def guard_with_else(c, s, r):
 
 def raises_in_guard(c, s, r):
     if s.b[5] > 0:
+        return None
+    return s
+
+def doubling(f):
+    @functools.wraps(f)
+    def wrapper(c, s, r, _f=f):  # not a closure: only the check of the def it names tells it apart
+        t = _f(c, s, r)
+        return None if t is None else [t, t]
+    return wrapper
+
+@doubling
+def wrapped(c, s, r):
+    if s.a > 3:
         return None
     return s
 
@@ -120,6 +134,12 @@ def test_what_is_not_split(mod, name):
 
 def test_a_closure_is_not_split(mod):
     assert split_guard(mod.make_closure(2)) is None
+
+
+def test_a_decorators_wrapper_is_not_split_as_the_function_it_wraps(mod):
+    """The wrapper doubles the result; splitting the source of ``wrapped`` would drop that."""
+    assert mod.wrapped(None, mod.S(0, (0,), 0), 0) == [mod.S(0, (0,), 0)] * 2
+    assert split_guard(mod.wrapped) is None
 
 
 def test_an_error_in_the_guard_is_raised_by_the_guard_with_the_specs_line(mod):

@@ -21,9 +21,9 @@ and change nothing; so the action returns the effect's result when its
 guard holds, and None when it does not.
 
 The split functions are compiled from the action's source, with its
-module's globals; an action whose source cannot be read, that is a closure,
-or whose body has no such beginning, is not split (its one tree is exact
-too).  Assignments in the beginning are kept only while they are reads of
+module's globals; an action whose source cannot be read, that is a closure
+or a wrapper of the function its name defines (a decorator's), or whose body
+has no such beginning, is not split (its one tree is exact too).  Assignments in the beginning are kept only while they are reads of
 parts (``ls = s.leader_state``, ``rs = s.replica_state[leader]``): an
 assignment that calls a function ends the beginning, so that the guard and
 the effect do not both repeat a computation.
@@ -44,7 +44,7 @@ def split_guard(fn: Callable) -> tuple[Callable, Callable] | None:
     if getattr(fn, "__closure__", None) or not isinstance(getattr(fn, "__globals__", None), dict):
         return None
     node = definition_of(fn)
-    if not isinstance(node, ast.FunctionDef) or node.args.vararg or node.args.kwarg:
+    if not isinstance(node, ast.FunctionDef) or node.args.vararg or node.args.kwarg or not _is_that_def(fn, node):
         return None
     body = node.body
     start = 1 if body and _is_docstring(body[0]) else 0
@@ -64,6 +64,14 @@ def split_guard(fn: Callable) -> tuple[Callable, Callable] | None:
         return _compiled(fn, node, guard_body, "guard"), _compiled(fn, node, effect_body, "effect")
     except (SyntaxError, TypeError, ValueError):
         return None
+
+
+def _is_that_def(fn: Callable, node: ast.FunctionDef) -> bool:
+    """Whether ``fn`` is the function ``node`` defines, not a wrapper that took its name (``functools.wraps``)."""
+    code = getattr(fn, "__code__", None)
+    if code is None or hasattr(fn, "__wrapped__") or code.co_name != node.name:
+        return False
+    return code.co_firstlineno in {node.lineno, *(d.lineno for d in node.decorator_list)}
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:
