@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import sys
 from typing import Any, Callable
 
 from modelcheck.memo.guard import definition_of
@@ -113,19 +112,19 @@ def _as_false(stmt: ast.If) -> ast.If:
 
 def _compiled(fn: Callable, node: ast.FunctionDef, body: list, role: str) -> Callable:
     """A function of ``fn``'s parameters with this body, compiled in ``fn``'s module globals."""
-    args = copy.deepcopy(node.args)
-    for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+    new = copy.copy(node)  # the def's location; its own arguments, body and no decorators below
+    new.args = copy.deepcopy(node.args)
+    new.name = f"{node.name}__{role}"
+    new.body = copy.deepcopy(body)
+    new.decorator_list = []
+    new.returns = None
+    for a in (*new.args.posonlyargs, *new.args.args, *new.args.kwonlyargs):
         a.annotation = None
-    name = f"{node.name}__{role}"
-    new = ast.FunctionDef(name=name, args=args, body=copy.deepcopy(body), decorator_list=[], returns=None,
-                          type_comment=None, type_params=[]) if sys.version_info >= (3, 12) else \
-        ast.FunctionDef(name=name, args=args, body=copy.deepcopy(body), decorator_list=[], returns=None,
-                        type_comment=None)
     module = ast.Module(body=[new], type_ignores=[])
     ast.fix_missing_locations(module)
     filename = getattr(getattr(fn, "__code__", None), "co_filename", None) or f"<{role} of {node.name}>"
     namespace: dict[str, Any] = {}
     exec(compile(module, filename, "exec"), fn.__globals__, namespace)  # noqa: S102 - the spec's own code, reordered
-    out = namespace[name]
+    out = namespace[new.name]
     out.__qualname__ = f"{getattr(fn, '__qualname__', node.name)}.<{role}>"
     return out

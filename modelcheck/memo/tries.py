@@ -32,12 +32,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from modelcheck.memo.kernel import grown_size, insert, rehash, slot
 from modelcheck.memo.layout import Layout
 from modelcheck.memo.traced import Traced, value_of
 from modelcheck.memo.values import Interner
 
-GOLDEN = 0x9E3779B97F4A7C15
-MASK64 = (1 << 64) - 1
 MISSING = -1
 
 
@@ -130,7 +129,7 @@ class Tries:
             return code
         ekeys = self.ekeys
         size = len(ekeys)
-        h = (((key * GOLDEN) & MASK64) * size) >> 64
+        h = slot(key, size)
         while True:
             kk = ekeys.item(h)
             if kk == key:
@@ -163,8 +162,6 @@ class Tries:
         self._flushed = (self.n_nodes, self.n_leaves, self.n_entries)
         if not self._pending:
             return
-        from modelcheck.memo.kernel import grown_size, insert, rehash
-
         size = grown_size(len(self.ekeys), self.n_edges)
         if size != len(self.ekeys):
             keys = np.zeros(size, np.uint64)
