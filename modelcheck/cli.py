@@ -79,6 +79,9 @@ def debug_option(f: Any) -> Any:
 @debug_option
 def main() -> None:
     """A TLA+-style explicit-state model checker for Kafka replication."""
+    # numpy's OpenBLAS starts a thread per core that spins for a while after the import (about 0.1 s of
+    # CPU); nothing here multiplies matrices.  Set before numpy is first imported; a user's value stays.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 @main.command("list")

@@ -231,3 +231,36 @@ def test_spec_errors_name_the_same_state_and_line_on_the_tables():
 
 def _untimed(text: str) -> list[str]:
     return [ln for ln in text.splitlines() if not ln.startswith("Finished in")]
+
+
+def test_learnt_objects_leave_the_collector_frozen_only_during_the_check():
+    """The backend keeps learnt objects out of the collector's passes while it runs, and gives them back."""
+    import gc
+
+    from modelcheck.memo.backend import MemoBackend
+    from modelcheck.search.driver import LevelDriver
+
+    model = _model("async-isr", {})
+    b = MemoBackend(model)
+    counts = []
+    original = b._learn_miss
+
+    def learn():
+        r = original()
+        counts.append(gc.get_freeze_count())
+        return r
+
+    b._learn_miss = learn
+    assert gc.get_freeze_count() == 0
+    LevelDriver(model, b).run()
+    assert counts and max(counts) > 0
+    assert gc.get_freeze_count() == 0
+
+    gc.freeze()  # a process that froze its own objects: left as it is
+    try:
+        frozen = gc.get_freeze_count()
+        model = _model("async-isr", {})
+        LevelDriver(model, MemoBackend(model)).run()
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

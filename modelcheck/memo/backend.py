@@ -17,6 +17,7 @@ check runs again on the local engine.
 
 from __future__ import annotations
 
+import gc
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -43,6 +44,9 @@ PROBE = 64
 """Parents walked past the first one with a miss, only to note their misses too: one return to Python
 learns the branches of many parents (a branch learnt meanwhile for another parent is walked on, not
 learnt twice).  With 64, Kip320 returns 5,664 times instead of 36,019, AsyncIsr ten times less often."""
+LEAF_BANK_BYTES = 64 << 20
+"""The most memory a level's kept leaves take (twice: the parents' and the new states'); past it a level's
+states keep none and walk every tree.  Kip320 with three replicas needs 33 MiB, AsyncIsr with four 57."""
 SAMPLE_STATES = 1000
 """States explored with the readable spec before the search, to read the layout off more than the initial states."""
 
@@ -154,18 +158,31 @@ class MemoBackend:
             if sp is not None:
                 self.guard_of[b] = len(functions)
                 functions.append((sp[0], functions[b][1], "predicate"))
+        # Each state keeps a leaf per slot (see ``kernel``): its bindings' (slots 0 .. B-1), then its
+        # constraint's and its checks' (own .. slots-1).
+        self.own_slot = self.n_bindings
+        self.slots = self.own_slot + (self.constraint_fn >= 0) + len(self.checks)
+        self.leaf_rows = LEAF_BANK_BYTES // (4 * self.slots) if self.slots else 0
+        self.scratch_leaf = np.full(max(1, self.slots), -1, np.int32)
         self.functions = functions
         self.tries = Tries(len(functions), self.width)
         self.learner = Learner(self.layout, self.tries, self.interner, model.c, functions, model.state_type)
         self.records = ParentRecords()
         self.poll: Callable[[], None] = lambda: None
-        self.rows = np.zeros((0, self.width), np.int32)
+        self.rows = self._rows_buf = np.zeros((0, self.width), np.int32)
+        self.row_leaf = self._leaf_buf = np.zeros((0, self.slots), np.int32)
+        self.n_out = 0
+        self.out_parent = np.zeros(0, np.int32)
+        self.out_action = np.zeros(0, np.int32)
+        self.out_fp = np.zeros(0, np.uint64)
         self.vkeys = np.zeros(1 << 16, np.uint64)
         self.vcount = 0
         self.cand = np.zeros((256, self.width), np.int32)
         self.cand_action = np.zeros(256, np.int32)
         self.cand_fp = np.zeros(256, np.uint64)
         self.cand_flag = np.zeros(256, np.int32)
+        self.cand_mask = np.zeros(256, np.uint64)
+        self.cand_own = np.zeros((256, self.slots - self.own_slot), np.int32)
         self.action_of_arr = np.array(self.action_of or [0], np.int32)
         self.miss_fn = np.zeros(MISSES, np.int32)
         self.miss_parent = np.zeros(MISSES, np.int32)
@@ -176,6 +193,7 @@ class MemoBackend:
         self._table: np.ndarray | None = None
         self._table_of: tuple | None = None
         self.trace_lookups = 0
+        self._froze = False
         self._forget_level()
 
     # -- the backend protocol -----------------------------------------------------------
@@ -189,6 +207,7 @@ class MemoBackend:
             rows.append(row)
             self.initial_readable[kn.row_fp(np.array(row, np.int32))] = readable
         self.rows = np.array(rows, np.int32).reshape(-1, self.width)
+        self.row_leaf = np.full((min(len(self.rows), self.leaf_rows), self.slots), -1, np.int32)
         own = np.array([kn.row_fp(r) for r in self.rows], np.uint64)
         for fp in own.tolist():
             self._visit(fp)
@@ -252,20 +271,32 @@ class MemoBackend:
             par, act, fps = par[keep], act[keep], fps[keep]
         distinct = np.bincount(act, minlength=n_actions) if len(act) else np.zeros(n_actions, np.int64)
         self.records.add_level(fps.copy(), par.copy())
+        spare = None
         if bound is None:
-            self.rows = self.out_rows[:n].copy()
+            # The new level's rows are read where they were written; the parents' buffers take the next
+            # level's (writing into memory already touched spares the page faults of a fresh array).
+            spare = (self._rows_buf, self._leaf_buf)
+            self._rows_buf, self._leaf_buf = self.out_rows, self.out_leaf
+            self.rows = self.out_rows[:n]
+            self.row_leaf = self.out_leaf[:min(n, len(self.out_leaf))]
             self.cur_fps = fps.copy()
         commit = LevelCommit([int(g) for g in gen[:n_actions]], [int(d) for d in distinct[:n_actions]],
                              len(fps), None, None)
-        self._forget_level()
+        self._forget_level(spare)
         return commit
 
     def abandon(self) -> None:
         self._forget_level()
 
     def close(self) -> None:
-        self.rows = np.zeros((0, self.width), np.int32)
+        if self._froze:
+            gc.unfreeze()
+            self._froze = False
+        self.rows = self._rows_buf = np.zeros((0, self.width), np.int32)
+        self.row_leaf = self._leaf_buf = np.zeros((0, self.slots), np.int32)
         self._forget_level()
+        self.out_parent, self.out_action, self.out_fp = np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.uint64)
+        self._fit_out(0)
 
     def path_to(self, level: int, fp: int) -> list[int]:
         """The readable fingerprints of the states from an initial one to ``fp`` (this engine's) at ``level``."""
@@ -302,7 +333,7 @@ class MemoBackend:
         """The leaf of binding ``b`` for ``row`` (its guard's first, for a split action), learning what is missing."""
         g = int(self.guard_of[b])
         if g >= 0 and not self.tries.leaf_entries(self._code(g, row))[0]:
-            return self.tries.leaf(0)
+            return self.tries.empty_leaf()
         return self._code(b, row)
 
     def _successor_rows(self, row: np.ndarray) -> Iterator[np.ndarray]:
@@ -327,12 +358,17 @@ class MemoBackend:
                 out[self.action_of[b]] += self.tries.leaf_entries(self.binding_code(b, row))[0]
         return out
 
-    def _forget_level(self) -> None:
+    def _forget_level(self, spare: tuple | None = None) -> None:
+        """Start a level's outputs afresh: into the buffers ``spare`` if given (the per-state arrays
+        ``out_parent``, ``out_action`` and ``out_fp`` are kept: what a level keeps of them is copied)."""
         n_actions = max(1, len(self.model.actions))
-        self.out_rows = np.zeros((0, self.width), np.int32)
-        self.out_parent = np.zeros(0, np.int32)
-        self.out_action = np.zeros(0, np.int32)
-        self.out_fp = np.zeros(0, np.uint64)
+        self.n_out = 0
+        if spare is not None:
+            self.out_rows, self.out_leaf = spare
+        else:
+            self.out_rows = np.zeros((0, self.width), np.int32)
+            self.out_leaf = np.zeros((0, self.slots), np.int32)
+        self._fit_out(len(self.out_parent))
         self.gen_by_action = np.zeros(n_actions, np.int64)
         self.new_by_action = np.zeros(n_actions, np.int64)
         self.n_out = 0
@@ -347,16 +383,18 @@ class MemoBackend:
         self.vkeys = keys
 
     def _grow_out(self, more: int) -> None:
-        need = self.n_out + more
-        size = max(need, 2 * len(self.out_parent), 1024)
-        rows = np.zeros((size, self.width), np.int32)
-        rows[:self.n_out] = self.out_rows[:self.n_out]
-        self.out_rows = rows
-        for name in ("out_parent", "out_action", "out_fp"):
+        self._fit_out(max(self.n_out + more, 2 * len(self.out_parent), 1024))
+
+    def _fit_out(self, size: int) -> None:
+        """Give every output array room for ``size`` states (the C loop's capacity is ``out_parent``'s)."""
+        for name in ("out_rows", "out_leaf", "out_parent", "out_action", "out_fp"):
             a = getattr(self, name)
-            b = np.zeros(size, a.dtype)
-            b[:self.n_out] = a[:self.n_out]
-            setattr(self, name, b)
+            want = min(size, self.leaf_rows) if name == "out_leaf" else size
+            if len(a) < want:
+                b = np.empty((want,) + a.shape[1:], a.dtype)
+                keep = min(self.n_out, len(a))
+                b[:keep] = a[:keep]
+                setattr(self, name, b)
 
     def _successor_count(self, i: int) -> int:
         """How many successors parent ``i`` has (refused with the local engine's error past the limit)."""
@@ -373,13 +411,17 @@ class MemoBackend:
         self.cand_action = np.zeros(size, np.int32)
         self.cand_fp = np.zeros(size, np.uint64)
         self.cand_flag = np.zeros(size, np.int32)
+        self.cand_mask = np.zeros(size, np.uint64)
+        self.cand_own = np.zeros((size, self.slots - self.own_slot), np.int32)
 
     def _arrays(self) -> tuple:
         t = self.tries
         return (self.rows, t.comp, t.ekeys, t.evals, t.root, t.leaf_start, t.leaf_count, t.entries,
                 self.action_of_arr, self.vkeys, self.out_rows, self.out_parent, self.out_action, self.out_fp,
                 self.cand, self.cand_action, self.cand_fp, self.cand_flag, self.gen_by_action, self.new_by_action,
-                self.miss_fn, self.miss_parent, self.miss_rows, self.miss_node, self.miss_depth, self.guard_of)
+                self.miss_fn, self.miss_parent, self.miss_rows, self.miss_node, self.miss_depth, self.guard_of,
+                self.row_leaf, self.out_leaf, t.leaf_mask, self.cand_mask, self.cand_own, t.true_mask,
+                self.scratch_leaf)
 
     # -- one level ------------------------------------------------------------------------
 
@@ -388,6 +430,7 @@ class MemoBackend:
         S = self.S
         n = len(self.rows)
         self.rows = np.ascontiguousarray(self.rows, np.int32)
+        self.row_leaf = np.ascontiguousarray(self.row_leaf, np.int32)
         if len(self.out_parent) < n:
             self._grow_out(max(n, 1024))
         # Every invariant is evaluated on every new state (as the local engine does, so a failing one fails
@@ -407,6 +450,9 @@ class MemoBackend:
             else:
                 when_true |= 1 << k
         S[kn.S_K] = self.width
+        S[kn.S_W] = self.slots
+        S[kn.S_LEAF_ROWS] = len(self.row_leaf)
+        S[kn.S_OWN] = self.own_slot
         S[kn.S_B] = self.n_bindings
         S[kn.S_CONSTRAINT_FN] = self.constraint_fn
         S[kn.S_FIRST_CHECK] = self.first_check
@@ -455,8 +501,10 @@ class MemoBackend:
             self.tries.flush()
             S[kn.S_N_OUT] = self.n_out
             S[kn.S_VCOUNT] = self.vcount
-            # The arrays are replaced together: rows; out_*; cand_*; vkeys; the counts per level; the tries'.
-            which = (self.rows, self.out_rows, self.cand, self.vkeys, self.gen_by_action, self.tries.version)
+            # The arrays are replaced together: rows and row_leaf; out_*; cand_*; vkeys; the counts per
+            # level; the tries'.
+            which = (self.rows, self.row_leaf, self.out_rows, self.out_leaf, self.cand, self.vkeys,
+                     self.gen_by_action, self.tries.version)
             if self._table_of is None or any(a is not b for a, b in zip(which, self._table_of)):
                 arrs = self._arrays()
                 self._table = kn.array_table(arrs)
@@ -492,7 +540,22 @@ class MemoBackend:
             except (Exception, NotCanonical, BadResult):  # noqa: BLE001 - the readable path names it
                 if parents[j] == first:
                     return self._readable_failure(self.rows[first])
+        self._freeze_learnt()
         return None
+
+    def _freeze_learnt(self) -> None:
+        """Keep the objects alive now (the interned values, the traced parts, the tables) out of the cyclic
+        garbage collector's passes until :meth:`close`.
+
+        Learning allocates enough to trigger collections, and each full one walks
+        every live object: on AsyncIsr with four replicas, 0.9 s of collections
+        (of about 10 s), 0.02 s with this.  Nothing here makes cycles, and objects
+        frozen are still freed by their reference counts.  A process that froze
+        objects itself (``gc.freeze()`` before the check) is left as it is.
+        """
+        if gc.isenabled() and (self._froze or gc.get_freeze_count() == 0):
+            gc.freeze()
+            self._froze = True
 
     def _readable_failure(self, parent_row: np.ndarray) -> SpecFailure:
         """The failure the local engine reports on this parent: its successors, constraint and checks, readably."""

@@ -12,11 +12,12 @@ cdef extern from *:
         MC_ROWS, MC_COMP, MC_EKEYS, MC_EVALS, MC_ROOT, MC_LEAF_START, MC_LEAF_COUNT, MC_ENTRIES, MC_ACTION_OF,
         MC_VKEYS, MC_OUT_ROWS, MC_OUT_PARENT, MC_OUT_ACTION, MC_OUT_FP, MC_CAND, MC_CAND_ACTION, MC_CAND_FP,
         MC_CAND_FLAG, MC_GEN_BY_ACTION, MC_NEW_BY_ACTION, MC_MISS_FN, MC_MISS_PARENT, MC_MISS_ROWS,
-        MC_MISS_NODE, MC_MISS_DEPTH, MC_GUARD_OF, MC_N_ARRAYS
+        MC_MISS_NODE, MC_MISS_DEPTH, MC_GUARD_OF, MC_ROW_LEAF, MC_OUT_LEAF, MC_LEAF_MASK, MC_CAND_MASK, MC_CAND_OWN,
+        MC_TRUE_MASK, MC_SCRATCH_LEAF, MC_N_ARRAYS
     };
     /* The scalars array: inputs, outputs, and the place to resume. */
     enum {
-        S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_UNUSED_1, S_UNUSED_2, S_UNUSED_3, S_GENERATED, S_K, S_B,
+        S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_W, S_OWN, S_LEAF_ROWS, S_GENERATED, S_K, S_B,
         S_CONSTRAINT_FN, S_FIRST_CHECK, S_N_CHECKS, S_CHECK_WHEN_TRUE, S_CHECK_ENABLED, S_DEADLOCK,
         S_EV_PARENT, S_EV_CAND, S_EV_MASK, S_EV_DEADLOCK, S_UNUSED_4, S_UNUSED_5, S_CHECK_REPORT, S_N_MISS, S_PROBE,
         S_N_SCALARS
@@ -112,6 +113,15 @@ cdef extern from *:
             const int32_t *rows = p[MC_ROWS], *comp = p[MC_COMP], *evals = p[MC_EVALS], *root = p[MC_ROOT];
             const int32_t *leaf_start = p[MC_LEAF_START], *leaf_count = p[MC_LEAF_COUNT], *entries = p[MC_ENTRIES];
             const int32_t *action_of = p[MC_ACTION_OF], *guard_of = p[MC_GUARD_OF];
+            const uint64_t *true_mask = p[MC_TRUE_MASK];
+            int32_t *row_leaf = p[MC_ROW_LEAF];
+            const uint64_t *leaf_mask = p[MC_LEAF_MASK];
+            int32_t *out_leaf = p[MC_OUT_LEAF], *cand_own = p[MC_CAND_OWN], *scratch = p[MC_SCRATCH_LEAF];
+            uint64_t *cand_mask = p[MC_CAND_MASK];
+            const int64_t W = S[S_W], OWN = S[S_OWN], NOWN = W - OWN, leaf_rows = S[S_LEAF_ROWS];
+            /* Leaves are kept for the first states of a level only (the bank's rows): past them, a
+               parent's leaves are in `scratch`, all unknown. */
+            const int64_t out_leaf_rows = W ? len[MC_OUT_LEAF] / W : 0;
             const uint64_t *ekeys = p[MC_EKEYS];
             uint64_t *vkeys = p[MC_VKEYS], *out_fp = p[MC_OUT_FP], *cand_fp = p[MC_CAND_FP];
             int32_t *out_rows = p[MC_OUT_ROWS], *out_parent = p[MC_OUT_PARENT], *out_action = p[MC_OUT_ACTION];
@@ -142,21 +152,34 @@ cdef extern from *:
             } while (0)
             for (; i < end; i++) {
                 const int32_t *row = rows + i * K;
+                int32_t *pl = i < leaf_rows ? row_leaf + i * W : scratch;
                 int64_t nc = 0, b, c, k, s;
                 int fired = 0, missed = 0;
-                int32_t code;
-                /* 1. Every successor, by the tries. */
+                int32_t code, leaf;
+                if (pl == scratch)
+                    for (k = 0; k < W; k++) scratch[k] = -1;
+                /* 1. Every successor, by the tries.  The parent's leaves `pl` are those its own parent's
+                   step left valid, or -1; a walk's leaf is written there (a parent expanded again after a
+                   miss does not walk twice).  A binding's slot holds 2 * (its effect's leaf) + 1, or for
+                   a split action whose guard fails, 2 * (the guard's leaf). */
                 for (b = 0; b < B; b++) {
-                    if (guard_of[b] >= 0) {  /* a split action: its guard's tree, then its effect's */
-                        code = mc_walk(root[guard_of[b]], row, comp, ekeys, evals, esize);
-                        if (code == -1) { MC_NOTE_MISS(guard_of[b], row); continue; }
-                        if (!leaf_count[-2 - code]) continue;
+                    int32_t v = pl[b];
+                    if (v < 0) {
+                        if (guard_of[b] >= 0) {  /* a split action: its guard's tree, then its effect's */
+                            code = mc_walk(root[guard_of[b]], row, comp, ekeys, evals, esize);
+                            if (code == -1) { MC_NOTE_MISS(guard_of[b], row); continue; }
+                            if (!leaf_count[-2 - code]) { pl[b] = 2 * (-2 - code); continue; }
+                        }
+                        code = mc_walk(root[b], row, comp, ekeys, evals, esize);
+                        if (code == -1) { MC_NOTE_MISS(b, row); continue; }
+                        pl[b] = v = 2 * (-2 - code) + 1;
+                    } else if (!(v & 1)) {
+                        continue;  /* the guard fails */
                     }
-                    code = mc_walk(root[b], row, comp, ekeys, evals, esize);
-                    if (code == -1) { MC_NOTE_MISS(b, row); continue; }
+                    leaf = v >> 1;
                     if (missed) continue;
                     {
-                        int32_t leaf = -2 - code, cnt = leaf_count[leaf];
+                        int32_t cnt = leaf_count[leaf];
                         const int32_t *e = entries + leaf_start[leaf];
                         if (nc + cnt > ccap) {
                             if (first_miss >= 0) goto probed;
@@ -165,11 +188,14 @@ cdef extern from *:
                         }
                         for (s = 0; s < cnt; s++, nc++) {
                             int32_t *t = cand + nc * K;
+                            uint64_t changed = 0;
                             for (k = 0; k < K; k++) {
                                 int32_t v = e[s * K + k];
                                 t[k] = v >= 0 ? v : row[~v];
+                                changed |= (uint64_t)(t[k] != row[k]) << (k & 63);
                             }
                             cand_action[nc] = action_of[b];
+                            cand_mask[nc] = changed;
                         }
                     }
                 }
@@ -181,27 +207,41 @@ cdef extern from *:
                         cand_fp[c] = mc_row_fp(cand + c * K, K);
                         __builtin_prefetch(vkeys + mc_slot(cand_fp[c], vsize));
                     }
+                /* A candidate's own leaves (constraint, checks) are the parent's where its step changed
+                   nothing they read; they are kept with it, for its own successors. */
+                #define MC_OWN_LEAF(slot, fn, t, out) do { \
+                    int32_t l_ = pl[OWN + (slot)]; \
+                    if (l_ < 0 || (leaf_mask[l_] & cand_mask[c])) { \
+                        code = mc_walk(root[fn], (t), comp, ekeys, evals, esize); \
+                        l_ = code == -1 ? -1 : -2 - code; \
+                    } \
+                    (out) = l_; \
+                } while (0)
                 for (c = 0; c < nc && !missed; c++) {
                     const int32_t *t = cand + c * K;
+                    int32_t *own = cand_own + c * NOWN;
                     int32_t flag = 0;
+                    for (k = 0; k < NOWN; k++) own[k] = -1;
                     if (constraint_fn >= 0) {
-                        code = mc_walk(root[constraint_fn], t, comp, ekeys, evals, esize);
-                        if (code == -1) { MC_NOTE_MISS(constraint_fn, t); break; }
-                        if (!leaf_count[-2 - code]) { cand_flag[c] = 0; continue; }
+                        MC_OWN_LEAF(0, constraint_fn, t, own[0]);
+                        if (own[0] == -1) { MC_NOTE_MISS(constraint_fn, t); break; }
+                        if (!leaf_count[own[0]]) { cand_flag[c] = 0; continue; }
                     }
                     flag = 1;
                     if (mc_visit(vkeys, vsize, cand_fp[c], 0)) {
                         flag |= 2;
                         for (k = 0; k < n_checks; k++) {
+                            int32_t *o = own + (constraint_fn >= 0) + k;
                             if (!((S[S_CHECK_ENABLED] >> k) & 1)) continue;
-                            code = mc_walk(root[first_check + k], t, comp, ekeys, evals, esize);
-                            if (code == -1) { MC_NOTE_MISS(first_check + k, t); break; }
-                            if ((leaf_count[-2 - code] != 0) == ((when_true >> k) & 1))
+                            MC_OWN_LEAF((constraint_fn >= 0) + k, first_check + k, t, *o);
+                            if (*o == -1) { MC_NOTE_MISS(first_check + k, t); break; }
+                            if ((leaf_count[*o] != 0) == ((when_true >> k) & 1))
                                 flag |= 4 << k;
                         }
                     }
                     cand_flag[c] = flag;
                 }
+                #undef MC_OWN_LEAF
                 if (missed || first_miss >= 0) {
                     if (first_miss < 0) {
                         first_miss = i;
@@ -219,6 +259,21 @@ cdef extern from *:
                     if ((cand_flag[c] & 3) == 3 && mc_visit(vkeys, vsize, cand_fp[c], 1)) {
                         vcount++;
                         memcpy(out_rows + n_out * K, cand + c * K, K * sizeof(int32_t));
+                        if (n_out < out_leaf_rows) {
+                            int32_t *ol = out_leaf + n_out * W;
+                            const uint64_t cm = cand_mask[c];
+                            /* An effect's leaf stands while its path and the paths of every state its
+                               guard ever held on (true_mask, by function) are unchanged. */
+                            for (k = 0; k < B; k++) {
+                                int32_t l = pl[k];
+                                uint64_t m;
+                                if (l < 0) { ol[k] = -1; continue; }
+                                m = leaf_mask[l >> 1];
+                                if ((l & 1) && guard_of[k] >= 0) m |= true_mask[guard_of[k]];
+                                ol[k] = m & cm ? -1 : l;
+                            }
+                            memcpy(ol + OWN, cand_own + c * NOWN, NOWN * sizeof(int32_t));
+                        }
                         out_parent[n_out] = (int32_t)i;
                         out_action[n_out] = cand_action[c];
                         out_fp[n_out] = cand_fp[c];

@@ -13,7 +13,18 @@ ids) and, for each parent in order, does three passes:
 3. the parent is kept: counts, new states into the visited set and the
    output arrays.
 
-Passes 1 and 2 change nothing, so when a walk reaches a branch not learnt
+Each state of a level keeps a leaf per slot (``ROW_LEAF``, ``S_W`` ints a
+state): per binding ``2 * leaf + 1`` (its effect's leaf; for a split action
+whose guard fails, ``2 * the guard's leaf``), then the leaves of its own
+constraint and checks, or -1 where unknown.  A leaf's mask (``LEAF_MASK``)
+has a bit per component its path read; a new state keeps its parent's leaf
+where the step changed none of them (for an effect, nor any component a
+path on which its guard held read: ``TRUE_MASK``), so its walk is skipped:
+most steps change few components, and most trees read few.  Only
+the first ``len(ROW_LEAF)`` states of a level keep leaves (a memory bound);
+the rest walk every tree, with their leaves in ``SCRATCH_LEAF``.
+
+Passes 1 and 2 change nothing (but the parent's leaves), so when a walk reaches a branch not learnt
 yet the parent is not kept: the loop notes the function and the row, walks
 up to ``S_PROBE`` more parents only to note their misses too, and returns
 ``MISS`` with ``S_I`` at the first parent not kept; the caller learns the
@@ -44,9 +55,10 @@ except ImportError:  # Cython is the optional ``compile`` extra
 DONE, MISS, GROW_VISITED, GROW_OUT, GROW_CAND, EVENT = range(6)
 (ROWS, COMP, EKEYS, EVALS, ROOT, LEAF_START, LEAF_COUNT, ENTRIES, ACTION_OF, VKEYS, OUT_ROWS, OUT_PARENT,
  OUT_ACTION, OUT_FP, CAND, CAND_ACTION, CAND_FP, CAND_FLAG, GEN_BY_ACTION, NEW_BY_ACTION, MISS_FN, MISS_PARENT,
- MISS_ROWS, MISS_NODE, MISS_DEPTH, GUARD_OF, N_ARRAYS) = range(27)
+ MISS_ROWS, MISS_NODE, MISS_DEPTH, GUARD_OF, ROW_LEAF, OUT_LEAF, LEAF_MASK, CAND_MASK, CAND_OWN, TRUE_MASK,
+ SCRATCH_LEAF, N_ARRAYS) = range(34)
 """The order of the arrays handed to :func:`expand`."""
-(S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, _S_UNUSED_1, _S_UNUSED_2, _S_UNUSED_3, S_GENERATED, S_K, S_B,
+(S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_W, S_OWN, S_LEAF_ROWS, S_GENERATED, S_K, S_B,
  S_CONSTRAINT_FN, S_FIRST_CHECK, S_N_CHECKS, S_CHECK_WHEN_TRUE, S_CHECK_ENABLED, S_DEADLOCK, S_EV_PARENT,
  S_EV_CAND, S_EV_MASK, S_EV_DEADLOCK, _S_UNUSED_4, _S_UNUSED_5, S_CHECK_REPORT, S_N_MISS, S_PROBE,
  S_N_SCALARS) = range(27)
@@ -58,7 +70,8 @@ MASK64 = (1 << 64) - 1
 
 DTYPES = (np.int32, np.int32, np.uint64, np.int32, np.int32, np.int32, np.int32, np.int32, np.int32, np.uint64,
           np.int32, np.int32, np.int32, np.uint64, np.int32, np.int32, np.uint64, np.int32, np.int64, np.int64,
-          np.int32, np.int32, np.int32, np.int32, np.int32, np.int32)
+          np.int32, np.int32, np.int32, np.int32, np.int32, np.int32, np.int32, np.int32, np.uint64, np.uint64,
+          np.int32, np.uint64, np.int32)
 """Each array's type, in the order above."""
 
 

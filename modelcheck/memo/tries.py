@@ -20,7 +20,11 @@ component id ``v`` is in an open-addressing table keyed by
 learnt yet", ``<= -2`` is leaf ``-2 - code``.  A leaf holds ``count``
 successor entries of ``width`` ints each (an id, or ``~k`` for the parent's
 component ``k``); a predicate's leaf holds no entries and ``count`` is its
-value (0 or 1).  Equal leaves are shared.
+value (0 or 1).  ``leaf_mask[l]`` has bit ``k % 64`` set for each component
+``k`` read on the way to leaf ``l``: a state whose step from its parent
+changed none of them reaches the parent's leaf without walking (the C loop
+keeps each state's leaves for its successors).  So leaves are not shared:
+one per path.
 """
 
 # modelcheck: compile
@@ -38,6 +42,7 @@ from modelcheck.memo.traced import Traced, value_of
 from modelcheck.memo.values import Interner
 
 MISSING = -1
+MASK_ALL = (1 << 64) - 1
 
 
 class BadResult(Exception):
@@ -69,12 +74,16 @@ class Tries:
         self.ekeys = np.zeros(1 << 12, np.uint64)
         self.evals = np.zeros(1 << 12, np.int32)
         self.root = np.full(n_functions, MISSING, np.int32)
+        self.true_mask = np.zeros(max(1, n_functions), np.uint64)
+        """Per predicate, the union of the masks of its leaves that hold (the C loop keeps a split action's
+        effect's leaf while none of them changed: its guard still holds)."""
         self.leaf_start = np.zeros(256, np.int32)
         self.leaf_count = np.zeros(256, np.int32)
+        self.leaf_mask = np.zeros(256, np.uint64)
         self.n_leaves = 0
         self.entries = np.zeros(1024, np.int32)
         self.n_entries = 0
-        self._leaves: dict[int, int] = {}
+        self._empty: int | None = None
         self._pending: dict[int, int] = {}
         """Edges learnt since the last :meth:`flush` (key -> code), not yet in the C table."""
         self._flushed = (0, 0, 0)
@@ -82,7 +91,8 @@ class Tries:
         self._new_counts = array("i")
         self._new_starts = array("i")
         self._new_entries = array("i")
-        """The counts, starts and entries of the leaves learnt since the last flush."""
+        self._new_masks = array("Q")
+        """The counts, starts, entries and masks of the leaves learnt since the last flush."""
         self.n_edges = 0
         self.version = 0
         """Changes whenever an array is replaced (the C loop must be handed the new ones)."""
@@ -102,24 +112,40 @@ class Tries:
         self.roots[f] = code
 
     def leaf(self, count: int, entries: tuple = ()) -> int:
-        """The code of a new leaf with these contents; one shared leaf per predicate value and for "no successor".
+        """The code of a new leaf with these contents (its mask: every component, until :meth:`set_mask`).
 
-        Leaves with successors are not shared: a dict of them cost more memory
-        (hundreds of MiB on AsyncIsr) than their duplicates in ``entries``.
+        Leaves are not shared, not even equal ones: each has the mask of its
+        own path (a dict of the leaves with successors also cost more memory,
+        hundreds of MiB on AsyncIsr, than their duplicates in ``entries``).
         """
-        key = count if not entries else None
-        code = self._leaves.get(key) if key is not None else None
-        if code is not None:
-            return code
         code = -2 - self.n_leaves
         self._new_counts.append(count)
         self._new_starts.append(self.n_entries)  # a predicate's leaf has a count but no entries
         self._new_entries.extend(entries)
+        self._new_masks.append(MASK_ALL)
         self.n_entries += len(entries)
         self.n_leaves += 1
-        if key is not None:
-            self._leaves[key] = code
         return code
+
+    def empty_leaf(self) -> int:
+        """A leaf without successors, for the walks made in Python (one, made when first asked for)."""
+        if self._empty is None:
+            self._empty = self.leaf(0)
+        return self._empty
+
+    def set_mask(self, code: int, path: list[int], holds_in: int = -1) -> None:
+        """Leaf ``code``, just made, is reached by reading the components ``path`` (a leaf made before keeps
+        its mask: every component for the shared :meth:`empty_leaf`); a predicate's leaf that holds
+        adds it to ``true_mask[holds_in]``."""
+        j = -2 - code - self._flushed[1]
+        if j < 0 or code == self._empty:
+            return
+        m = 0
+        for k in path:
+            m |= 1 << (k & 63)
+        self._new_masks[j] = m
+        if holds_in >= 0:
+            self.true_mask[holds_in] |= np.uint64(m)
 
     def edge(self, n: int, v: int) -> int:
         """The code under inner node ``n`` for component id ``v`` (MISSING if not learnt)."""
@@ -156,9 +182,11 @@ class Tries:
             self.leaf_count = self._into(self.leaf_count, leaves, np.frombuffer(self._new_counts, np.int32))
             self.leaf_start = self._into(self.leaf_start, leaves, np.frombuffer(self._new_starts, np.int32))
             self.entries = self._into(self.entries, n_entries, np.frombuffer(self._new_entries, np.int32))
+            self.leaf_mask = self._into(self.leaf_mask, leaves, np.frombuffer(self._new_masks, np.uint64))
             self._new_counts = array("i")
             self._new_starts = array("i")
             self._new_entries = array("i")
+            self._new_masks = array("Q")
         self._flushed = (self.n_nodes, self.n_leaves, self.n_entries)
         if not self._pending:
             return
@@ -204,7 +232,7 @@ class Tries:
 
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.comp, self.ekeys, self.evals, self.root, self.leaf_start,
-                                      self.leaf_count, self.entries))
+                                      self.leaf_count, self.leaf_mask, self.entries))
 
 
 class TracedOf(dict):
@@ -286,6 +314,7 @@ class Learner:
         path = list(dict.fromkeys(log))
         if len(path) < depth or (last is not None and path[depth - 1] != tries.comps[last]):
             raise NotDeterministic(f"{path} after {depth} reads")
+        tries.set_mask(code, path, f if kind != "action" and r else -1)
         for k in path[depth:]:
             node = tries.node(k)
             self._attach(f, last, row, node)
