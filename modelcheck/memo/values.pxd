@@ -3,54 +3,6 @@
 
 cdef extern from *:
     """
-    /* Whether `x` (plain) and `y` (plain, or with parts of type `traced`) have the same types all the way
-       down, whatever their values: 1 or 0, -1 when a part is neither a number nor a tuple, -2 on an error. */
-    static int mc_same_shape(PyObject *x, PyObject *y, PyObject *traced, PyObject *name) {
-        PyTypeObject *t;
-        Py_ssize_t n, i;
-        if ((PyObject *)Py_TYPE(y) == traced) {
-            int r;
-            PyObject *v = PyObject_GenericGetAttr(y, name);
-            if (v == NULL) return -2;
-            r = mc_same_shape(x, v, traced, name);
-            Py_DECREF(v);
-            return r;
-        }
-        t = Py_TYPE(x);
-        if (t != Py_TYPE(y)) return 0;
-        if (t == &PyLong_Type || t == &PyBool_Type || t == &PyFloat_Type) return 1;
-        if (!PyTuple_Check(x)) return -1;
-        n = PyTuple_GET_SIZE(x);
-        if (n != PyTuple_GET_SIZE(y)) return 0;
-        for (i = 0; i < n; i++) {
-            int r = mc_same_shape(PyTuple_GET_ITEM(x, i), PyTuple_GET_ITEM(y, i), traced, name);
-            if (r != 1) return r;
-        }
-        return 1;
-    }
-
-    /* For the equal frozensets `a` (plain) and `b`: 1 when every element of both has the types of one
-       element of `a` all the way down (then each element of `b` has the types of its equal in `a`), else
-       -1 (the caller decides in Python), -2 on an error. */
-    static int mc_same_set_types(PyObject *a, PyObject *b, PyObject *traced, PyObject *name) {
-        PyObject *x0 = NULL, *key;
-        Py_ssize_t pos = 0;
-        Py_hash_t hash;
-        while (_PySet_NextEntry(a, &pos, &key, &hash)) {
-            int r;
-            if (x0 == NULL) { x0 = key; continue; }
-            r = mc_same_shape(x0, key, traced, name);
-            if (r != 1) return r == -2 ? -2 : -1;
-        }
-        if (x0 == NULL) return 1;  /* both empty */
-        pos = 0;
-        while (_PySet_NextEntry(b, &pos, &key, &hash)) {
-            int r = mc_same_shape(x0, key, traced, name);
-            if (r != 1) return r == -2 ? -2 : -1;
-        }
-        return 1;
-    }
-
     /* Whether the equal values `a` (plain) and `b` have the same types all the way down: 1 or 0, -1 when
        a part is neither a number nor a tuple (the caller decides in Python), -2 on an error.  `b`'s parts
        of type `traced` count as their `name` slot, read without the wrapper (it would log a use). */
@@ -69,7 +21,6 @@ cdef extern from *:
         t = Py_TYPE(a);
         if (t != Py_TYPE(b)) return 0;
         if (t == &PyLong_Type || t == &PyBool_Type || t == &PyFloat_Type) return 1;
-        if (t == &PyFrozenSet_Type) return mc_same_set_types(a, b, traced, name);
         if (!PyTuple_Check(a)) return -1;
         n = PyTuple_GET_SIZE(a);
         if (n != PyTuple_GET_SIZE(b)) return 0;
