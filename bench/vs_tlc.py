@@ -371,7 +371,10 @@ def main() -> None:
         results.append(row)
         print(f"\n## {name}: {fmt(ref['distinct'])} distinct, {fmt(gen)} generated, depth {ref['depth']} "
               f"(modelcheck: {ref['command']}; spec {ref['spec_mode']})")
-        for label, title in (("mc1", "modelcheck, 1 process (memo tables)"), ("mc0", "modelcheck --no-memo"),
+        # A build out of date runs the spec's own code without a word but "memo": null: say so here.
+        one = ("modelcheck, 1 process (memo tables)" if ref.get("memo_evaluations") is not None else
+               "modelcheck, 1 process (NOT on the memo tables: is the C loop built? modelcheck compile)")
+        for label, title in (("mc1", one), ("mc0", "modelcheck --no-memo"),
                              ("mc2", "modelcheck --workers 2"), ("tlc", "TLC -workers 1")):
             r = med[label]
             if r is None:
