@@ -261,6 +261,7 @@ def test_learnt_objects_leave_the_collector_frozen_only_during_the_check():
         frozen = gc.get_freeze_count()
         model = _model("async-isr", {})
         LevelDriver(model, MemoBackend(model)).run()
-        assert gc.get_freeze_count() == frozen
+        # Not frozen more (objects frozen may have been freed meanwhile), and not given back either.
+        assert 0 < gc.get_freeze_count() <= frozen
     finally:
         gc.unfreeze()
