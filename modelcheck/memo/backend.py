@@ -46,7 +46,7 @@ learns the branches of many parents (a branch learnt meanwhile for another paren
 learnt twice).  With 64, Kip320 returns 5,664 times instead of 36,019, AsyncIsr ten times less often."""
 LEAF_BANK_BYTES = 64 << 20
 """The most memory a level's kept leaves take (twice: the parents' and the new states'); past it a level's
-states keep none and walk every tree.  Kip320 with three replicas needs 33 MiB, AsyncIsr with four 57."""
+states keep none and walk every tree.  Kip320 with three replicas needs 17 MiB, AsyncIsr with four 32."""
 SAMPLE_STATES = 1000
 """States explored with the readable spec before the search, to read the layout off more than the initial states."""
 
@@ -295,7 +295,9 @@ class MemoBackend:
         self.rows = self._rows_buf = np.zeros((0, self.width), np.int32)
         self.row_leaf = self._leaf_buf = np.zeros((0, self.slots), np.int32)
         self._forget_level()
-        self.out_parent, self.out_action, self.out_fp = np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.uint64)
+        self.out_parent = np.zeros(0, np.int32)
+        self.out_action = np.zeros(0, np.int32)
+        self.out_fp = np.zeros(0, np.uint64)
         self._fit_out(0)
 
     def path_to(self, level: int, fp: int) -> list[int]:
