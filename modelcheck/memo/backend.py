@@ -159,9 +159,9 @@ class MemoBackend:
                 self.guard_of[b] = len(functions)
                 functions.append((sp[0], functions[b][1], "predicate"))
         # Each state keeps a leaf per slot (see ``kernel``): its bindings' (slots 0 .. B-1), then its
-        # constraint's and its checks' (own .. slots-1).
-        self.own_slot = self.n_bindings
-        self.slots = self.own_slot + (self.constraint_fn >= 0) + len(self.checks)
+        # constraint's and its checks' (its own: B .. slots-1).
+        self.n_own = (self.constraint_fn >= 0) + len(self.checks)
+        self.slots = self.n_bindings + self.n_own
         self.leaf_rows = LEAF_BANK_BYTES // (4 * self.slots) if self.slots else 0
         self.scratch_leaf = np.full(max(1, self.slots), -1, np.int32)
         self.functions = functions
@@ -182,7 +182,7 @@ class MemoBackend:
         self.cand_fp = np.zeros(256, np.uint64)
         self.cand_flag = np.zeros(256, np.int32)
         self.cand_mask = np.zeros(256, np.uint64)
-        self.cand_own = np.zeros((256, self.slots - self.own_slot), np.int32)
+        self.cand_own = np.zeros((256, self.n_own), np.int32)
         self.action_of_arr = np.array(self.action_of or [0], np.int32)
         self.miss_fn = np.zeros(MISSES, np.int32)
         self.miss_parent = np.zeros(MISSES, np.int32)
@@ -373,7 +373,6 @@ class MemoBackend:
         self._fit_out(len(self.out_parent))
         self.gen_by_action = np.zeros(n_actions, np.int64)
         self.new_by_action = np.zeros(n_actions, np.int64)
-        self.n_out = 0
         self.S = np.zeros(kn.S_N_SCALARS, np.int64)
 
     def _grow_visited(self, more: int) -> None:
@@ -414,7 +413,7 @@ class MemoBackend:
         self.cand_fp = np.zeros(size, np.uint64)
         self.cand_flag = np.zeros(size, np.int32)
         self.cand_mask = np.zeros(size, np.uint64)
-        self.cand_own = np.zeros((size, self.slots - self.own_slot), np.int32)
+        self.cand_own = np.zeros((size, self.n_own), np.int32)
 
     def _arrays(self) -> tuple:
         t = self.tries
@@ -454,7 +453,6 @@ class MemoBackend:
         S[kn.S_K] = self.width
         S[kn.S_W] = self.slots
         S[kn.S_LEAF_ROWS] = len(self.row_leaf)
-        S[kn.S_OWN] = self.own_slot
         S[kn.S_B] = self.n_bindings
         S[kn.S_CONSTRAINT_FN] = self.constraint_fn
         S[kn.S_FIRST_CHECK] = self.first_check

@@ -17,7 +17,7 @@ cdef extern from *:
     };
     /* The scalars array: inputs, outputs, and the place to resume. */
     enum {
-        S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_W, S_OWN, S_LEAF_ROWS, S_GENERATED, S_K, S_B,
+        S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_W, S_UNUSED_2, S_LEAF_ROWS, S_GENERATED, S_K, S_B,
         S_CONSTRAINT_FN, S_FIRST_CHECK, S_N_CHECKS, S_CHECK_WHEN_TRUE, S_CHECK_ENABLED, S_DEADLOCK,
         S_EV_PARENT, S_EV_CAND, S_EV_MASK, S_EV_DEADLOCK, S_UNUSED_4, S_UNUSED_5, S_CHECK_REPORT, S_N_MISS, S_PROBE,
         S_N_SCALARS
@@ -118,7 +118,7 @@ cdef extern from *:
             const uint64_t *leaf_mask = p[MC_LEAF_MASK];
             int32_t *out_leaf = p[MC_OUT_LEAF], *cand_own = p[MC_CAND_OWN], *scratch = p[MC_SCRATCH_LEAF];
             uint64_t *cand_mask = p[MC_CAND_MASK];
-            const int64_t W = S[S_W], OWN = S[S_OWN], NOWN = W - OWN, leaf_rows = S[S_LEAF_ROWS];
+            const int64_t W = S[S_W], NOWN = W - S[S_B], leaf_rows = S[S_LEAF_ROWS];  /* own leaves after B bindings' */
             /* Leaves are kept for the first states of a level only (the bank's rows): past them, a
                parent's leaves are in `scratch`, all unknown. */
             const int64_t out_leaf_rows = W ? len[MC_OUT_LEAF] / W : 0;
@@ -210,7 +210,7 @@ cdef extern from *:
                 /* A candidate's own leaves (constraint, checks) are the parent's where its step changed
                    nothing they read; they are kept with it, for its own successors. */
                 #define MC_OWN_LEAF(slot, fn, t, out) do { \
-                    int32_t l_ = pl[OWN + (slot)]; \
+                    int32_t l_ = pl[B + (slot)]; \
                     if (l_ < 0 || (leaf_mask[l_] & cand_mask[c])) { \
                         code = mc_walk(root[fn], (t), comp, ekeys, evals, esize); \
                         l_ = code == -1 ? -1 : -2 - code; \
@@ -272,7 +272,7 @@ cdef extern from *:
                                 if ((l & 1) && guard_of[k] >= 0) m |= true_mask[guard_of[k]];
                                 ol[k] = m & cm ? -1 : l;
                             }
-                            memcpy(ol + OWN, cand_own + c * NOWN, NOWN * sizeof(int32_t));
+                            memcpy(ol + B, cand_own + c * NOWN, NOWN * sizeof(int32_t));
                         }
                         out_parent[n_out] = (int32_t)i;
                         out_action[n_out] = cand_action[c];
