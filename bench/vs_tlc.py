@@ -1,6 +1,6 @@
 """modelcheck against TLC on the same models, whole processes: ``.venv/bin/python bench/vs_tlc.py``.
 
-    .venv/bin/python bench/vs_tlc.py [--runs 3] [--large] [--only NAME] [--json OUT] \\
+    .venv/bin/python bench/vs_tlc.py [--runs 3] [--large] [--only NAME] [--json OUT] [--no-vectorised] \\
         [--tlc-jar PATH/tla2tools.jar --tla-dir PATH/kafka-specification]
 
 Per workload it runs, each ``--runs`` times (median reported), as whole processes:
@@ -8,6 +8,14 @@ Per workload it runs, each ``--runs`` times (median reported), as whole processe
 * ``modelcheck check ... -q --json --workers 1`` (one process, on the memo tables);
 * the same with ``--no-memo`` (every successor by the spec's own code; ``--no-readable`` skips it);
 * the same with ``--workers 2``;
+* on the Kip320 workloads (not with ``--no-vectorised``): ``bench/packed_kip320.py --json``, the
+  hand-written packed, level-vectorised numpy encoding of Kip320 (every state a few bit fields of
+  one or two uint64 words, no Python object per state; not derived from the spec, and
+  cross-checked against it by tests/test_packed_kip320_reference.py), shown as "vectorised
+  (hand-written)": the reference of the goal "modelcheck's CPU time within 3x of a packed,
+  vectorised encoding's", with the ratio modelcheck (memo tables, one process) CPU / vectorised CPU
+  (on kip320-r3-epoch3 a state takes two words and the encoding's visited set is several times
+  slower a state, so there the ratio flatters modelcheck);
 * with ``--tlc-jar``: TLC, one worker, breadth-first, on the published TLA+ module
   with the same constants, invariant and bounds.
 
@@ -39,11 +47,12 @@ cores).  For each process it measures the wall time, the CPU seconds (user +
 system, the process and the children it waited for) and the peak resident
 memory of its process tree, sampled every 50 ms (the helper of bench/run.py).
 It prints, per workload, each engine's median figures and the counts, the
-ratios TLC / modelcheck and one process / two workers, and modelcheck's CPU
-microseconds per generated state; the date and the load average before and
+ratios TLC / modelcheck, one process / two workers and modelcheck / vectorised
+CPU (both whole processes, the interpreter's start included), and modelcheck's
+CPU microseconds per generated state; the date and the load average before and
 after.  The counts (distinct states, states generated, depth) of every run must
-agree between the engines: a mismatch is printed on a ``MISMATCH`` line and
-the script exits with status 1.
+agree between the engines, the vectorised encoding included: a mismatch is
+printed on a ``MISMATCH`` line and the script exits with status 1.
 """
 
 from __future__ import annotations
@@ -107,6 +116,7 @@ WORKLOADS = [
         "tlc_modules": KIP320_MODULES,
         "tlc_cfg": ("Kip320_R3.cfg", kip320_cfg(2)),
         "invariants": ["StrongIsr"],
+        "packed": [],
         "large": False,
     },
     {
@@ -126,6 +136,7 @@ WORKLOADS = [
         "tlc_modules": KIP320_MODULES,
         "tlc_cfg": ("Kip320_R3_Epoch3.cfg", kip320_cfg(3)),
         "invariants": ["StrongIsr"],
+        "packed": ["--const", "MaxLeaderEpoch=3"],  # two words a state: about 20 s, 600 MiB
         "large": True,
     },
 ]
@@ -184,6 +195,22 @@ def run_modelcheck(w: dict, workers: int, timeout: float, memo: bool = True) -> 
         "engine_s": data["seconds"], "wall_s": m["wall_s"], "cpu_s": m["cpu_s"],
         "peak_rss_mib": m["peak_rss_mib"], "spec_mode": spec_mode,
         "memo_evaluations": (data.get("memo") or {}).get("evaluations"),
+    }
+
+
+def run_packed(w: dict, timeout: float) -> dict:
+    """bench/packed_kip320.py on the workload's constants, as a whole process."""
+    cmd = [sys.executable, str(ROOT / "bench" / "packed_kip320.py"), "--json", *w["packed"]]
+    m = measure(cmd, ROOT, timeout)
+    if m["timed_out"] or m["returncode"] not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} failed ({m['returncode']}):\n{m['stderr'][-2000:]}")
+    data = json.loads(m["stdout"])
+    return {
+        "command": "bench/packed_kip320.py " + " ".join(cmd[2:]),
+        "result": data["result"], "invariants": data["invariants"], "words": data["words"],
+        "distinct": data["distinct_states"], "generated": data["generated_states"], "depth": data["depth"],
+        "search_wall_s": data["wall_s"], "search_cpu_s": data["cpu_s"],
+        "wall_s": m["wall_s"], "cpu_s": m["cpu_s"], "peak_rss_mib": m["peak_rss_mib"],
     }
 
 
@@ -251,8 +278,9 @@ def run_tlc(w: dict, jar: Path, tla_dir: Path, java: str, timeout: float, keep: 
 
 def median_of(runs: list[dict]) -> dict:
     """Counts of the first run (all runs must agree); the median of each figure."""
-    out = {k: v for k, v in runs[0].items() if k not in ("wall_s", "cpu_s", "peak_rss_mib", "engine_s")}
-    for k in ("wall_s", "cpu_s", "peak_rss_mib", "engine_s"):
+    figures = ("wall_s", "cpu_s", "peak_rss_mib", "engine_s", "search_wall_s", "search_cpu_s")
+    out = {k: v for k, v in runs[0].items() if k not in figures}
+    for k in figures:
         if k in runs[0]:
             out[k] = round(statistics.median(r[k] for r in runs), 2)
     out["runs"] = len(runs)
@@ -292,6 +320,8 @@ def main() -> None:
     ap.add_argument("--no-workers2", action="store_true", help="skip the modelcheck --workers 2 runs")
     ap.add_argument("--no-readable", action="store_true",
                     help="skip the one-process runs with --no-memo (every successor by the spec's own code)")
+    ap.add_argument("--no-vectorised", action="store_true",
+                    help="skip the runs of bench/packed_kip320.py, the hand-written vectorised Kip320")
     ap.add_argument("--timeout", type=float, default=3600.0, help="seconds one process may take (default 3600)")
     ap.add_argument("--keep-tlc-output", type=Path, help="directory to write TLC's whole output to")
     ap.add_argument("--json", type=Path, dest="json_out", help="write the figures to this file")
@@ -323,7 +353,7 @@ def main() -> None:
     results = []
     for w in workloads:
         name = w["name"]
-        engines: dict[str, list[dict]] = {"mc1": [], "mc0": [], "mc2": [], "tlc": []}
+        engines: dict[str, list[dict]] = {"mc1": [], "mc0": [], "mc2": [], "vec": [], "tlc": []}
         for k in range(args.runs):
             tag = f"-{k + 1}" if args.runs > 1 else ""
             print(f"[{name}] run {k + 1}/{args.runs}: modelcheck, 1 process ...", file=sys.stderr, flush=True)
@@ -334,6 +364,10 @@ def main() -> None:
             if not args.no_workers2:
                 print(f"[{name}] run {k + 1}/{args.runs}: modelcheck --workers 2 ...", file=sys.stderr, flush=True)
                 engines["mc2"].append(run_modelcheck(w, 2, args.timeout))
+            if "packed" in w and not args.no_vectorised:
+                print(f"[{name}] run {k + 1}/{args.runs}: vectorised (bench/packed_kip320.py) ...", file=sys.stderr,
+                      flush=True)
+                engines["vec"].append(run_packed(w, args.timeout))
             if args.tlc_jar:
                 print(f"[{name}] run {k + 1}/{args.runs}: TLC -workers 1 ...", file=sys.stderr, flush=True)
                 engines["tlc"].append(run_tlc(w, args.tlc_jar.resolve(), args.tla_dir.resolve(), args.java,
@@ -341,6 +375,9 @@ def main() -> None:
         ref = engines["mc1"][0]
         if ref["invariants"] != w["invariants"]:
             mismatches.append(f"{name}: modelcheck checked invariants {ref['invariants']}, TLC {w['invariants']}")
+        for r in engines["vec"]:
+            if r["invariants"] != w["invariants"]:
+                mismatches.append(f"{name}: vec checked invariants {r['invariants']}, TLC {w['invariants']}")
         for label, runs in engines.items():
             for r in runs:
                 if r["result"] != "holds":
@@ -349,11 +386,12 @@ def main() -> None:
                 if diff:
                     mismatches.append(f"{name}: {label} {', '.join(diff)}")
         med = {label: median_of(runs) if runs else None for label, runs in engines.items()}
-        mc1, mc0, mc2, tlc = med["mc1"], med["mc0"], med["mc2"], med["tlc"]
+        mc1, mc0, mc2, vec, tlc = med["mc1"], med["mc0"], med["mc2"], med["vec"], med["tlc"]
         gen = ref["generated"]
         row = {
             "workload": name, "distinct": ref["distinct"], "generated": gen, "depth": ref["depth"],
-            "modelcheck_1": mc1, "modelcheck_no_memo": mc0, "modelcheck_workers2": mc2, "tlc_workers1": tlc,
+            "modelcheck_1": mc1, "modelcheck_no_memo": mc0, "modelcheck_workers2": mc2, "vectorised": vec,
+            "tlc_workers1": tlc,
             "memo_evaluations": ref.get("memo_evaluations"),
             "mc0_cpu_us_per_generated": round(mc0["cpu_s"] / gen * 1e6, 2) if mc0 else None,
             "tlc_over_mc0_wall": ratio(tlc and tlc["wall_s"], mc0 and mc0["wall_s"]),
@@ -367,6 +405,8 @@ def main() -> None:
             "tlc_over_mc2_wall": ratio(tlc and tlc["wall_s"], mc2 and mc2["wall_s"]),
             "mc1_over_mc2_wall": ratio(mc1["wall_s"], mc2 and mc2["wall_s"]),
             "mc1_over_mc2_cpu": ratio(mc1["cpu_s"], mc2 and mc2["cpu_s"]),
+            "mc1_over_vectorised_cpu": ratio(mc1["cpu_s"], vec and vec["cpu_s"]),
+            "vectorised_cpu_us_per_generated": round(vec["cpu_s"] / gen * 1e6, 2) if vec else None,
         }
         results.append(row)
         print(f"\n## {name}: {fmt(ref['distinct'])} distinct, {fmt(gen)} generated, depth {ref['depth']} "
@@ -375,11 +415,16 @@ def main() -> None:
         one = ("modelcheck, 1 process (memo tables)" if ref.get("memo_evaluations") is not None else
                "modelcheck, 1 process (NOT on the memo tables: is the C loop built? modelcheck compile)")
         for label, title in (("mc1", one), ("mc0", "modelcheck --no-memo"),
-                             ("mc2", "modelcheck --workers 2"), ("tlc", "TLC -workers 1")):
+                             ("mc2", "modelcheck --workers 2"), ("vec", "vectorised (hand-written)"),
+                             ("tlc", "TLC -workers 1")):
             r = med[label]
             if r is None:
                 continue
-            extra = f", engine {r['engine_s']:.1f} s" if "engine_s" in r else f", {r['tlc']}"
+            if label == "vec":
+                extra = (f", its search {r['search_wall_s']:.2f} s wall, {r['search_cpu_s']:.2f} s CPU "
+                         f"({r['words']} uint64 word(s) a state; {r['command']})")
+            else:
+                extra = f", engine {r['engine_s']:.1f} s" if "engine_s" in r else f", {r['tlc']}"
             print(f"  {title}: {engine_cell(r)}{extra}; {fmt(r['distinct'])} distinct, {fmt(r['generated'])} "
                   f"generated, depth {r['depth']}; walls {r['wall_s_all']}")
         if ref.get("memo_evaluations") is not None:
@@ -387,7 +432,14 @@ def main() -> None:
         print(f"  modelcheck CPU per generated state: {row['mc1_cpu_us_per_generated']:.2f} µs (1 process)"
               + (f", {row['mc0_cpu_us_per_generated']:.2f} µs (--no-memo)" if mc0 else "")
               + (f", {row['mc2_cpu_us_per_generated']:.2f} µs (--workers 2, all processes)" if mc2 else "")
+              + (f"; vectorised {row['vectorised_cpu_us_per_generated']:.2f} µs" if vec else "")
               + (f"; TLC {row['tlc_cpu_us_per_generated']:.2f} µs" if tlc else ""))
+        if vec:
+            print(f"  modelcheck tables CPU / vectorised CPU: {fmt(row['mc1_over_vectorised_cpu'])} "
+                  f"(whole processes, medians; goal <= 3)"
+                  + ("" if vec["words"] == 1 else
+                     f"; here a state takes {vec['words']} words, whose visited set sorts byte strings, several "
+                     f"times slower than one word's: the encoding is handicapped and the ratio flatters modelcheck"))
         print(f"  ratios: TLC/modelcheck-1 wall {fmt(row['tlc_over_mc1_wall'])}, CPU {fmt(row['tlc_over_mc1_cpu'])}, "
               f"RSS {fmt(row['tlc_over_mc1_rss'])}; TLC/modelcheck-w2 wall {fmt(row['tlc_over_mc2_wall'])}; "
               f"1-process/workers-2 wall {fmt(row['mc1_over_mc2_wall'])}, CPU {fmt(row['mc1_over_mc2_cpu'])}"
@@ -395,16 +447,19 @@ def main() -> None:
                  f"{fmt(row['tlc_over_mc0_wall'])}" if mc0 else ""))
 
     load_after = os.getloadavg()
-    print("\n| workload | modelcheck, 1 process | --no-memo | modelcheck --workers 2 | TLC -workers 1 | ratio |")
-    print("|---|---|---|---|---|---|")
+    print("\n| workload | modelcheck, 1 process | --no-memo | modelcheck --workers 2 | vectorised (hand-written) "
+          "| TLC -workers 1 | ratio |")
+    print("|---|---|---|---|---|---|---|")
     for row in results:
         print(f"| {row['workload']} ({fmt(row['distinct'])} distinct, {fmt(row['generated'])} generated) "
               f"| {engine_cell(row['modelcheck_1'])}; {row['mc1_cpu_us_per_generated']:.2f} µs CPU/generated "
               f"| {engine_cell(row['modelcheck_no_memo'])} "
               f"| {engine_cell(row['modelcheck_workers2'])} "
+              f"| {engine_cell(row['vectorised'])} "
               f"| {engine_cell(row['tlc_workers1'])} "
               f"| TLC/mc-1 wall {fmt(row['tlc_over_mc1_wall'])}, TLC/mc-w2 wall {fmt(row['tlc_over_mc2_wall'])}, "
-              f"mc-1/mc-w2 wall {fmt(row['mc1_over_mc2_wall'])} |")
+              f"mc-1/mc-w2 wall {fmt(row['mc1_over_mc2_wall'])}, "
+              f"mc-1/vectorised CPU {fmt(row['mc1_over_vectorised_cpu'])} |")
     print(f"\nload average before: {' '.join(f'{x:.2f}' for x in load_before)}; "
           f"after: {' '.join(f'{x:.2f}' for x in load_after)}; "
           f"finished {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}")
@@ -412,6 +467,9 @@ def main() -> None:
         print(f"MISMATCH: {line}")
     if not mismatches and any(r["tlc_workers1"] for r in results):
         print("counts: TLC's distinct states, states generated and depth equal modelcheck's on every workload")
+    if not mismatches and any(r["vectorised"] for r in results):
+        print("counts: the vectorised encoding's distinct states, states generated and depth equal modelcheck's "
+              "on every workload it ran")
     if args.json_out:
         doc = {"date": started.isoformat(timespec="seconds"), "machine": machine(), "runs": args.runs,
                "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in load_after],
