@@ -307,14 +307,14 @@ class PreparedCheck:
             return SparkBackend(model, self.reference, master=self.master, partitions=self.partitions,
                                 sc=self.spark_context, verbose=self.verbose), None
         if self.workers > 1:
-            from modelcheck.memo.backend import option_reason, spec_reason
+            from modelcheck.memo.backend import build_reason, option_reason, spec_reason
             from modelcheck.search.workers.coordinator import WorkersBackend
 
             backend = WorkersBackend(model, self.workers)
             if self.worker_timeout is not None:
                 backend.stall_seconds = self.worker_timeout
             note = None
-            if option_reason(model) is None and spec_reason(model) is None:
+            if build_reason() is None and option_reason(model) is None and spec_reason(model) is None:
                 note = (f"--workers {self.workers} computes every successor with the spec's own code; one process "
                         "on the memo tables (without --workers) is usually faster (docs/memo.md)")
             return backend, note
@@ -322,8 +322,14 @@ class PreparedCheck:
 
         if self.memo is False:
             return LocalBackend(model), None
-        from modelcheck.memo.backend import MemoBackend, MemoUnsupported, option_reason, spec_reason
+        from modelcheck.memo.backend import MemoBackend, MemoUnsupported, build_reason, option_reason, spec_reason
 
+        reason = build_reason()
+        if reason is not None:
+            if self.memo:
+                raise UsageError(f"--memo: this run cannot use the memo tables: {reason}")
+            return LocalBackend(model), (f"the memo tables are not used: {reason}; the spec's own code computes "
+                                         "every successor")
         reason = option_reason(model)
         if reason is not None:
             if self.memo:

@@ -55,8 +55,8 @@ def test_the_crosscheck_catches_a_wrong_table(monkeypatch):
     original = tries.Learner._action_leaf
     calls = []
 
-    def lossy(self, r):
-        code = original(self, r)  # as learnt (its reads logged), then every second non-empty leaf dropped
+    def lossy(self, r, s):
+        code = original(self, r, s)  # as learnt (its reads logged), then every second non-empty leaf dropped
         if r is not None:
             calls.append(1)
             if len(calls) % 2:
@@ -265,3 +265,22 @@ def test_learnt_objects_leave_the_collector_frozen_only_during_the_check():
         assert 0 < gc.get_freeze_count() <= frozen
     finally:
         gc.unfreeze()
+
+
+def test_a_c_loop_not_built_for_this_source_runs_the_spec_with_a_note(tmp_path):
+    """No build for the current source (a checkout or upgrade since `modelcheck compile`): the same results on
+    the spec's own code, and one line that says why and what to run; ``--memo`` refuses with exit 2."""
+    empty = {"MODELCHECK_BUILD_DIR": str(tmp_path / "no-build")}
+    p = run_cli("check", "kip320", "--const", "Replicas=2", "-q", "--json", env=empty)
+    assert p.returncode == 0, p.stderr
+    report = json.loads(p.stdout)
+    assert (report["distinct_states"], report["depth"], report["memo"]) == (5973, 18, None)
+    assert [w for w in report["warnings"] if "memo tables are not used" in w] == [
+        "the memo tables are not used: their C loop is not built for this source (run `modelcheck compile`); "
+        "the spec's own code computes every successor"]
+    p = run_cli("check", "kip320", "--const", "Replicas=2", env=empty)
+    assert p.returncode == 0 and "Traceback" not in p.stderr
+    notes = [ln for ln in p.stderr.splitlines() if "memo tables are not used" in ln]
+    assert len(notes) == 1 and "not built for this source (run `modelcheck compile`)" in notes[0], p.stderr
+    p = run_cli("check", "kip320", "--const", "Replicas=2", "--memo", env=empty)
+    assert p.returncode == 2 and "modelcheck compile" in p.stderr and "Traceback" not in p.stderr

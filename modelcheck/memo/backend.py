@@ -59,11 +59,22 @@ class MemoUnsupported(Exception):
         self.reason = reason
 
 
+def build_reason() -> str | None:
+    """Why the memo tables cannot run in this installation, or None.
+
+    The C loop is built by ``modelcheck compile`` for the source it was built
+    from: after the source changes (an upgrade, a checkout) and until the next
+    build it runs interpreted, which it refuses to do; the check then takes the
+    spec's own code, several times slower, and says so.
+    """
+    if not kn.COMPILED:
+        return "their C loop is not built for this source (run `modelcheck compile`)"
+    return None
+
+
 def option_reason(model: BoundModel) -> str | None:
     """Why this run's options keep it off the memo tables (the run is as the user asked), or None."""
     opts = model.options
-    if not kn.COMPILED:
-        return "its C loop is not built (modelcheck compile)"
     if model.permutations is not None:
         return "--symmetry fingerprints orbits, not states"
     if model.step_properties or model.liveness_properties:
@@ -380,7 +391,7 @@ class MemoBackend:
         if size == len(self.vkeys):
             return
         keys = np.zeros(size, np.uint64)
-        kn.rehash(self.vkeys, None, keys, None)
+        kn.rehash(self.vkeys, keys)
         self.vkeys = keys
 
     def _grow_out(self, more: int) -> None:
@@ -417,11 +428,11 @@ class MemoBackend:
 
     def _arrays(self) -> tuple:
         t = self.tries
-        return (self.rows, t.comp, t.ekeys, t.evals, t.root, t.leaf_start, t.leaf_count, t.entries,
+        return (self.rows, t.comp, t.edges, t.root, t.leaves, t.entries,
                 self.action_of_arr, self.vkeys, self.out_rows, self.out_parent, self.out_action, self.out_fp,
                 self.cand, self.cand_action, self.cand_fp, self.cand_flag, self.gen_by_action, self.new_by_action,
                 self.miss_fn, self.miss_parent, self.miss_rows, self.miss_node, self.miss_depth, self.guard_of,
-                self.row_leaf, self.out_leaf, t.leaf_mask, self.cand_mask, self.cand_own, t.true_mask,
+                self.row_leaf, self.out_leaf, self.cand_mask, self.cand_own, t.true_mask,
                 self.scratch_leaf)
 
     # -- one level ------------------------------------------------------------------------

@@ -9,10 +9,10 @@ cdef extern from *:
 
     enum { MC_DONE = 0, MC_MISS = 1, MC_GROW_VISITED = 2, MC_GROW_OUT = 3, MC_GROW_CAND = 4, MC_EVENT = 5 };
     enum {
-        MC_ROWS, MC_COMP, MC_EKEYS, MC_EVALS, MC_ROOT, MC_LEAF_START, MC_LEAF_COUNT, MC_ENTRIES, MC_ACTION_OF,
+        MC_ROWS, MC_COMP, MC_EDGES, MC_ROOT, MC_LEAVES, MC_ENTRIES, MC_ACTION_OF,
         MC_VKEYS, MC_OUT_ROWS, MC_OUT_PARENT, MC_OUT_ACTION, MC_OUT_FP, MC_CAND, MC_CAND_ACTION, MC_CAND_FP,
         MC_CAND_FLAG, MC_GEN_BY_ACTION, MC_NEW_BY_ACTION, MC_MISS_FN, MC_MISS_PARENT, MC_MISS_ROWS,
-        MC_MISS_NODE, MC_MISS_DEPTH, MC_GUARD_OF, MC_ROW_LEAF, MC_OUT_LEAF, MC_LEAF_MASK, MC_CAND_MASK, MC_CAND_OWN,
+        MC_MISS_NODE, MC_MISS_DEPTH, MC_GUARD_OF, MC_ROW_LEAF, MC_OUT_LEAF, MC_CAND_MASK, MC_CAND_OWN,
         MC_TRUE_MASK, MC_SCRATCH_LEAF, MC_N_ARRAYS
     };
     /* The scalars array: inputs, outputs, and the place to resume. */
@@ -25,49 +25,58 @@ cdef extern from *:
 
     #define MC_GOLDEN 0x9E3779B97F4A7C15ULL
 
+    /* A leaf of the tries: where its successor entries start, how many (a predicate's: its value), and the
+       mask of the components its path read.  One 16-byte record, so that one cache line gives all three
+       (three arrays took up to three misses a leaf). */
+    typedef struct { int32_t start; int32_t count; uint64_t mask; } mc_leaf;
+
     /* The first slot of `key` in an open-addressing table of `size` slots (any size, not only powers of
        two: the tables grow by half at three quarters full, so they stay at least half full). */
     static inline uint64_t mc_slot(uint64_t key, uint64_t size) {
         return (uint64_t)(((unsigned __int128)(key * MC_GOLDEN) * size) >> 64);
     }
 
-    /* The child of inner node `code` for the id `v`, or -1 if not learnt. */
-    static inline int32_t mc_edge(int32_t code, int32_t v, const uint64_t *ekeys, const int32_t *evals, uint64_t esize) {
-        uint64_t key = ((((uint64_t)(uint32_t)code) << 32) | (uint32_t)v) + 1;
-        uint64_t h = mc_slot(key, esize);
+    /* The child of inner node `code` for the id `v`, or -1 if not learnt.  The edge table's slot `h` is
+       `edges[2h]` (the key, 0 if empty) and `edges[2h + 1]` (the code): both in one cache line, where a
+       key array and a value array beside it took two misses a step. */
+    static inline int32_t mc_edge(int32_t code, int32_t v, const int64_t *edges, uint64_t esize) {
+        int64_t key = (int64_t)(((((uint64_t)(uint32_t)code) << 32) | (uint32_t)v) + 1);
+        uint64_t h = mc_slot((uint64_t)key, esize);
         for (;;) {
-            uint64_t kk = ekeys[h];
-            if (kk == key) return evals[h];
+            int64_t kk = edges[2 * h];
+            if (kk == key) return (int32_t)edges[2 * h + 1];
             if (kk == 0) return -1;
             if (++h == esize) h = 0;
         }
     }
 
-    static inline int32_t mc_walk(int32_t code, const int32_t *row, const int32_t *comp, const uint64_t *ekeys,
-                                  const int32_t *evals, uint64_t esize) {
+    static inline int32_t mc_walk(int32_t code, const int32_t *row, const int32_t *comp, const int64_t *edges,
+                                  uint64_t esize) {
         while (code >= 0)
-            code = mc_edge(code, row[comp[code]], ekeys, evals, esize);
+            code = mc_edge(code, row[comp[code]], edges, esize);
         return code;
     }
 
     /* The same walk, for a miss: the last inner node passed (-1: the root is not learnt) and how many. */
-    static void mc_walk_miss(int32_t code, const int32_t *row, const int32_t *comp, const uint64_t *ekeys,
-                             const int32_t *evals, uint64_t esize, int32_t *last, int32_t *depth) {
+    static void mc_walk_miss(int32_t code, const int32_t *row, const int32_t *comp, const int64_t *edges,
+                             uint64_t esize, int32_t *last, int32_t *depth) {
         *last = -1;
         *depth = 0;
         while (code >= 0) {
             *last = code;
             (*depth)++;
-            code = mc_edge(code, row[comp[code]], ekeys, evals, esize);
+            code = mc_edge(code, row[comp[code]], edges, esize);
         }
     }
 
-    static inline uint64_t mc_row_fp(const int32_t *r, int64_t K) {
-        uint64_t h = 0x243F6A8885A308D3ULL;
-        for (int64_t k = 0; k < K; k++) {
-            h = (h ^ (uint32_t)r[k]) * MC_GOLDEN;
-            h ^= h >> 29;
-        }
+    /* A row's fingerprint, a component id at a time (kernel.row_fp is the same in Python). */
+    #define MC_FP_START 0x243F6A8885A308D3ULL
+    static inline uint64_t mc_fp_step(uint64_t h, int32_t x) {
+        h = (h ^ (uint32_t)x) * MC_GOLDEN;
+        return h ^ (h >> 29);
+    }
+
+    static inline uint64_t mc_fp_end(uint64_t h) {
         h ^= h >> 32;
         h *= 0xBF58476D1CE4E5B9ULL;
         h ^= h >> 31;
@@ -110,19 +119,19 @@ cdef extern from *:
             len[j] = (Py_ssize_t)((const int64_t *)tv.buf)[MC_N_ARRAYS + j];
         }
         {
-            const int32_t *rows = p[MC_ROWS], *comp = p[MC_COMP], *evals = p[MC_EVALS], *root = p[MC_ROOT];
-            const int32_t *leaf_start = p[MC_LEAF_START], *leaf_count = p[MC_LEAF_COUNT], *entries = p[MC_ENTRIES];
+            const int32_t *rows = p[MC_ROWS], *comp = p[MC_COMP], *root = p[MC_ROOT];
+            const mc_leaf *leaves = p[MC_LEAVES];
+            const int32_t *entries = p[MC_ENTRIES];
             const int32_t *action_of = p[MC_ACTION_OF], *guard_of = p[MC_GUARD_OF];
             const uint64_t *true_mask = p[MC_TRUE_MASK];
             int32_t *row_leaf = p[MC_ROW_LEAF];
-            const uint64_t *leaf_mask = p[MC_LEAF_MASK];
             int32_t *out_leaf = p[MC_OUT_LEAF], *cand_own = p[MC_CAND_OWN], *scratch = p[MC_SCRATCH_LEAF];
             uint64_t *cand_mask = p[MC_CAND_MASK];
             const int64_t W = S[S_W], NOWN = W - S[S_B], leaf_rows = S[S_LEAF_ROWS];  /* own leaves after B bindings' */
             /* Leaves are kept for the first states of a level only (the bank's rows): past them, a
                parent's leaves are in `scratch`, all unknown. */
             const int64_t out_leaf_rows = W ? len[MC_OUT_LEAF] / W : 0;
-            const uint64_t *ekeys = p[MC_EKEYS];
+            const int64_t *edges = p[MC_EDGES];
             uint64_t *vkeys = p[MC_VKEYS], *out_fp = p[MC_OUT_FP], *cand_fp = p[MC_CAND_FP];
             int32_t *out_rows = p[MC_OUT_ROWS], *out_parent = p[MC_OUT_PARENT], *out_action = p[MC_OUT_ACTION];
             int32_t *cand = p[MC_CAND], *cand_action = p[MC_CAND_ACTION], *cand_flag = p[MC_CAND_FLAG];
@@ -130,7 +139,7 @@ cdef extern from *:
             const int64_t K = S[S_K], B = S[S_B], hi = S[S_HI];
             const int64_t constraint_fn = S[S_CONSTRAINT_FN], first_check = S[S_FIRST_CHECK], n_checks = S[S_N_CHECKS];
             const int64_t when_true = S[S_CHECK_WHEN_TRUE];
-            const uint64_t esize = (uint64_t)len[MC_EKEYS], vsize = (uint64_t)len[MC_VKEYS];
+            const uint64_t esize = (uint64_t)len[MC_EDGES] / 2, vsize = (uint64_t)len[MC_VKEYS];
             const int64_t ccap = len[MC_CAND_ACTION], ocap = len[MC_OUT_PARENT];
             int32_t *miss_fn = p[MC_MISS_FN], *miss_parent = p[MC_MISS_PARENT], *miss_rows = p[MC_MISS_ROWS];
             int32_t *miss_node = p[MC_MISS_NODE], *miss_depth = p[MC_MISS_DEPTH];
@@ -144,7 +153,7 @@ cdef extern from *:
                 if (n_miss < mcap) { \
                     miss_fn[n_miss] = (int32_t)(fn); miss_parent[n_miss] = (int32_t)i; \
                     memcpy(miss_rows + n_miss * K, (r), K * sizeof(int32_t)); \
-                    mc_walk_miss(root[fn], (r), comp, ekeys, evals, esize, miss_node + n_miss, \
+                    mc_walk_miss(root[fn], (r), comp, edges, esize, miss_node + n_miss, \
                                  miss_depth + n_miss); \
                     n_miss++; \
                 } \
@@ -166,11 +175,11 @@ cdef extern from *:
                     int32_t v = pl[b];
                     if (v < 0) {
                         if (guard_of[b] >= 0) {  /* a split action: its guard's tree, then its effect's */
-                            code = mc_walk(root[guard_of[b]], row, comp, ekeys, evals, esize);
+                            code = mc_walk(root[guard_of[b]], row, comp, edges, esize);
                             if (code == -1) { MC_NOTE_MISS(guard_of[b], row); continue; }
-                            if (!leaf_count[-2 - code]) { pl[b] = 2 * (-2 - code); continue; }
+                            if (!leaves[-2 - code].count) { pl[b] = 2 * (-2 - code); continue; }
                         }
-                        code = mc_walk(root[b], row, comp, ekeys, evals, esize);
+                        code = mc_walk(root[b], row, comp, edges, esize);
                         if (code == -1) { MC_NOTE_MISS(b, row); continue; }
                         pl[b] = v = 2 * (-2 - code) + 1;
                     } else if (!(v & 1)) {
@@ -179,40 +188,38 @@ cdef extern from *:
                     leaf = v >> 1;
                     if (missed) continue;
                     {
-                        int32_t cnt = leaf_count[leaf];
-                        const int32_t *e = entries + leaf_start[leaf];
+                        int32_t cnt = leaves[leaf].count;
+                        const int32_t *e = entries + leaves[leaf].start;
                         if (nc + cnt > ccap) {
                             if (first_miss >= 0) goto probed;
                             status = MC_GROW_CAND;
                             goto stop;
                         }
+                        /* Each candidate's fingerprint is taken as it is written, and its visited slot
+                           prefetched: the walks of the bindings after it hide the miss. */
                         for (s = 0; s < cnt; s++, nc++) {
                             int32_t *t = cand + nc * K;
-                            uint64_t changed = 0;
+                            uint64_t changed = 0, h = MC_FP_START;
                             for (k = 0; k < K; k++) {
                                 int32_t v = e[s * K + k];
                                 t[k] = v >= 0 ? v : row[~v];
+                                h = mc_fp_step(h, t[k]);
                                 changed |= (uint64_t)(t[k] != row[k]) << (k & 63);
                             }
+                            cand_fp[nc] = h = mc_fp_end(h);
+                            __builtin_prefetch(vkeys + mc_slot(h, vsize));
                             cand_action[nc] = action_of[b];
                             cand_mask[nc] = changed;
                         }
                     }
                 }
-                /* 2. The constraint, and the checks of those not seen before (still nothing kept).  The
-                   fingerprints come first, each with a prefetch of its visited slot: the probes below then
-                   find their cache lines on the way, not one after the other. */
-                if (!missed)
-                    for (c = 0; c < nc; c++) {
-                        cand_fp[c] = mc_row_fp(cand + c * K, K);
-                        __builtin_prefetch(vkeys + mc_slot(cand_fp[c], vsize));
-                    }
+                /* 2. The constraint, and the checks of those not seen before (still nothing kept). */
                 /* A candidate's own leaves (constraint, checks) are the parent's where its step changed
                    nothing they read; they are kept with it, for its own successors. */
                 #define MC_OWN_LEAF(slot, fn, t, out) do { \
                     int32_t l_ = pl[B + (slot)]; \
-                    if (l_ < 0 || (leaf_mask[l_] & cand_mask[c])) { \
-                        code = mc_walk(root[fn], (t), comp, ekeys, evals, esize); \
+                    if (l_ < 0 || (leaves[l_].mask & cand_mask[c])) { \
+                        code = mc_walk(root[fn], (t), comp, edges, esize); \
                         l_ = code == -1 ? -1 : -2 - code; \
                     } \
                     (out) = l_; \
@@ -225,7 +232,7 @@ cdef extern from *:
                     if (constraint_fn >= 0) {
                         MC_OWN_LEAF(0, constraint_fn, t, own[0]);
                         if (own[0] == -1) { MC_NOTE_MISS(constraint_fn, t); break; }
-                        if (!leaf_count[own[0]]) { cand_flag[c] = 0; continue; }
+                        if (!leaves[own[0]].count) { cand_flag[c] = 0; continue; }
                     }
                     flag = 1;
                     if (mc_visit(vkeys, vsize, cand_fp[c], 0)) {
@@ -235,7 +242,7 @@ cdef extern from *:
                             if (!((S[S_CHECK_ENABLED] >> k) & 1)) continue;
                             MC_OWN_LEAF((constraint_fn >= 0) + k, first_check + k, t, *o);
                             if (*o == -1) { MC_NOTE_MISS(first_check + k, t); break; }
-                            if ((leaf_count[*o] != 0) == ((when_true >> k) & 1))
+                            if ((leaves[*o].count != 0) == ((when_true >> k) & 1))
                                 flag |= 4 << k;
                         }
                     }
@@ -268,7 +275,7 @@ cdef extern from *:
                                 int32_t l = pl[k];
                                 uint64_t m;
                                 if (l < 0) { ol[k] = -1; continue; }
-                                m = leaf_mask[l >> 1];
+                                m = leaves[l >> 1].mask;
                                 if ((l & 1) && guard_of[k] >= 0) m |= true_mask[guard_of[k]];
                                 ol[k] = m & cm ? -1 : l;
                             }
@@ -312,47 +319,12 @@ cdef extern from *:
         return status;
     }
 
-    /* Insert keys[j] -> vals[j] (keys distinct from those present, non-zero) into the table; the count. */
-    static int64_t mc_insert(PyObject *tkeys, PyObject *tvals, PyObject *keys, PyObject *vals) {
-        Py_buffer a, av, b, bv;
-        int64_t n = 0;
-        if (PyObject_GetBuffer(tkeys, &a, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return -1;
-        if (PyObject_GetBuffer(tvals, &av, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) { PyBuffer_Release(&a); return -1; }
-        if (PyObject_GetBuffer(keys, &b, PyBUF_C_CONTIGUOUS) < 0) { PyBuffer_Release(&a); PyBuffer_Release(&av); return -1; }
-        if (PyObject_GetBuffer(vals, &bv, PyBUF_C_CONTIGUOUS) < 0) {
-            PyBuffer_Release(&a); PyBuffer_Release(&av); PyBuffer_Release(&b); return -1;
-        }
-        {
-            uint64_t *tk = a.buf;
-            int32_t *tv = av.buf;
-            const uint64_t *k = b.buf;
-            const int32_t *v = bv.buf;
-            Py_ssize_t nt = a.len / 8, nk = b.len / 8, j;
-            for (j = 0; j < nk; j++) {
-                uint64_t h = mc_slot(k[j], (uint64_t)nt);
-                while (tk[h] && tk[h] != k[j]) if (++h == (uint64_t)nt) h = 0;
-                tk[h] = k[j];
-                tv[h] = v[j];
-                n++;
-            }
-        }
-        PyBuffer_Release(&a); PyBuffer_Release(&av); PyBuffer_Release(&b); PyBuffer_Release(&bv);
-        return n;
-    }
-
-    /* Re-insert the non-zero keys of `old` (with `oldv`, or none) into the empty table `new` (`newv`). */
-    static int64_t mc_rehash(PyObject *old, PyObject *oldv, PyObject *new, PyObject *newv) {
-        Py_buffer a, av, b, bv;
-        int have_v = oldv != Py_None;
+    /* Re-insert the non-zero keys of `old` into the empty, larger table `new` (the visited set). */
+    static int64_t mc_rehash(PyObject *old, PyObject *new) {
+        Py_buffer a, b;
         int64_t n = 0;
         if (PyObject_GetBuffer(old, &a, PyBUF_C_CONTIGUOUS) < 0) return -1;
         if (PyObject_GetBuffer(new, &b, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) { PyBuffer_Release(&a); return -1; }
-        if (have_v) {
-            if (PyObject_GetBuffer(oldv, &av, PyBUF_C_CONTIGUOUS) < 0) { PyBuffer_Release(&a); PyBuffer_Release(&b); return -1; }
-            if (PyObject_GetBuffer(newv, &bv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
-                PyBuffer_Release(&a); PyBuffer_Release(&b); PyBuffer_Release(&av); return -1;
-            }
-        }
         {
             const uint64_t *ok = a.buf;
             uint64_t *nk = b.buf;
@@ -363,15 +335,62 @@ cdef extern from *:
                 h = mc_slot(key, (uint64_t)nb);
                 while (nk[h]) if (++h == (uint64_t)nb) h = 0;
                 nk[h] = key;
-                if (have_v) ((int32_t *)bv.buf)[h] = ((const int32_t *)av.buf)[j];
                 n++;
             }
         }
         PyBuffer_Release(&a); PyBuffer_Release(&b);
-        if (have_v) { PyBuffer_Release(&av); PyBuffer_Release(&bv); }
+        return n;
+    }
+
+    /* Insert keys[j] -> vals[j] (keys distinct from those present, positive) into the pair table `edges`. */
+    static int64_t mc_pair_insert(PyObject *edges, PyObject *keys, PyObject *vals) {
+        Py_buffer a, b, bv;
+        int64_t n = 0;
+        if (PyObject_GetBuffer(edges, &a, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return -1;
+        if (PyObject_GetBuffer(keys, &b, PyBUF_C_CONTIGUOUS) < 0) { PyBuffer_Release(&a); return -1; }
+        if (PyObject_GetBuffer(vals, &bv, PyBUF_C_CONTIGUOUS) < 0) { PyBuffer_Release(&a); PyBuffer_Release(&b); return -1; }
+        {
+            int64_t *t = a.buf;
+            const int64_t *k = b.buf, *v = bv.buf;
+            uint64_t nt = (uint64_t)(a.len / 16);
+            Py_ssize_t nk = b.len / 8, j;
+            for (j = 0; j < nk; j++) {
+                uint64_t h = mc_slot((uint64_t)k[j], nt);
+                while (t[2 * h] && t[2 * h] != k[j]) if (++h == nt) h = 0;
+                t[2 * h] = k[j];
+                t[2 * h + 1] = v[j];
+                n++;
+            }
+        }
+        PyBuffer_Release(&a); PyBuffer_Release(&b); PyBuffer_Release(&bv);
+        return n;
+    }
+
+    /* Re-insert the pairs of `old` into the empty, larger pair table `new`. */
+    static int64_t mc_pair_rehash(PyObject *old, PyObject *new) {
+        Py_buffer a, b;
+        int64_t n = 0;
+        if (PyObject_GetBuffer(old, &a, PyBUF_C_CONTIGUOUS) < 0) return -1;
+        if (PyObject_GetBuffer(new, &b, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) { PyBuffer_Release(&a); return -1; }
+        {
+            const int64_t *o = a.buf;
+            int64_t *t = b.buf;
+            uint64_t na = (uint64_t)(a.len / 16), nb = (uint64_t)(b.len / 16), j;
+            for (j = 0; j < na; j++) {
+                uint64_t h;
+                if (!o[2 * j]) continue;
+                h = mc_slot((uint64_t)o[2 * j], nb);
+                while (t[2 * h]) if (++h == nb) h = 0;
+                t[2 * h] = o[2 * j];
+                t[2 * h + 1] = o[2 * j + 1];
+                n++;
+            }
+        }
+        PyBuffer_Release(&a); PyBuffer_Release(&b);
         return n;
     }
     """
     long long mc_memo_expand(object table, object scalars) except -1
-    long long mc_rehash(object old, object oldv, object new, object newv) except -1
-    long long mc_insert(object tkeys, object tvals, object keys, object vals) except -1
+    long long mc_rehash(object old, object new) except -1
+    long long mc_pair_insert(object edges, object keys, object vals) except -1
+    long long mc_pair_rehash(object old, object new) except -1

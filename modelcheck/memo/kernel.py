@@ -53,10 +53,10 @@ except ImportError:  # Cython is the optional ``compile`` extra
     COMPILED = False
 
 DONE, MISS, GROW_VISITED, GROW_OUT, GROW_CAND, EVENT = range(6)
-(ROWS, COMP, EKEYS, EVALS, ROOT, LEAF_START, LEAF_COUNT, ENTRIES, ACTION_OF, VKEYS, OUT_ROWS, OUT_PARENT,
+(ROWS, COMP, EDGES, ROOT, LEAVES, ENTRIES, ACTION_OF, VKEYS, OUT_ROWS, OUT_PARENT,
  OUT_ACTION, OUT_FP, CAND, CAND_ACTION, CAND_FP, CAND_FLAG, GEN_BY_ACTION, NEW_BY_ACTION, MISS_FN, MISS_PARENT,
- MISS_ROWS, MISS_NODE, MISS_DEPTH, GUARD_OF, ROW_LEAF, OUT_LEAF, LEAF_MASK, CAND_MASK, CAND_OWN, TRUE_MASK,
- SCRATCH_LEAF, N_ARRAYS) = range(34)
+ MISS_ROWS, MISS_NODE, MISS_DEPTH, GUARD_OF, ROW_LEAF, OUT_LEAF, CAND_MASK, CAND_OWN, TRUE_MASK,
+ SCRATCH_LEAF, N_ARRAYS) = range(31)
 """The order of the arrays handed to :func:`expand`."""
 (S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_W, _S_UNUSED_2, S_LEAF_ROWS, S_GENERATED, S_K, S_B,
  S_CONSTRAINT_FN, S_FIRST_CHECK, S_N_CHECKS, S_CHECK_WHEN_TRUE, S_CHECK_ENABLED, S_DEADLOCK, S_EV_PARENT,
@@ -68,10 +68,13 @@ GOLDEN = 0x9E3779B97F4A7C15
 MASK64 = (1 << 64) - 1
 
 
-DTYPES = (np.int32, np.int32, np.uint64, np.int32, np.int32, np.int32, np.int32, np.int32, np.int32, np.uint64,
-          np.int32, np.int32, np.int32, np.uint64, np.int32, np.int32, np.uint64, np.int32, np.int64, np.int64,
-          np.int32, np.int32, np.int32, np.int32, np.int32, np.int32, np.int32, np.int32, np.uint64, np.uint64,
-          np.int32, np.uint64, np.int32)
+LEAF = np.dtype([("start", np.int32), ("count", np.int32), ("mask", np.uint64)], align=True)
+"""A leaf of the tries (the C loop's ``mc_leaf``): where its entries start, how many, the mask of its path."""
+
+DTYPES = (np.int32, np.int32, np.int64, np.int32, LEAF, np.int32, np.int32, np.uint64,  # .. VKEYS
+          np.int32, np.int32, np.int32, np.uint64, np.int32, np.int32, np.uint64, np.int32,  # OUT_ROWS .. CAND_FLAG
+          np.int64, np.int64, np.int32, np.int32, np.int32, np.int32, np.int32, np.int32,  # .. GUARD_OF
+          np.int32, np.int32, np.uint64, np.int32, np.uint64, np.int32)  # ROW_LEAF .. SCRATCH_LEAF
 """Each array's type, in the order above."""
 
 
@@ -82,7 +85,7 @@ def array_table(arrs: tuple) -> np.ndarray:
     C loop can take raw addresses.  The caller keeps ``arrs`` alive while the
     table is used.
     """
-    if len(arrs) != N_ARRAYS:
+    if len(arrs) != N_ARRAYS or len(DTYPES) != N_ARRAYS:
         raise ValueError(f"the memo kernel takes {N_ARRAYS} arrays, got {len(arrs)}")
     table = np.empty(2 * N_ARRAYS, np.int64)
     for j, (a, dtype) in enumerate(zip(arrs, DTYPES)):
@@ -118,35 +121,43 @@ def grown_size(size: int, count: int) -> int:
     return size
 
 
-def rehash(old: np.ndarray, oldv: np.ndarray | None, new: np.ndarray, newv: np.ndarray | None) -> int:
-    """Insert the non-zero keys of ``old`` (and their values) into the empty, larger table ``new``."""
+def rehash(old: np.ndarray, new: np.ndarray) -> int:
+    """Insert the non-zero keys of ``old`` into the empty, larger table ``new`` (the visited set)."""
     if COMPILED:
-        return mc_rehash(old, oldv, new, newv)
+        return mc_rehash(old, new)
     size = len(new)
-    n = 0
-    for j in np.flatnonzero(old).tolist():
-        key = int(old[j])
+    for key in old[old != 0].tolist():
         h = slot(key, size)
         while int(new[h]):
             h = h + 1 if h + 1 < size else 0
         new[h] = key
-        if oldv is not None:
-            newv[h] = oldv[j]
-        n += 1
-    return n
+    return int(np.count_nonzero(old))
 
 
-def insert(tkeys: np.ndarray, tvals: np.ndarray, keys: np.ndarray, vals: np.ndarray) -> int:
-    """Put ``keys[j] -> vals[j]`` into the open-addressing table (which has room for them)."""
+def pair_rehash(old: np.ndarray, new: np.ndarray) -> int:
+    """Insert the pairs of the edge table ``old`` (int64: key, value per slot) into the empty, larger ``new``."""
     if COMPILED:
-        return mc_insert(tkeys, tvals, keys, vals)
-    size = len(tkeys)
+        return mc_pair_rehash(old, new)
+    keys = old[0::2]
+    nz = np.flatnonzero(keys)
+    return pair_insert(new, keys[nz], old[1::2][nz])
+
+
+def pair_insert(edges: np.ndarray, keys: np.ndarray, vals: np.ndarray) -> int:
+    """Put ``keys[j] -> vals[j]`` (int64, keys positive) into the edge table, which has room for them.
+
+    Slot ``h`` of the table is ``edges[2h]`` (the key, 0 if empty) and
+    ``edges[2h + 1]`` (its value): the C loop finds both in one cache line.
+    """
+    if COMPILED:
+        return mc_pair_insert(edges, keys, vals)
+    size = len(edges) // 2
     for key, val in zip(keys.tolist(), vals.tolist()):
         h = slot(key, size)
-        while int(tkeys[h]) not in (0, key):
+        while int(edges[2 * h]) not in (0, key):
             h = h + 1 if h + 1 < size else 0
-        tkeys[h] = key
-        tvals[h] = val
+        edges[2 * h] = key
+        edges[2 * h + 1] = val
     return len(keys)
 
 

@@ -16,15 +16,15 @@ that reaches a branch not learnt yet costs one evaluation.
 The trees live in flat numpy arrays that the C loop (:mod:`.kernel`) walks:
 inner node ``n`` reads component ``comp[n]``; the edge from ``n`` for
 component id ``v`` is in an open-addressing table keyed by
-``(n << 32 | v) + 1``; a code ``>= 0`` is an inner node, ``-1`` is "not
-learnt yet", ``<= -2`` is leaf ``-2 - code``.  A leaf holds ``count``
-successor entries of ``width`` ints each (an id, or ``~k`` for the parent's
-component ``k``); a predicate's leaf holds no entries and ``count`` is its
-value (0 or 1).  ``leaf_mask[l]`` has bit ``k % 64`` set for each component
-``k`` read on the way to leaf ``l``: a state whose step from its parent
-changed none of them reaches the parent's leaf without walking (the C loop
-keeps each state's leaves for its successors).  So leaves are not shared:
-one per path.
+``(n << 32 | v) + 1``, each key beside its code; a code ``>= 0`` is an
+inner node, ``-1`` is "not learnt yet", ``<= -2`` is leaf ``-2 - code``.
+A leaf (``leaves[l]``) holds ``count`` successor entries of ``width`` ints
+each (an id, or ``~k`` for the parent's component ``k``); a predicate's
+leaf holds no entries and ``count`` is its value (0 or 1).  Its ``mask``
+has bit ``k % 64`` set for each component ``k`` read on the way to it: a
+state whose step from its parent changed none of them reaches the parent's
+leaf without walking (the C loop keeps each state's leaves for its
+successors).  So leaves are not shared: one per path.
 """
 
 # modelcheck: compile
@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from modelcheck.memo.kernel import grown_size, insert, rehash, slot
+from modelcheck.memo.kernel import LEAF, grown_size, pair_insert, pair_rehash, slot
 from modelcheck.memo.layout import Layout
 from modelcheck.memo.traced import Traced, value_of
 from modelcheck.memo.values import Interner
@@ -71,15 +71,14 @@ class Tries:
         self.width = width
         self.comp = np.zeros(256, np.int32)
         self.n_nodes = 0
-        self.ekeys = np.zeros(1 << 12, np.uint64)
-        self.evals = np.zeros(1 << 12, np.int32)
+        self.edges = np.zeros(2 << 12, np.int64)
+        """The edge table: slot ``h`` is ``edges[2h]`` (the key, 0 if empty) and ``edges[2h + 1]`` (the code)."""
         self.root = np.full(n_functions, MISSING, np.int32)
         self.true_mask = np.zeros(max(1, n_functions), np.uint64)
         """Per predicate, the union of the masks of its leaves that hold (the C loop keeps a split action's
         effect's leaf while none of them changed: its guard still holds)."""
-        self.leaf_start = np.zeros(256, np.int32)
-        self.leaf_count = np.zeros(256, np.int32)
-        self.leaf_mask = np.zeros(256, np.uint64)
+        self.leaves = np.zeros(256, LEAF)
+        """Per leaf: where its entries start, their count (a predicate's: its value), its mask."""
         self.n_leaves = 0
         self.entries = np.zeros(1024, np.int32)
         self.n_entries = 0
@@ -153,13 +152,13 @@ class Tries:
         code = self._pending.get(key)
         if code is not None:
             return code
-        ekeys = self.ekeys
-        size = len(ekeys)
+        edges = self.edges
+        size = len(edges) >> 1
         h = slot(key, size)
         while True:
-            kk = ekeys.item(h)
+            kk = edges.item(2 * h)
             if kk == key:
-                return self.evals.item(h)
+                return edges.item(2 * h + 1)
             if kk == 0:
                 return MISSING
             h += 1
@@ -179,10 +178,12 @@ class Tries:
         if self.n_nodes > nodes:
             self.comp = self._into(self.comp, nodes, np.array(self.comps[nodes:], np.int32))
         if self.n_leaves > leaves:
-            self.leaf_count = self._into(self.leaf_count, leaves, np.frombuffer(self._new_counts, np.int32))
-            self.leaf_start = self._into(self.leaf_start, leaves, np.frombuffer(self._new_starts, np.int32))
+            new = np.empty(self.n_leaves - leaves, LEAF)
+            new["count"] = np.frombuffer(self._new_counts, np.int32)
+            new["start"] = np.frombuffer(self._new_starts, np.int32)
+            new["mask"] = np.frombuffer(self._new_masks, np.uint64)
+            self.leaves = self._into(self.leaves, leaves, new)
             self.entries = self._into(self.entries, n_entries, np.frombuffer(self._new_entries, np.int32))
-            self.leaf_mask = self._into(self.leaf_mask, leaves, np.frombuffer(self._new_masks, np.uint64))
             self._new_counts = array("i")
             self._new_starts = array("i")
             self._new_entries = array("i")
@@ -190,15 +191,14 @@ class Tries:
         self._flushed = (self.n_nodes, self.n_leaves, self.n_entries)
         if not self._pending:
             return
-        size = grown_size(len(self.ekeys), self.n_edges)
-        if size != len(self.ekeys):
-            keys = np.zeros(size, np.uint64)
-            vals = np.zeros(size, np.int32)
-            rehash(self.ekeys, self.evals, keys, vals)
-            self.ekeys, self.evals = keys, vals
+        size = grown_size(len(self.edges) >> 1, self.n_edges)
+        if size != len(self.edges) >> 1:
+            edges = np.zeros(2 * size, np.int64)
+            pair_rehash(self.edges, edges)
+            self.edges = edges
             self.version += 1
-        insert(self.ekeys, self.evals, np.fromiter(self._pending.keys(), np.uint64, len(self._pending)),
-               np.fromiter(self._pending.values(), np.int32, len(self._pending)))
+        pair_insert(self.edges, np.fromiter(self._pending.keys(), np.int64, len(self._pending)),
+                    np.fromiter(self._pending.values(), np.int64, len(self._pending)))
         self._pending.clear()
 
     def _into(self, a: np.ndarray, at: int, new: np.ndarray) -> np.ndarray:
@@ -227,12 +227,21 @@ class Tries:
     def leaf_entries(self, code: int) -> tuple[int, np.ndarray]:
         self.flush()
         n = -2 - code
-        start, count = int(self.leaf_start[n]), int(self.leaf_count[n])
+        start, count = int(self.leaves["start"][n]), int(self.leaves["count"][n])
         return count, self.entries[start:start + count * self.width]
 
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self.comp, self.ekeys, self.evals, self.root, self.leaf_start,
-                                      self.leaf_count, self.leaf_mask, self.entries))
+        return sum(a.nbytes for a in (self.comp, self.edges, self.root, self.leaves, self.entries))
+
+    @property
+    def leaf_count(self) -> np.ndarray:
+        """Each leaf's count (a view, for the tests and the walks made in Python)."""
+        return self.leaves["count"]
+
+    @property
+    def leaf_mask(self) -> np.ndarray:
+        """Each leaf's mask (a view)."""
+        return self.leaves["mask"]
 
 
 class TracedOf(dict):
@@ -304,7 +313,7 @@ class Learner:
         s = self.layout.traced_state(row, self.traced)
         r = fn(self.c, s, *args)
         if kind == "action":
-            code = self._action_leaf(r)
+            code = self._action_leaf(r, s)
         else:
             if type(r) is Traced:
                 r = value_of(r)
@@ -328,15 +337,15 @@ class Learner:
         else:
             self.tries.set_edge(parent, row[self.tries.comps[parent]], code)
 
-    def _action_leaf(self, r: Any) -> int:
+    def _action_leaf(self, r: Any, s: Any) -> int:
         if r is None:
             return self.tries.leaf(0)
         ts = r if type(r) is list else (r,)
         entries: list[int] = []
-        entry_of = self.layout.entry_of
+        entry_of = self.layout.child_entry_of
         intern = self.intern
         for t in ts:
             if type(t) is not self.state_type:
                 raise BadResult(t)
-            entry_of(t, entries, intern)
+            entry_of(t, entries, intern, s)
         return self.tries.leaf(len(ts), tuple(entries))
