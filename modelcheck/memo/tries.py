@@ -75,6 +75,8 @@ class Tries:
         """The edge table: slot ``h`` is ``edges[2h]`` (the key, 0 if empty) and ``edges[2h + 1]`` (the code)."""
         self.root = np.full(n_functions, MISSING, np.int32)
         self.true_mask = np.zeros(max(1, n_functions), np.uint64)
+        self._true_masks = [0] * n_functions
+        """``true_mask`` as Python ints: a mask already covered costs no numpy store."""
         """Per predicate, the union of the masks of its leaves that hold (the C loop keeps a split action's
         effect's leaf while none of them changed: its guard still holds)."""
         self.leaves = np.zeros(256, LEAF)
@@ -143,8 +145,9 @@ class Tries:
         for k in path:
             m |= 1 << (k & 63)
         self._new_masks[j] = m
-        if holds_in >= 0:
-            self.true_mask[holds_in] |= np.uint64(m)
+        if holds_in >= 0 and m & ~self._true_masks[holds_in]:
+            self._true_masks[holds_in] |= m
+            self.true_mask[holds_in] = self._true_masks[holds_in]
 
     def edge(self, n: int, v: int) -> int:
         """The code under inner node ``n`` for component id ``v`` (MISSING if not learnt)."""
@@ -297,13 +300,17 @@ class Learner:
                 return code
             depth = len(reads)
         else:  # where the C loop's walk stopped: (the last inner node passed or -1, how many)
+            # What the C loop missed can only have been learnt since, for another row of this batch, and is
+            # then still pending (the C table is filled between batches): only the pending edges are looked up.
+            pending = tries._pending
+            comps = tries.comps
             node, depth = at
             last = None if node < 0 else node
-            code = tries.roots[f] if last is None else tries.edge(last, row[tries.comps[last]])
-            while code >= 0:  # learnt meanwhile, for another row of the same batch: walk on
+            code = tries.roots[f] if last is None else pending.get(((last << 32) | row[comps[last]]) + 1, MISSING)
+            while code >= 0:  # learnt meanwhile: walk on
                 last = code
                 depth += 1
-                code = tries.edge(code, row[tries.comps[code]])
+                code = pending.get(((code << 32) | row[comps[code]]) + 1, MISSING)
             if code != MISSING:
                 return code
         fn, args, kind = self.functions[f]
@@ -324,18 +331,19 @@ class Learner:
         if len(path) < depth or (last is not None and path[depth - 1] != tries.comps[last]):
             raise NotDeterministic(f"{path} after {depth} reads")
         tries.set_mask(code, path, f if kind != "action" and r else -1)
+        comps = tries.comps
         for k in path[depth:]:
             node = tries.node(k)
-            self._attach(f, last, row, node)
+            if last is None:
+                tries.set_root(f, node)
+            else:
+                tries.set_edge(last, row[comps[last]], node)
             last = node
-        self._attach(f, last, row, code)
-        return code
-
-    def _attach(self, f: int, parent: int | None, row: Any, code: int) -> None:
-        if parent is None:
-            self.tries.set_root(f, code)
+        if last is None:
+            tries.set_root(f, code)
         else:
-            self.tries.set_edge(parent, row[self.tries.comps[parent]], code)
+            tries.set_edge(last, row[comps[last]], code)
+        return code
 
     def _action_leaf(self, r: Any, s: Any) -> int:
         if r is None:
