@@ -1,0 +1,98 @@
+"""The memo kernel's open-addressing tables: the C functions against their Python statements.
+
+The C loop reads the edge table as pairs (key, code) and each leaf as a
+16-byte record; a wrong stride or layout would make it read another slot's
+code or another leaf's count.  These compare the C inserts and rehashes
+with the Python versions written beside them (kernel.py), slot by slot, and
+the leaf record's layout with the C struct's.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from modelcheck.memo import kernel as kn
+from modelcheck.memo.tries import MISSING, Tries
+
+pytestmark = pytest.mark.skipif(not kn.COMPILED, reason="compares the compiled kernel with its Python statements")
+
+
+def _edge_keys(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = random.Random(seed)
+    keys = sorted({((rng.randrange(1 << 20) << 32) | rng.randrange(1 << 16)) + 1 for _ in range(n)})
+    rng.shuffle(keys)
+    codes = [rng.choice((rng.randrange(1 << 20), -2 - rng.randrange(1 << 20))) for _ in keys]
+    return np.array(keys, np.int64), np.array(codes, np.int64)
+
+
+def _both(monkeypatch, fn, *args_of) -> tuple:
+    """``fn`` run compiled and as Python on fresh copies of the same arguments."""
+    out = []
+    for compiled in (True, False):
+        args = [a.copy() for a in args_of]
+        monkeypatch.setattr(kn, "COMPILED", compiled)
+        fn(*args)
+        out.append(args)
+    monkeypatch.setattr(kn, "COMPILED", True)
+    return tuple(out)
+
+
+def test_pair_insert_and_rehash_fill_the_same_slots_as_their_python(monkeypatch):
+    keys, codes = _edge_keys(700, 1)
+    size = kn.grown_size(16, len(keys))
+    c, p = _both(monkeypatch, kn.pair_insert, np.zeros(2 * size, np.int64), keys, codes)
+    assert np.array_equal(c[0], p[0])
+    table = c[0]
+    assert np.count_nonzero(table[0::2]) == len(keys)
+    for key, code in zip(keys.tolist(), codes.tolist()):  # each key findable from its slot, its code beside it
+        h = kn.slot(key, size)
+        while table[2 * h] != key:
+            assert table[2 * h] != 0
+            h = (h + 1) % size
+        assert table[2 * h + 1] == code
+    bigger = kn.grown_size(size, 2 * len(keys))
+    c, p = _both(monkeypatch, kn.pair_rehash, table, np.zeros(2 * bigger, np.int64))
+    assert np.array_equal(c[1], p[1])
+    assert sorted(zip(c[1][0::2].tolist(), c[1][1::2].tolist()))[-len(keys):] == sorted(zip(keys.tolist(), codes.tolist()))
+
+
+def test_the_visited_rehash_keeps_every_key_as_its_python(monkeypatch):
+    rng = random.Random(2)
+    old = np.zeros(1000, np.uint64)
+    for key in rng.sample(range(1, 1 << 62), 600):
+        h = kn.slot(key, len(old))
+        while old[h]:
+            h = (h + 1) % len(old)
+        old[h] = key
+    c, p = _both(monkeypatch, kn.rehash, old, np.zeros(1500, np.uint64))
+    assert np.array_equal(c[1], p[1])
+    assert sorted(c[1][c[1] != 0].tolist()) == sorted(old[old != 0].tolist())
+
+
+def test_the_tries_find_every_learnt_edge_through_the_c_table_after_growing():
+    t = Tries(1, 3)
+    keys, codes = _edge_keys(5000, 3)  # enough to grow the table several times
+    for key, code in zip(keys.tolist(), codes.tolist()):
+        t.set_edge((key - 1) >> 32, (key - 1) & 0xFFFFFFFF, code)
+    t.flush()
+    assert t.n_edges == len(keys) and not t._pending
+    for key, code in zip(keys.tolist(), codes.tolist()):
+        assert t.edge((key - 1) >> 32, (key - 1) & 0xFFFFFFFF) == code
+    assert t.edge(1 << 21, 5) == MISSING
+
+
+def test_a_leaf_record_is_the_c_struct():
+    """``mc_leaf`` is {int32 start; int32 count; uint64 mask}: 16 bytes, in that order."""
+    assert kn.LEAF.itemsize == 16
+    assert [kn.LEAF.fields[f][1] for f in ("start", "count", "mask")] == [0, 4, 8]
+    t = Tries(1, 2)
+    code = t.leaf(2, (1, 2, 3, 4))
+    t.set_mask(code, [0, 1, 65])
+    t.flush()
+    raw = t.leaves[: t.n_leaves].view(np.uint64)
+    assert int(raw[0]) == 0 | (2 << 32) and int(raw[1]) == 0b11
+    assert int(t.leaf_count[0]) == 2 and int(t.leaf_mask[0]) == 0b11
+    assert t.leaf_entries(code)[1].tolist() == [1, 2, 3, 4]
