@@ -186,7 +186,8 @@ def test_a_compiled_user_spec_on_spark_reports_what_the_local_engine_does(tmp_pa
     local = run_cli("check", str(spec), "--json", "-q", env={**env, **OFF})
     assert header(spark).endswith("; spec compiled")
     assert spark.returncode == local.returncode == 1, spark.stderr[-2000:]
-    assert json_report(spark, "engine", "spark") == json_report(local, "engine", "spark")
+    # The local run notes that this fresh build directory has no memo C loop; Spark never uses one.
+    assert json_report(spark, "engine", "spark", "warnings") == json_report(local, "engine", "spark", "warnings")
 
 
 def test_a_compiled_user_spec_reads_its_own_file_name(tmp_path):

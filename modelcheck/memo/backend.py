@@ -18,10 +18,12 @@ check runs again on the local engine.
 from __future__ import annotations
 
 import gc
+import os
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from modelcheck.build import compiled
 from modelcheck.errors import SpecRuntimeError
 from modelcheck.memo import kernel as kn
 from modelcheck.memo.guard import first_opaque_use
@@ -65,9 +67,11 @@ def build_reason() -> str | None:
     The C loop is built by ``modelcheck compile`` for the source it was built
     from: after the source changes (an upgrade, a checkout) and until the next
     build it runs interpreted, which it refuses to do; the check then takes the
-    spec's own code, several times slower, and says so.
+    spec's own code, several times slower, and says so.  A run that turned
+    compiled modules off (``MODELCHECK_INTERPRETED``) is as the user asked:
+    :func:`option_reason` names it, and the check says nothing.
     """
-    if not kn.COMPILED:
+    if not kn.COMPILED and not os.environ.get(compiled.DISABLE_ENV):
         return "their C loop is not built for this source (run `modelcheck compile`)"
     return None
 
@@ -75,6 +79,8 @@ def build_reason() -> str | None:
 def option_reason(model: BoundModel) -> str | None:
     """Why this run's options keep it off the memo tables (the run is as the user asked), or None."""
     opts = model.options
+    if not kn.COMPILED:
+        return f"compiled modules are turned off ({compiled.DISABLE_ENV})"
     if model.permutations is not None:
         return "--symmetry fingerprints orbits, not states"
     if model.step_properties or model.liveness_properties:
