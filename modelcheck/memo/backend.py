@@ -80,7 +80,7 @@ def option_reason(model: BoundModel) -> str | None:
     """Why this run's options keep it off the memo tables (the run is as the user asked), or None."""
     opts = model.options
     if not kn.COMPILED:
-        return f"compiled modules are turned off ({compiled.DISABLE_ENV})"
+        return build_reason() or f"compiled modules are turned off ({compiled.DISABLE_ENV})"
     if model.permutations is not None:
         return "--symmetry fingerprints orbits, not states"
     if model.step_properties or model.liveness_properties:

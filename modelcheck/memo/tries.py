@@ -49,6 +49,11 @@ class BadResult(Exception):
     """An action returned something other than None, a state or a list of states (the readable path names it)."""
 
 
+def _edge_key(n: int, v: int) -> int:
+    """The edge table's key for inner node ``n`` and component id ``v`` (never 0, the empty slot)."""
+    return ((n << 32) | v) + 1
+
+
 def _grown(a: np.ndarray, need: int) -> np.ndarray:
     """``a``, or a copy half as large again (or ``need``) when it cannot hold ``need`` items."""
     if need <= len(a):
@@ -75,10 +80,10 @@ class Tries:
         """The edge table: slot ``h`` is ``edges[2h]`` (the key, 0 if empty) and ``edges[2h + 1]`` (the code)."""
         self.root = np.full(n_functions, MISSING, np.int32)
         self.true_mask = np.zeros(max(1, n_functions), np.uint64)
-        self._true_masks = [0] * n_functions
-        """``true_mask`` as Python ints: a mask already covered costs no numpy store."""
         """Per predicate, the union of the masks of its leaves that hold (the C loop keeps a split action's
         effect's leaf while none of them changed: its guard still holds)."""
+        self._true_masks = [0] * n_functions
+        """``true_mask`` as Python ints: a mask already covered costs no numpy store."""
         self.leaves = np.zeros(256, LEAF)
         """Per leaf: where its entries start, their count (a predicate's: its value), its mask."""
         self.n_leaves = 0
@@ -151,7 +156,7 @@ class Tries:
 
     def edge(self, n: int, v: int) -> int:
         """The code under inner node ``n`` for component id ``v`` (MISSING if not learnt)."""
-        key = ((n << 32) | v) + 1
+        key = _edge_key(n, v)
         code = self._pending.get(key)
         if code is not None:
             return code
@@ -168,9 +173,13 @@ class Tries:
             if h == size:
                 h = 0
 
+    def pending_edge(self, n: int, v: int) -> int:
+        """The code under inner node ``n`` for id ``v`` if learnt since the last :meth:`flush`, else MISSING."""
+        return self._pending.get(_edge_key(n, v), MISSING)
+
     def set_edge(self, n: int, v: int, code: int) -> None:
         """Learn a new edge (into the C table at the next :meth:`flush`)."""
-        key = ((n << 32) | v) + 1
+        key = _edge_key(n, v)
         if key not in self._pending:
             self.n_edges += 1
         self._pending[key] = code
@@ -302,15 +311,14 @@ class Learner:
         else:  # where the C loop's walk stopped: (the last inner node passed or -1, how many)
             # What the C loop missed can only have been learnt since, for another row of this batch, and is
             # then still pending (the C table is filled between batches): only the pending edges are looked up.
-            pending = tries._pending
             comps = tries.comps
             node, depth = at
             last = None if node < 0 else node
-            code = tries.roots[f] if last is None else pending.get(((last << 32) | row[comps[last]]) + 1, MISSING)
+            code = tries.roots[f] if last is None else tries.pending_edge(last, row[comps[last]])
             while code >= 0:  # learnt meanwhile: walk on
                 last = code
                 depth += 1
-                code = pending.get(((code << 32) | row[comps[code]]) + 1, MISSING)
+                code = tries.pending_edge(code, row[comps[code]])
             if code != MISSING:
                 return code
         fn, args, kind = self.functions[f]
@@ -332,17 +340,14 @@ class Learner:
             raise NotDeterministic(f"{path} after {depth} reads")
         tries.set_mask(code, path, f if kind != "action" and r else -1)
         comps = tries.comps
-        for k in path[depth:]:
-            node = tries.node(k)
+        below = [tries.node(k) for k in path[depth:]]  # the new inner nodes, then the leaf, each under the last
+        below.append(code)
+        for target in below:
             if last is None:
-                tries.set_root(f, node)
+                tries.set_root(f, target)
             else:
-                tries.set_edge(last, row[comps[last]], node)
-            last = node
-        if last is None:
-            tries.set_root(f, code)
-        else:
-            tries.set_edge(last, row[comps[last]], code)
+                tries.set_edge(last, row[comps[last]], target)
+            last = target
         return code
 
     def _action_leaf(self, r: Any, s: Any) -> int:
