@@ -1,3 +1,5 @@
+# cython: annotation_typing=False
+# (The annotations are for readers and type checkers; the C types Cython uses are in tries.pxd.)
 """The memo tables: every (action, binding) and predicate of a spec as a decision tree over component ids.
 
 Why this is exact: a function is evaluated by the readable spec on a state
