@@ -69,11 +69,18 @@ cdef extern from *:
         }
     }
 
-    /* A row's fingerprint, a component id at a time (kernel.row_fp is the same in Python). */
+    /* A row's fingerprint (kernel.row_fp is the same in Python): two chains of steps, one over the even
+       components and one over the odd, joined at the end.  One chain's steps each wait for the one
+       before (a multiply): two chains run side by side, in about half the time. */
     #define MC_FP_START 0x243F6A8885A308D3ULL
+    #define MC_FP_START_ODD 0x13198A2E03707344ULL
     static inline uint64_t mc_fp_step(uint64_t h, int32_t x) {
         h = (h ^ (uint32_t)x) * MC_GOLDEN;
         return h ^ (h >> 29);
+    }
+
+    static inline uint64_t mc_fp_join(uint64_t h, uint64_t g) {
+        return h ^ (((g << 31) | (g >> 33)) * 0xD6E8FEB86659FD93ULL);
     }
 
     static inline uint64_t mc_fp_end(uint64_t h) {
@@ -199,14 +206,24 @@ cdef extern from *:
                            prefetched: the walks of the bindings after it hide the miss. */
                         for (s = 0; s < cnt; s++, nc++) {
                             int32_t *t = cand + nc * K;
-                            uint64_t changed = 0, h = MC_FP_START;
-                            for (k = 0; k < K; k++) {
-                                int32_t v = e[s * K + k];
-                                t[k] = v >= 0 ? v : row[~v];
+                            uint64_t changed = 0, h = MC_FP_START, g = MC_FP_START_ODD;
+                            const int32_t *es = e + s * K;
+                            for (k = 0; k + 1 < K; k += 2) {
+                                int32_t v0 = es[k], v1 = es[k + 1];
+                                t[k] = v0 >= 0 ? v0 : row[~v0];
+                                t[k + 1] = v1 >= 0 ? v1 : row[~v1];
+                                h = mc_fp_step(h, t[k]);
+                                g = mc_fp_step(g, t[k + 1]);
+                                changed |= ((uint64_t)(t[k] != row[k]) << (k & 63))
+                                         | ((uint64_t)(t[k + 1] != row[k + 1]) << ((k + 1) & 63));
+                            }
+                            if (k < K) {
+                                int32_t v0 = es[k];
+                                t[k] = v0 >= 0 ? v0 : row[~v0];
                                 h = mc_fp_step(h, t[k]);
                                 changed |= (uint64_t)(t[k] != row[k]) << (k & 63);
                             }
-                            cand_fp[nc] = h = mc_fp_end(h);
+                            cand_fp[nc] = h = mc_fp_end(mc_fp_join(h, g));
                             __builtin_prefetch(vkeys + mc_slot(h, vsize));
                             cand_action[nc] = action_of[b];
                             cand_mask[nc] = changed;
