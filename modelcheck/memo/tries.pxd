@@ -9,7 +9,8 @@ cdef class Tries:
     cdef public object comp, edges, root, true_mask, leaves, entries
     cdef public list _true_masks, comps, roots
     cdef public dict _pending
-    cdef public object _empty, _flushed, _new_counts, _new_starts, _new_entries, _new_masks
+    cdef public object _empty, _flushed
+    cdef public list _new_counts, _new_starts, _new_entries, _new_masks
     cpdef Py_ssize_t node(self, Py_ssize_t k)
     cpdef set_root(self, Py_ssize_t f, Py_ssize_t code)
     cpdef Py_ssize_t leaf(self, Py_ssize_t count, tuple entries=*)

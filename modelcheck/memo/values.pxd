@@ -1,5 +1,6 @@
 # Read by Cython when ``modelcheck compile`` builds modelcheck/memo/values.py (an augmenting .pxd; the
-# build is keyed by this file too).  The type walk of :func:`same_types` in C, for the common values.
+# build is keyed by this file too).  The type walk of :func:`same_types` in C, for the common values, and the
+# interner as an extension type (the learner calls it for every new component value).
 
 cdef extern from *:
     """
@@ -32,3 +33,9 @@ cdef extern from *:
     }
     """
     int mc_same_types(object a, object b, object traced, object name) except -2
+
+
+cdef class Interner:
+    cdef public list values
+    cdef public dict ids, plain
+    cdef public object canonical
