@@ -96,3 +96,46 @@ def test_a_leaf_record_is_the_c_struct():
     assert int(raw[0]) == 0 | (2 << 32) and int(raw[1]) == 0b11
     assert int(t.leaf_count[0]) == 2 and int(t.leaf_mask[0]) == 0b11
     assert t.leaf_entries(code)[1].tolist() == [1, 2, 3, 4]
+
+
+def test_a_leaf_keeps_its_successors_as_their_changes():
+    """Each successor is stored as (how many changes, then component and entry each); the entries the
+    parent's own component at the same place (``~k`` at ``k``) are left out, and given back."""
+    t = Tries(2, 3)
+    a = t.leaf(2, (~0, 7, ~2, 5, ~0, ~2))  # the second successor also copies component 0 into place 1
+    b = t.leaf(1)  # a predicate's leaf: a count, no entries
+    c = t.leaf(1, (~0, ~1, ~2))  # a successor equal to its parent
+    t.flush()
+    assert t.entries[: t.n_entries].tolist() == [1, 1, 7, 2, 0, 5, 1, ~0, 0]
+    assert t.leaf_entries(a)[0] == 2 and t.leaf_entries(a)[1].tolist() == [~0, 7, ~2, 5, ~0, ~2]
+    assert t.leaf_entries(b)[0] == 1 and t.leaf_entries(b)[1].tolist() == []
+    assert t.leaf_entries(c)[1].tolist() == [~0, ~1, ~2]
+
+
+@pytest.mark.parametrize("name, consts", [("kip320", {"Replicas": 2}), ("async-isr", {})])
+def test_the_c_loop_fingerprints_are_row_fp(name, consts):
+    """The C loop adds and takes away one term per changed component; row_fp sums every term anew."""
+    from modelcheck.memo.backend import MemoBackend
+    from modelcheck.model.bound import BoundModel
+    from modelcheck.options import CheckOptions
+    from modelcheck.search.driver import LevelDriver
+    from modelcheck.spec.constants import build_constants
+    from modelcheck.spec.loader import load_spec
+
+    spec = load_spec(name)
+    model = BoundModel(spec, build_constants(spec, consts), CheckOptions(max_states=20_000))
+    checked = []
+    original = MemoBackend.commit
+
+    def commit(self, bound):
+        rows, fps = self.out_rows[: self.n_out], self.out_fp[: self.n_out]
+        assert [kn.row_fp(r) for r in rows] == fps.tolist()
+        checked.append(len(rows))
+        return original(self, bound)
+
+    MemoBackend.commit = commit
+    try:
+        LevelDriver(model, MemoBackend(model)).run()
+    finally:
+        MemoBackend.commit = original
+    assert sum(checked) > 1000

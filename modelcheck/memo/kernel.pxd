@@ -69,25 +69,16 @@ cdef extern from *:
         }
     }
 
-    /* A row's fingerprint (kernel.row_fp is the same in Python): two chains of steps, one over the even
-       components and one over the odd, joined at the end.  One chain's steps each wait for the one
-       before (a multiply): two chains run side by side, in about half the time. */
-    #define MC_FP_START 0x243F6A8885A308D3ULL
-    #define MC_FP_START_ODD 0x13198A2E03707344ULL
-    static inline uint64_t mc_fp_step(uint64_t h, int32_t x) {
-        h = (h ^ (uint32_t)x) * MC_GOLDEN;
-        return h ^ (h >> 29);
-    }
-
-    static inline uint64_t mc_fp_join(uint64_t h, uint64_t g) {
-        return h ^ (((g << 31) | (g >> 33)) * 0xD6E8FEB86659FD93ULL);
-    }
-
-    static inline uint64_t mc_fp_end(uint64_t h) {
-        h ^= h >> 32;
-        h *= 0xBF58476D1CE4E5B9ULL;
-        h ^= h >> 31;
-        return h ? h : 1;
+    /* A row's fingerprint (kernel.row_fp is the same in Python) is the sum of a 64-bit hash of each
+       (position, id) pair, mod 2^64 (0 made 1): a successor's is its parent's plus, for each component
+       its step changed, the new pair's hash minus the old one's, so a candidate costs a term per change
+       rather than a step per component.  Sums of independent 64-bit hashes collide with probability
+       about 2^-64 a pair, as a chained hash does. */
+    static inline uint64_t mc_z(int64_t k, int32_t x) {
+        uint64_t z = (((uint64_t)k << 32) | (uint32_t)x) + MC_GOLDEN;  /* splitmix64's finaliser */
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
     }
 
     /* 1 if fp was added, 0 if it was there. */
@@ -170,7 +161,8 @@ cdef extern from *:
                 const int32_t *row = rows + i * K;
                 int32_t *pl = i < leaf_rows ? row_leaf + i * W : scratch;
                 int64_t nc = 0, b, c, k, s;
-                int fired = 0, missed = 0;
+                int fired = 0, missed = 0, have_z = 0;
+                uint64_t rz = 0;
                 int32_t code, leaf;
                 if (pl == scratch)
                     for (k = 0; k < W; k++) scratch[k] = -1;
@@ -202,28 +194,28 @@ cdef extern from *:
                             status = MC_GROW_CAND;
                             goto stop;
                         }
-                        /* Each candidate's fingerprint is taken as it is written, and its visited slot
-                           prefetched: the walks of the bindings after it hide the miss. */
+                        if (cnt && !have_z) {  /* the parent's own sum, once it has a successor */
+                            rz = 0;
+                            for (k = 0; k < K; k++) rz += mc_z(k, row[k]);
+                            have_z = 1;
+                        }
+                        /* A successor's entries are its changes: how many, then (component, entry) each,
+                           an entry being an id or ~k for the parent's component k.  Its fingerprint is
+                           taken as it is written, and its visited slot prefetched: the walks of the
+                           bindings after it hide the miss. */
                         for (s = 0; s < cnt; s++, nc++) {
                             int32_t *t = cand + nc * K;
-                            uint64_t changed = 0, h = MC_FP_START, g = MC_FP_START_ODD;
-                            const int32_t *es = e + s * K;
-                            for (k = 0; k + 1 < K; k += 2) {
-                                int32_t v0 = es[k], v1 = es[k + 1];
-                                t[k] = v0 >= 0 ? v0 : row[~v0];
-                                t[k + 1] = v1 >= 0 ? v1 : row[~v1];
-                                h = mc_fp_step(h, t[k]);
-                                g = mc_fp_step(g, t[k + 1]);
-                                changed |= ((uint64_t)(t[k] != row[k]) << (k & 63))
-                                         | ((uint64_t)(t[k + 1] != row[k + 1]) << ((k + 1) & 63));
+                            int32_t n_changes = *e++;
+                            uint64_t changed = 0, h = rz;
+                            memcpy(t, row, K * sizeof(int32_t));
+                            for (; n_changes > 0; n_changes--, e += 2) {
+                                int32_t at = e[0], v = e[1], x = v >= 0 ? v : row[~v];
+                                if (x == row[at]) continue;  /* an equal value, built anew */
+                                h += mc_z(at, x) - mc_z(at, row[at]);
+                                changed |= (uint64_t)1 << (at & 63);
+                                t[at] = x;
                             }
-                            if (k < K) {
-                                int32_t v0 = es[k];
-                                t[k] = v0 >= 0 ? v0 : row[~v0];
-                                h = mc_fp_step(h, t[k]);
-                                changed |= (uint64_t)(t[k] != row[k]) << (k & 63);
-                            }
-                            cand_fp[nc] = h = mc_fp_end(mc_fp_join(h, g));
+                            cand_fp[nc] = h = h ? h : 1;
                             __builtin_prefetch(vkeys + mc_slot(h, vsize));
                             cand_action[nc] = action_of[b];
                             cand_mask[nc] = changed;

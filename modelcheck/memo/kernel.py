@@ -161,15 +161,14 @@ def pair_insert(edges: np.ndarray, keys: np.ndarray, vals: np.ndarray) -> int:
     return len(keys)
 
 
+def _z(k: int, x: int) -> int:
+    """The hash of id ``x`` at position ``k`` (the C loop's ``mc_z``)."""
+    z = (((k << 32) | (x & 0xFFFFFFFF)) + GOLDEN) & MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
 def row_fp(row: np.ndarray) -> int:
     """The fingerprint the C loop gives ``row`` (as an unsigned 64-bit int): for the few rows of a trace."""
-    chains = [0x243F6A8885A308D3, 0x13198A2E03707344]  # the even components' chain, the odd ones'
-    for k, x in enumerate(row.tolist()):
-        h = ((chains[k & 1] ^ (x & 0xFFFFFFFF)) * GOLDEN) & MASK64
-        chains[k & 1] = h ^ (h >> 29)
-    h, g = chains
-    h ^= ((((g << 31) | (g >> 33)) & MASK64) * 0xD6E8FEB86659FD93) & MASK64
-    h ^= h >> 32
-    h = (h * 0xBF58476D1CE4E5B9) & MASK64
-    h ^= h >> 31
-    return h or 1
+    return sum(_z(k, x) for k, x in enumerate(row.tolist())) & MASK64 or 1

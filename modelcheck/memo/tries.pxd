@@ -13,6 +13,8 @@ cdef class Tries:
     cdef public list _new_counts, _new_starts, _new_entries, _new_masks
     cpdef Py_ssize_t node(self, Py_ssize_t k)
     cpdef set_root(self, Py_ssize_t f, Py_ssize_t code)
+    @cython.locals(code=Py_ssize_t, before=Py_ssize_t, w=Py_ssize_t, s=Py_ssize_t, at=Py_ssize_t, k=Py_ssize_t,
+                   v=Py_ssize_t, out=list)
     cpdef Py_ssize_t leaf(self, Py_ssize_t count, tuple entries=*)
     cpdef set_mask(self, Py_ssize_t code, list path, Py_ssize_t holds_in=*)
     cpdef Py_ssize_t pending_edge(self, Py_ssize_t n, Py_ssize_t v)

@@ -20,9 +20,12 @@ inner node ``n`` reads component ``comp[n]``; the edge from ``n`` for
 component id ``v`` is in an open-addressing table keyed by
 ``(n << 32 | v) + 1``, each key beside its code; a code ``>= 0`` is an
 inner node, ``-1`` is "not learnt yet", ``<= -2`` is leaf ``-2 - code``.
-A leaf (``leaves[l]``) holds ``count`` successor entries of ``width`` ints
-each (an id, or ``~k`` for the parent's component ``k``); a predicate's
-leaf holds no entries and ``count`` is its value (0 or 1).  Its ``mask``
+A leaf (``leaves[l]``) holds ``count`` successors, each as its changes:
+how many, then a (component, entry) pair each, an entry being an id or
+``~k`` for the parent's component ``k`` (a component left out is the
+parent's, unchanged; :meth:`Tries.leaf_entries` gives them back ``width``
+entries each); a predicate's leaf holds no entries and ``count`` is its
+value (0 or 1).  Its ``mask``
 has bit ``k % 64`` set for each component ``k`` read on the way to it: a
 state whose step from its parent changed none of them reaches the parent's
 leaf without walking (the C loop keeps each state's leaves for its
@@ -129,9 +132,20 @@ class Tries:
         code = -2 - self.n_leaves
         self._new_counts.append(count)
         self._new_starts.append(self.n_entries)  # a predicate's leaf has a count but no entries
-        self._new_entries.extend(entries)
+        out = self._new_entries
+        before = len(out)
+        w = self.width
+        for s in range(len(entries) // w if w else 0):  # stored as its changes (see the module docstring)
+            at = len(out)
+            out.append(0)
+            for k in range(w):
+                v = entries[s * w + k]
+                if v != ~k:
+                    out.append(k)
+                    out.append(v)
+            out[at] = (len(out) - at - 1) >> 1
         self._new_masks.append(MASK_ALL)
-        self.n_entries += len(entries)
+        self.n_entries += len(out) - before
         self.n_leaves += 1
         return code
 
@@ -239,10 +253,25 @@ class Tries:
         return code, last, reads
 
     def leaf_entries(self, code: int) -> tuple[int, np.ndarray]:
+        """(count, each successor's ``width`` entries: an id, or ``~k`` for the parent's component ``k``)."""
         self.flush()
         n = -2 - code
         start, count = int(self.leaves["start"][n]), int(self.leaves["count"][n])
-        return count, self.entries[start:start + count * self.width]
+        w = self.width
+        out = np.empty(count * w, np.int32)
+        end = int(self.leaves["start"][n + 1]) if n + 1 < self.n_leaves else self.n_entries
+        if end == start:  # a predicate's leaf (its count is its value) or an action's without successors
+            return count, out[:0]
+        e = self.entries
+        at = start
+        for s in range(count):
+            dense = [~k for k in range(w)]
+            changes = int(e[at])
+            for j in range(changes):
+                dense[int(e[at + 1 + 2 * j])] = int(e[at + 2 + 2 * j])
+            out[s * w:(s + 1) * w] = dense
+            at += 1 + 2 * changes
+        return count, out
 
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.comp, self.edges, self.root, self.leaves, self.entries))
