@@ -351,7 +351,7 @@ class MemoBackend:
     def binding_code(self, b: int, row: Any) -> int:
         """The leaf of binding ``b`` for ``row`` (its guard's first, for a split action), learning what is missing."""
         g = int(self.guard_of[b])
-        if g >= 0 and not self.tries.leaf_entries(self._code(g, row))[0]:
+        if g >= 0 and not self.tries.count_of(self._code(g, row)):
             return self.tries.empty_leaf()
         return self._code(b, row)
 
@@ -374,7 +374,7 @@ class MemoBackend:
         for i in range(lo, hi):
             row = tuple(self.rows[i].tolist())
             for b in range(self.n_bindings):
-                out[self.action_of[b]] += self.tries.leaf_entries(self.binding_code(b, row))[0]
+                out[self.action_of[b]] += self.tries.count_of(self.binding_code(b, row))
         return out
 
     def _forget_level(self, spare: tuple | None = None) -> None:
@@ -417,7 +417,7 @@ class MemoBackend:
     def _successor_count(self, i: int) -> int:
         """How many successors parent ``i`` has (refused with the local engine's error past the limit)."""
         try:
-            n = sum(self.tries.leaf_entries(self.binding_code(b, self.rows[i]))[0] for b in range(self.n_bindings))
+            n = sum(self.tries.count_of(self.binding_code(b, self.rows[i])) for b in range(self.n_bindings))
         except Exception:  # noqa: BLE001 - a branch the spec fails on: the C loop's miss reports it
             return 2 * len(self.cand_action)
         discovery.check_successor_count(n, self.model.spec.name)

@@ -78,7 +78,7 @@ def crosscheck(model: BoundModel, limit: int = 20) -> CrossCheck:
         return out
 
     def verdict(f: int, row: tuple) -> bool:
-        return bool(tries.leaf_entries(code(f, row))[0])
+        return bool(tries.count_of(code(f, row)))
 
     checks = [(k, kind, name, backend.functions[backend.first_check + k][0])
               for k, (kind, name) in enumerate(backend.checks)]

@@ -252,6 +252,11 @@ class Tries:
             code = self.edge(code, row[k])
         return code, last, reads
 
+    def count_of(self, code: int) -> int:
+        """Leaf ``code``'s count: its successors, or a predicate's value."""
+        self.flush()
+        return int(self.leaves[-2 - code]["count"])
+
     def leaf_entries(self, code: int) -> tuple[int, np.ndarray]:
         """(count, each successor's ``width`` entries: an id, or ``~k`` for the parent's component ``k``)."""
         self.flush()
