@@ -113,7 +113,7 @@ def test_a_leaf_keeps_its_successors_as_their_changes():
 
 
 @pytest.mark.parametrize("name, consts", [("kip320", {"Replicas": 2}), ("async-isr", {})])
-def test_the_c_loop_fingerprints_are_row_fp(name, consts):
+def test_the_c_loop_fingerprints_are_row_fp(name, consts, monkeypatch):
     """The C loop adds and takes away one term per changed component; row_fp sums every term anew."""
     from modelcheck.memo.backend import MemoBackend
     from modelcheck.model.bound import BoundModel
@@ -133,9 +133,6 @@ def test_the_c_loop_fingerprints_are_row_fp(name, consts):
         checked.append(len(rows))
         return original(self, bound)
 
-    MemoBackend.commit = commit
-    try:
-        LevelDriver(model, MemoBackend(model)).run()
-    finally:
-        MemoBackend.commit = original
+    monkeypatch.setattr(MemoBackend, "commit", commit)
+    LevelDriver(model, MemoBackend(model)).run()
     assert sum(checked) > 1000
