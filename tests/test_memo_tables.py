@@ -75,6 +75,8 @@ def test_the_visited_rehash_keeps_every_key_as_its_python(monkeypatch):
 def test_the_tries_find_every_learnt_edge_through_the_c_table_after_growing():
     t = Tries(1, 3)
     keys, codes = _edge_keys(5000, 3)  # enough to grow the table several times
+    for _ in range(1 << 20):  # every inner code the keys lead to is a node, reading component 0, 1 or 2
+        t.node(len(t.comps) % 3)
     for key, code in zip(keys.tolist(), codes.tolist()):
         t.set_edge((key - 1) >> 32, (key - 1) & 0xFFFFFFFF, code)
     t.flush()
@@ -82,6 +84,10 @@ def test_the_tries_find_every_learnt_edge_through_the_c_table_after_growing():
     for key, code in zip(keys.tolist(), codes.tolist()):
         assert t.edge((key - 1) >> 32, (key - 1) & 0xFFFFFFFF) == code
     assert t.edge(1 << 21, 5) == MISSING
+    # The C loop reads an inner child's component from the edge itself, 32 bits above its code.
+    values = dict(zip(t.edges[0::2].tolist(), t.edges[1::2].tolist()))
+    for key, code in zip(keys.tolist(), codes.tolist()):
+        assert values[key] == (code if code < 0 else (code % 3) << 32 | code)
 
 
 def test_a_leaf_record_is_the_c_struct():

@@ -188,6 +188,8 @@ class MemoBackend:
         self.poll: Callable[[], None] = lambda: None
         self.rows = self._rows_buf = np.zeros((0, self.width), np.int32)
         self.row_leaf = self._leaf_buf = np.zeros((0, self.slots), np.int32)
+        self.cur_fps = np.zeros(0, np.int64)
+        """The fingerprints of ``rows`` (the C loop starts each parent's successors' sums from its own)."""
         self.n_out = 0
         self.out_parent = np.zeros(0, np.int32)
         self.out_action = np.zeros(0, np.int32)
@@ -439,7 +441,7 @@ class MemoBackend:
                 self.cand, self.cand_action, self.cand_fp, self.cand_flag, self.gen_by_action, self.new_by_action,
                 self.miss_fn, self.miss_parent, self.miss_rows, self.miss_node, self.miss_depth, self.guard_of,
                 self.row_leaf, self.out_leaf, self.cand_mask, self.cand_own, t.true_mask,
-                self.scratch_leaf)
+                self.scratch_leaf, self.cur_fps)
 
     # -- one level ------------------------------------------------------------------------
 
@@ -518,9 +520,9 @@ class MemoBackend:
             self.tries.flush()
             S[kn.S_N_OUT] = self.n_out
             S[kn.S_VCOUNT] = self.vcount
-            # The arrays are replaced together: rows and row_leaf; out_*; cand_*; vkeys; the counts per
+            # The arrays are replaced together: rows, row_leaf and cur_fps; out_*; cand_*; vkeys; the counts per
             # level; the tries'.
-            which = (self.rows, self.row_leaf, self.out_rows, self.out_leaf, self.cand, self.vkeys,
+            which = (self.rows, self.row_leaf, self.cur_fps, self.out_rows, self.out_leaf, self.cand, self.vkeys,
                      self.gen_by_action, self.tries.version)
             if self._table_of is None or any(a is not b for a, b in zip(which, self._table_of)):
                 arrs = self._arrays()

@@ -5,7 +5,11 @@
 cdef extern from *:
     """
     #include <stdint.h>
+    #include <stdlib.h>
     #include <string.h>
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
 
     enum { MC_DONE = 0, MC_MISS = 1, MC_GROW_VISITED = 2, MC_GROW_OUT = 3, MC_GROW_CAND = 4, MC_EVENT = 5 };
     enum {
@@ -13,7 +17,7 @@ cdef extern from *:
         MC_VKEYS, MC_OUT_ROWS, MC_OUT_PARENT, MC_OUT_ACTION, MC_OUT_FP, MC_CAND, MC_CAND_ACTION, MC_CAND_FP,
         MC_CAND_FLAG, MC_GEN_BY_ACTION, MC_NEW_BY_ACTION, MC_MISS_FN, MC_MISS_PARENT, MC_MISS_ROWS,
         MC_MISS_NODE, MC_MISS_DEPTH, MC_GUARD_OF, MC_ROW_LEAF, MC_OUT_LEAF, MC_CAND_MASK, MC_CAND_OWN,
-        MC_TRUE_MASK, MC_SCRATCH_LEAF, MC_N_ARRAYS
+        MC_TRUE_MASK, MC_SCRATCH_LEAF, MC_ROW_FP, MC_N_ARRAYS
     };
     /* The scalars array: inputs, outputs, and the place to resume. */
     enum {
@@ -36,25 +40,34 @@ cdef extern from *:
         return (uint64_t)(((unsigned __int128)(key * MC_GOLDEN) * size) >> 64);
     }
 
-    /* The child of inner node `code` for the id `v`, or -1 if not learnt.  The edge table's slot `h` is
-       `edges[2h]` (the key, 0 if empty) and `edges[2h + 1]` (the code): both in one cache line, where a
-       key array and a value array beside it took two misses a step. */
-    static inline int32_t mc_edge(int32_t code, int32_t v, const int64_t *edges, uint64_t esize) {
+    /* The edge of inner node `code` for the id `v`: its value, or -1 if not learnt.  The edge table's slot
+       `h` is `edges[2h]` (the key, 0 if empty) and `edges[2h + 1]` (the value): both in one cache line,
+       where a key array and a value array beside it took two misses a step.  The value is the child's
+       code in its low 32 bits and, for an inner child, the component that child reads in the high 32
+       (a leaf's value is its negative code): a step needs no load from `comp` before the next. */
+    static inline int64_t mc_edge(int32_t code, int32_t v, const int64_t *edges, uint64_t esize) {
         int64_t key = (int64_t)(((((uint64_t)(uint32_t)code) << 32) | (uint32_t)v) + 1);
         uint64_t h = mc_slot((uint64_t)key, esize);
         for (;;) {
             int64_t kk = edges[2 * h];
-            if (kk == key) return (int32_t)edges[2 * h + 1];
+            if (kk == key) return edges[2 * h + 1];
             if (kk == 0) return -1;
             if (++h == esize) h = 0;
         }
     }
 
+    /* The leaf (-2 - its index) a row reaches from `code`, or -1 at a branch not learnt. */
     static inline int32_t mc_walk(int32_t code, const int32_t *row, const int32_t *comp, const int64_t *edges,
                                   uint64_t esize) {
-        while (code >= 0)
-            code = mc_edge(code, row[comp[code]], edges, esize);
-        return code;
+        int32_t k;
+        if (code < 0) return code;
+        k = comp[code];
+        for (;;) {
+            int64_t e = mc_edge(code, row[k], edges, esize);
+            code = (int32_t)e;
+            if (code < 0) return code;  /* a leaf, or -1 */
+            k = (int32_t)(e >> 32);
+        }
     }
 
     /* The same walk, for a miss: the last inner node passed (-1: the root is not learnt) and how many. */
@@ -65,7 +78,7 @@ cdef extern from *:
         while (code >= 0) {
             *last = code;
             (*depth)++;
-            code = mc_edge(code, row[comp[code]], edges, esize);
+            code = (int32_t)mc_edge(code, row[comp[code]], edges, esize);
         }
     }
 
@@ -79,6 +92,23 @@ cdef extern from *:
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
         return z ^ (z >> 31);
+    }
+
+    /* A bit for each of the leaf slots pl[0 .. n-1] (n <= 64) that is unknown (< 0) or enabled (odd): the
+       bindings step 1 of mc_memo_expand has work for.  Four slots an instruction where SSE2 is there: the
+       sign bit of v | v << 31 is set exactly when v is negative or odd. */
+    static inline uint64_t mc_todo(const int32_t *pl, int64_t n) {
+        uint64_t todo = 0;
+        int64_t b = 0;
+    #if defined(__SSE2__)
+        for (; b + 4 <= n; b += 4) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(pl + b));
+            todo |= (uint64_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_or_si128(v, _mm_slli_epi32(v, 31)))) << b;
+        }
+    #endif
+        for (; b < n; b++)
+            todo |= (uint64_t)(((uint32_t)pl[b] | ((uint32_t)pl[b] << 31)) >> 31) << b;
+        return todo;
     }
 
     /* 1 if fp was added, 0 if it was there. */
@@ -123,6 +153,7 @@ cdef extern from *:
             const int32_t *action_of = p[MC_ACTION_OF], *guard_of = p[MC_GUARD_OF];
             const uint64_t *true_mask = p[MC_TRUE_MASK];
             int32_t *row_leaf = p[MC_ROW_LEAF];
+            const uint64_t *row_fp = p[MC_ROW_FP];
             int32_t *out_leaf = p[MC_OUT_LEAF], *cand_own = p[MC_CAND_OWN], *scratch = p[MC_SCRATCH_LEAF];
             uint64_t *cand_mask = p[MC_CAND_MASK];
             const int64_t W = S[S_W], NOWN = W - S[S_B], leaf_rows = S[S_LEAF_ROWS];  /* own leaves after B bindings' */
@@ -144,6 +175,17 @@ cdef extern from *:
             const int64_t mcap = len[MC_MISS_FN], probe = S[S_PROBE];
             int64_t i = S[S_I], n_out = S[S_N_OUT], vcount = S[S_VCOUNT];
             int64_t n_miss = 0, first_miss = -1, end = hi;
+            /* Each binding's guard's true_mask (0 without a guard), for step 3: learning only adds to them,
+               between calls. */
+            uint64_t *guard_true = malloc((B > 0 ? B : 1) * sizeof(uint64_t));
+            if (!guard_true) {
+                PyBuffer_Release(&tv);
+                PyBuffer_Release(&sv);
+                PyErr_NoMemory();
+                return -1;
+            }
+            for (j = 0; j < B; j++)
+                guard_true[j] = guard_of[j] >= 0 ? true_mask[guard_of[j]] : 0;
             /* A walk that reaches a branch not learnt yet is noted (function, row); from the first such
                parent on nothing is kept, and up to `probe` more parents are only walked, to note their
                misses too, so that the caller learns many branches per call. */
@@ -160,18 +202,27 @@ cdef extern from *:
             for (; i < end; i++) {
                 const int32_t *row = rows + i * K;
                 int32_t *pl = i < leaf_rows ? row_leaf + i * W : scratch;
-                int64_t nc = 0, b, c, k, s;
-                int fired = 0, missed = 0, have_z = 0;
-                uint64_t rz = 0;
+                int64_t nc = 0, b, c, k, s, base;
+                int fired = 0, missed = 0;
+                /* The parent's own sum is its fingerprint, unless that is 1 (a sum of 0 is made 1). */
+                uint64_t rz = row_fp[i];
                 int32_t code, leaf;
+                if (rz == 1)
+                    for (rz = 0, k = 0; k < K; k++) rz += mc_z(k, row[k]);
                 if (pl == scratch)
                     for (k = 0; k < W; k++) scratch[k] = -1;
                 /* 1. Every successor, by the tries.  The parent's leaves `pl` are those its own parent's
                    step left valid, or -1; a walk's leaf is written there (a parent expanded again after a
                    miss does not walk twice).  A binding's slot holds 2 * (its effect's leaf) + 1, or for
-                   a split action whose guard fails, 2 * (the guard's leaf). */
-                for (b = 0; b < B; b++) {
-                    int32_t v = pl[b];
+                   a split action whose guard fails, 2 * (the guard's leaf).  Most slots hold a failing
+                   guard's leaf, known: the bindings left (unknown, or enabled) are found 64 at a time as
+                   the bits of a mask, without a branch per binding. */
+                for (base = 0; base < B; base += 64) {
+                  uint64_t todo = mc_todo(pl + base, B - base < 64 ? B - base : 64);
+                  for (; todo; todo &= todo - 1) {
+                    int32_t v;
+                    b = base + __builtin_ctzll(todo);
+                    v = pl[b];
                     if (v < 0) {
                         if (guard_of[b] >= 0) {  /* a split action: its guard's tree, then its effect's */
                             code = mc_walk(root[guard_of[b]], row, comp, edges, esize);
@@ -181,9 +232,9 @@ cdef extern from *:
                         code = mc_walk(root[b], row, comp, edges, esize);
                         if (code == -1) { MC_NOTE_MISS(b, row); continue; }
                         pl[b] = v = 2 * (-2 - code) + 1;
-                    } else if (!(v & 1)) {
-                        continue;  /* the guard fails */
                     }
+                    if (!(v & 1))
+                        continue;  /* the guard fails */
                     leaf = v >> 1;
                     if (missed) continue;
                     {
@@ -193,11 +244,6 @@ cdef extern from *:
                             if (first_miss >= 0) goto probed;
                             status = MC_GROW_CAND;
                             goto stop;
-                        }
-                        if (cnt && !have_z) {  /* the parent's own sum, once it has a successor */
-                            rz = 0;
-                            for (k = 0; k < K; k++) rz += mc_z(k, row[k]);
-                            have_z = 1;
                         }
                         /* A successor's entries are its changes: how many, then (component, entry) each,
                            an entry being an id or ~k for the parent's component k.  Its fingerprint is
@@ -221,6 +267,7 @@ cdef extern from *:
                             cand_mask[nc] = changed;
                         }
                     }
+                  }
                 }
                 /* 2. The constraint, and the checks of those not seen before (still nothing kept). */
                 /* A candidate's own leaves (constraint, checks) are the parent's where its step changed
@@ -279,14 +326,15 @@ cdef extern from *:
                             int32_t *ol = out_leaf + n_out * W;
                             const uint64_t cm = cand_mask[c];
                             /* An effect's leaf stands while its path and the paths of every state its
-                               guard ever held on (true_mask, by function) are unchanged. */
+                               guard ever held on (guard_true, by binding) are unchanged.  Without a
+                               branch: every slot is known here (step 1 walked each, or noted a miss
+                               and the parent is not kept), but an unknown one would read leaf 0 and
+                               stay unknown. */
                             for (k = 0; k < B; k++) {
-                                int32_t l = pl[k];
-                                uint64_t m;
-                                if (l < 0) { ol[k] = -1; continue; }
-                                m = leaves[l >> 1].mask;
-                                if ((l & 1) && guard_of[k] >= 0) m |= true_mask[guard_of[k]];
-                                ol[k] = m & cm ? -1 : l;
+                                const int32_t l = pl[k];
+                                const uint64_t m = leaves[(l >> 1) & ~(l >> 31)].mask
+                                    | (guard_true[k] & -(uint64_t)(l & 1));
+                                ol[k] = ((m & cm) != 0) | (l < 0) ? -1 : l;
                             }
                             memcpy(ol + B, cand_own + c * NOWN, NOWN * sizeof(int32_t));
                         }
@@ -322,6 +370,7 @@ cdef extern from *:
             S[S_N_OUT] = n_out;
             S[S_VCOUNT] = vcount;
             S[S_STATUS] = status;
+            free(guard_true);
         }
         PyBuffer_Release(&tv);
         PyBuffer_Release(&sv);

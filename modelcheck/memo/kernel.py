@@ -56,7 +56,7 @@ DONE, MISS, GROW_VISITED, GROW_OUT, GROW_CAND, EVENT = range(6)
 (ROWS, COMP, EDGES, ROOT, LEAVES, ENTRIES, ACTION_OF, VKEYS, OUT_ROWS, OUT_PARENT,
  OUT_ACTION, OUT_FP, CAND, CAND_ACTION, CAND_FP, CAND_FLAG, GEN_BY_ACTION, NEW_BY_ACTION, MISS_FN, MISS_PARENT,
  MISS_ROWS, MISS_NODE, MISS_DEPTH, GUARD_OF, ROW_LEAF, OUT_LEAF, CAND_MASK, CAND_OWN, TRUE_MASK,
- SCRATCH_LEAF, N_ARRAYS) = range(31)
+ SCRATCH_LEAF, ROW_FP, N_ARRAYS) = range(32)
 """The order of the arrays handed to :func:`expand`."""
 (S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_W, _S_UNUSED_2, S_LEAF_ROWS, S_GENERATED, S_K, S_B,
  S_CONSTRAINT_FN, S_FIRST_CHECK, S_N_CHECKS, S_CHECK_WHEN_TRUE, S_CHECK_ENABLED, S_DEADLOCK, S_EV_PARENT,
@@ -74,7 +74,7 @@ LEAF = np.dtype([("start", np.int32), ("count", np.int32), ("mask", np.uint64)],
 DTYPES = (np.int32, np.int32, np.int64, np.int32, LEAF, np.int32, np.int32, np.uint64,  # .. VKEYS
           np.int32, np.int32, np.int32, np.uint64, np.int32, np.int32, np.uint64, np.int32,  # OUT_ROWS .. CAND_FLAG
           np.int64, np.int64, np.int32, np.int32, np.int32, np.int32, np.int32, np.int32,  # .. GUARD_OF
-          np.int32, np.int32, np.uint64, np.int32, np.uint64, np.int32)  # ROW_LEAF .. SCRATCH_LEAF
+          np.int32, np.int32, np.uint64, np.int32, np.uint64, np.int32, np.int64)  # ROW_LEAF .. ROW_FP
 """Each array's type, in the order above."""
 
 

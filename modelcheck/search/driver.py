@@ -42,7 +42,7 @@ from modelcheck.search.progress import Progress, ProgressSink, Ticker
 from modelcheck.search.safe_pickle import load_states
 from modelcheck.search.stop import StopRequests
 from modelcheck.search.verdict import summarize
-from modelcheck.search.visited import ParentRecords
+from modelcheck.search.visited import ParentRecords, sorted_unique
 from modelcheck.spec.constants import constants_to_dict
 from modelcheck.spec.sources import sources_digest, spec_modules
 
@@ -143,7 +143,7 @@ class LevelDriver:
             else:
                 level = 0
                 states, stop = self._initial_level()
-                visited = np.unique(self._records().fps[0])
+                visited = sorted_unique(self._records().fps[0])
             self._pending_start = (states, visited)
             del states, visited
             self.stops.install()
@@ -504,7 +504,7 @@ class LevelDriver:
             boundary = ck.Boundary(
                 level=level, level_sizes=[len(a) for a in fps],
                 parent_fps=np.concatenate(fps), parent_idx=np.concatenate(records.parent_idx[: level + 1]),
-                visited=visited() if visited is not None else np.unique(np.concatenate(fps)),
+                visited=visited() if visited is not None else sorted_unique(np.concatenate(fps)),
                 generated=self.generated, act_generated=list(self.act_generated),
                 act_distinct=list(self.act_distinct), sometimes_reached=dict(self.sometimes_reached),
                 violations=list(self.violation_points), depth=self.depth,
