@@ -61,9 +61,10 @@ def _check_level(b: MemoBackend) -> int:
             else:
                 g = int(b.guard_of[j])
                 if g >= 0 and not int(t.leaf_count[walked(g, row)]):
-                    assert value == 2 * walked(g, row), (j, row)
+                    assert value == 4 * walked(g, row), (j, row)
                 else:
-                    assert value == 2 * walked(j, row) + 1, (j, row)
+                    leaf = walked(j, row)
+                    assert value == 4 * leaf + (1 if int(t.leaf_count[leaf]) else 3), (j, row)
             checked += 1
     return checked
 

@@ -94,20 +94,23 @@ cdef extern from *:
         return z ^ (z >> 31);
     }
 
-    /* A bit for each of the leaf slots pl[0 .. n-1] (n <= 64) that is unknown (< 0) or enabled (odd): the
-       bindings step 1 of mc_memo_expand has work for.  Four slots an instruction where SSE2 is there: the
-       sign bit of v | v << 31 is set exactly when v is negative or odd. */
+    /* A bit for each of the leaf slots pl[0 .. n-1] (n <= 64) that is unknown (< 0) or has successors (its
+       two low bits 01): the bindings step 1 of mc_memo_expand has work for.  Four slots an instruction
+       where SSE2 is there: the sign bit of v | (v << 31 & ~(v << 30)) is set exactly then. */
     static inline uint64_t mc_todo(const int32_t *pl, int64_t n) {
         uint64_t todo = 0;
         int64_t b = 0;
     #if defined(__SSE2__)
         for (; b + 4 <= n; b += 4) {
             __m128i v = _mm_loadu_si128((const __m128i *)(pl + b));
-            todo |= (uint64_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_or_si128(v, _mm_slli_epi32(v, 31)))) << b;
+            __m128i x = _mm_or_si128(v, _mm_andnot_si128(_mm_slli_epi32(v, 30), _mm_slli_epi32(v, 31)));
+            todo |= (uint64_t)_mm_movemask_ps(_mm_castsi128_ps(x)) << b;
         }
     #endif
-        for (; b < n; b++)
-            todo |= (uint64_t)(((uint32_t)pl[b] | ((uint32_t)pl[b] << 31)) >> 31) << b;
+        for (; b < n; b++) {
+            const uint32_t v = (uint32_t)pl[b];
+            todo |= (uint64_t)((v | ((v << 31) & ~(v << 30))) >> 31) << b;
+        }
         return todo;
     }
 
@@ -213,10 +216,12 @@ cdef extern from *:
                     for (k = 0; k < W; k++) scratch[k] = -1;
                 /* 1. Every successor, by the tries.  The parent's leaves `pl` are those its own parent's
                    step left valid, or -1; a walk's leaf is written there (a parent expanded again after a
-                   miss does not walk twice).  A binding's slot holds 2 * (its effect's leaf) + 1, or for
-                   a split action whose guard fails, 2 * (the guard's leaf).  Most slots hold a failing
-                   guard's leaf, known: the bindings left (unknown, or enabled) are found 64 at a time as
-                   the bits of a mask, without a branch per binding. */
+                   miss does not walk twice).  A binding's slot holds 4 * (its effect's leaf) + 1, or + 3
+                   where that leaf has no successor, or for a split action whose guard fails, 4 * (the
+                   guard's leaf).  Most slots hold a leaf without successors, known: the bindings left
+                   (unknown, or with successors) are found 64 at a time as the bits of a mask, without a
+                   branch or a leaf's record read per binding.  (Four leaves a slot value bound the
+                   leaves to 2^29: 8 GiB of leaf records, more than the memory this runs in.) */
                 for (base = 0; base < B; base += 64) {
                   uint64_t todo = mc_todo(pl + base, B - base < 64 ? B - base : 64);
                   for (; todo; todo &= todo - 1) {
@@ -227,15 +232,15 @@ cdef extern from *:
                         if (guard_of[b] >= 0) {  /* a split action: its guard's tree, then its effect's */
                             code = mc_walk(root[guard_of[b]], row, comp, edges, esize);
                             if (code == -1) { MC_NOTE_MISS(guard_of[b], row); continue; }
-                            if (!leaves[-2 - code].count) { pl[b] = 2 * (-2 - code); continue; }
+                            if (!leaves[-2 - code].count) { pl[b] = 4 * (-2 - code); continue; }
                         }
                         code = mc_walk(root[b], row, comp, edges, esize);
                         if (code == -1) { MC_NOTE_MISS(b, row); continue; }
-                        pl[b] = v = 2 * (-2 - code) + 1;
+                        pl[b] = v = 4 * (-2 - code) + (leaves[-2 - code].count ? 1 : 3);
                     }
-                    if (!(v & 1))
-                        continue;  /* the guard fails */
-                    leaf = v >> 1;
+                    if ((v & 3) != 1)
+                        continue;  /* the guard fails, or the effect has no successor */
+                    leaf = v >> 2;
                     if (missed) continue;
                     {
                         int32_t cnt = leaves[leaf].count;
@@ -332,7 +337,7 @@ cdef extern from *:
                                stay unknown. */
                             for (k = 0; k < B; k++) {
                                 const int32_t l = pl[k];
-                                const uint64_t m = leaves[(l >> 1) & ~(l >> 31)].mask
+                                const uint64_t m = leaves[(l >> 2) & ~(l >> 31)].mask
                                     | (guard_true[k] & -(uint64_t)(l & 1));
                                 ol[k] = ((m & cm) != 0) | (l < 0) ? -1 : l;
                             }

@@ -14,8 +14,9 @@ ids) and, for each parent in order, does three passes:
    output arrays.
 
 Each state of a level keeps a leaf per slot (``ROW_LEAF``, ``S_W`` ints a
-state): per binding ``2 * leaf + 1`` (its effect's leaf; for a split action
-whose guard fails, ``2 * the guard's leaf``), then the leaves of its own
+state): per binding ``4 * leaf + 1`` (its effect's leaf; ``+ 3`` where that
+leaf has no successor; for a split action whose guard fails, ``4 * the guard's
+leaf``), then the leaves of its own
 constraint and checks, or -1 where unknown.  A leaf's mask (``LEAF_MASK``)
 has a bit per component its path read; a new state keeps its parent's leaf
 where the step changed none of them (for an effect, nor any component a
