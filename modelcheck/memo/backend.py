@@ -43,9 +43,11 @@ CHUNK = 4096
 MISSES = 256
 """Branches not learnt yet that one call of the C loop notes before it returns them to be learnt."""
 PROBE = 64
-"""Parents walked past the first one with a miss, only to note their misses too: one return to Python
-learns the branches of many parents (a branch learnt meanwhile for another parent is walked on, not
-learnt twice).  With 64, Kip320 returns 5,664 times instead of 36,019, AsyncIsr ten times less often."""
+"""Parents whose bindings are walked past the first one with a miss, only to note their misses too: one
+return to Python learns the branches of many parents (a branch learnt meanwhile for another parent is
+walked on, not learnt twice).  With 64, Kip320 returns 9,264 times instead of 35,136.  Those parents'
+successors are not built nor their checks walked (a miss there waits for the parent's own turn): with
+them, 5,625 returns, but a tenth more time in the C loop."""
 LEAF_BANK_BYTES = 64 << 20
 """The most memory a level's kept leaves take (twice: the parents' and the new states'); past it a level's
 states keep none and walk every tree.  Kip320 with three replicas needs 17 MiB, AsyncIsr with four 32."""

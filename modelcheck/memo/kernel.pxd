@@ -241,7 +241,7 @@ cdef extern from *:
                     if ((v & 3) != 1)
                         continue;  /* the guard fails, or the effect has no successor */
                     leaf = v >> 2;
-                    if (missed) continue;
+                    if (missed || first_miss >= 0) continue;  /* nothing is kept: only misses are noted */
                     {
                         int32_t cnt = leaves[leaf].count;
                         const int32_t *e = entries + leaves[leaf].start;
@@ -285,7 +285,7 @@ cdef extern from *:
                     } \
                     (out) = l_; \
                 } while (0)
-                for (c = 0; c < nc && !missed; c++) {
+                for (c = 0; c < nc && !missed && first_miss < 0; c++) {
                     const int32_t *t = cand + c * K;
                     int32_t *own = cand_own + c * NOWN;
                     int32_t flag = 0;

@@ -27,7 +27,9 @@ the rest walk every tree, with their leaves in ``SCRATCH_LEAF``.
 
 Passes 1 and 2 change nothing (but the parent's leaves), so when a walk reaches a branch not learnt
 yet the parent is not kept: the loop notes the function and the row, walks
-up to ``S_PROBE`` more parents only to note their misses too, and returns
+up to ``S_PROBE`` more parents' bindings only to note their misses too
+(their successors are not built, nor their checks walked: nothing of them
+is kept), and returns
 ``MISS`` with ``S_I`` at the first parent not kept; the caller learns the
 branches (:meth:`modelcheck.memo.tries.Learner.learn`) and calls again: a
 parent is expanded whole or not at all, in order.  The same holds for the arrays
