@@ -32,7 +32,7 @@ def _both(monkeypatch, fn, *args_of) -> tuple:
     """``fn`` run compiled and as Python on fresh copies of the same arguments."""
     out = []
     for compiled in (True, False):
-        args = [a.copy() for a in args_of]
+        args = [a.copy() if hasattr(a, "copy") else a for a in args_of]
         monkeypatch.setattr(kn, "COMPILED", compiled)
         fn(*args)
         out.append(args)
@@ -142,3 +142,46 @@ def test_the_c_loop_fingerprints_are_row_fp(name, consts, monkeypatch):
     monkeypatch.setattr(MemoBackend, "commit", commit)
     LevelDriver(model, MemoBackend(model)).run()
     assert sum(checked) > 1000
+
+
+def test_put_list_writes_as_its_python_and_refuses_what_does_not_fit(monkeypatch):
+    rng = random.Random(4)
+    ints = [rng.randrange(-(1 << 31), 1 << 31) for _ in range(300)]
+    c, p = _both(monkeypatch, kn.put_list, np.zeros(400, np.int32), 50, ints, 20)
+    assert np.array_equal(c[0], p[0]) and c[0][50:330].tolist() == ints[20:]
+    words = [rng.randrange(1 << 64) for _ in range(100)]
+    c, p = _both(monkeypatch, kn.put_list, np.zeros(100, np.uint64), 0, words, 0)
+    assert np.array_equal(c[0], p[0]) and c[0].tolist() == words
+    for compiled in (True, False):
+        monkeypatch.setattr(kn, "COMPILED", compiled)
+        with pytest.raises(ValueError):
+            kn.put_list(np.zeros(10, np.int32), 5, list(range(6)))
+    monkeypatch.setattr(kn, "COMPILED", True)
+    with pytest.raises(OverflowError):
+        kn.put_list(np.zeros(10, np.int32), 0, [1 << 31])
+
+
+def test_put_leaves_writes_the_c_records_as_its_python(monkeypatch):
+    rng = random.Random(5)
+    n = 200
+    starts = [rng.randrange(1 << 30) for _ in range(n)]
+    counts = [rng.randrange(1 << 20) for _ in range(n)]
+    masks = [rng.randrange(1 << 64) for _ in range(n)]
+    c, p = _both(monkeypatch, kn.put_leaves, np.zeros(n + 10, kn.LEAF), 10, starts, counts, masks)
+    assert np.array_equal(c[0], p[0])
+    assert c[0]["start"][10:].tolist() == starts and c[0]["count"][10:].tolist() == counts
+    assert c[0]["mask"][10:].tolist() == masks and not c[0][:10]["mask"].any()
+
+
+def test_pair_insert_codes_puts_each_inner_childs_component_above_its_code(monkeypatch):
+    keys, codes = _edge_keys(3000, 6)
+    comps = [rng_k % 21 for rng_k in range(1 << 20)]
+    pending = dict(zip(keys.tolist(), codes.tolist()))
+    size = 8192
+    c, p = _both(monkeypatch, kn.pair_insert_codes, np.zeros(2 * size, np.int64), pending, comps)
+    assert np.array_equal(c[0], p[0])
+    table = dict(zip(c[0][0::2].tolist(), c[0][1::2].tolist()))
+    for key, code in pending.items():
+        assert table[key] == (code if code < 0 else (code % 21) << 32 | code)
+    with pytest.raises(ValueError, match="node not made"):
+        kn.pair_insert_codes(np.zeros(2 * size, np.int64), {5: 1 << 21}, comps[:10])

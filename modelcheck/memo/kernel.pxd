@@ -452,8 +452,136 @@ cdef extern from *:
         PyBuffer_Release(&a); PyBuffer_Release(&b);
         return n;
     }
+
+    /* Write list[start:] (ints) into the array `arr` from item `at` on, as int32 (4-byte items) or as 64-bit
+       words (8-byte items, any int below 2^64 taken modulo 2^64): what is learnt reaches the C tables in
+       one call, not through a numpy array made of each list first.  The caller made room. */
+    static int64_t mc_put_list(PyObject *arr, int64_t at, PyObject *list, int64_t start) {
+        Py_buffer a;
+        Py_ssize_t n, j;
+        if (!PyList_Check(list)) { PyErr_SetString(PyExc_TypeError, "memo kernel: put_list takes a list"); return -1; }
+        if (PyObject_GetBuffer(arr, &a, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return -1;
+        n = PyList_GET_SIZE(list) - start;
+        if (start < 0 || n < 0 || at < 0 || (a.itemsize != 4 && a.itemsize != 8) || (at + n) * a.itemsize > a.len) {
+            PyBuffer_Release(&a);
+            PyErr_SetString(PyExc_ValueError, "memo kernel: put_list out of the array's bounds");
+            return -1;
+        }
+        for (j = 0; j < n; j++) {
+            PyObject *x = PyList_GET_ITEM(list, start + j);
+            if (a.itemsize == 4) {
+                long long v = PyLong_AsLongLong(x);
+                if (v == -1 && PyErr_Occurred()) { PyBuffer_Release(&a); return -1; }
+                if (v < INT32_MIN || v > INT32_MAX) {
+                    PyBuffer_Release(&a);
+                    PyErr_SetString(PyExc_OverflowError, "memo kernel: put_list: an int32 out of range");
+                    return -1;
+                }
+                ((int32_t *)a.buf)[at + j] = (int32_t)v;
+            } else {
+                unsigned long long v = PyLong_AsUnsignedLongLongMask(x);
+                if (v == (unsigned long long)-1 && PyErr_Occurred()) { PyBuffer_Release(&a); return -1; }
+                ((uint64_t *)a.buf)[at + j] = (uint64_t)v;
+            }
+        }
+        PyBuffer_Release(&a);
+        return n;
+    }
+
+    /* Write leaf records (mc_leaf) from item `at` on of the array `leaves`: starts[j], counts[j], masks[j]. */
+    static int64_t mc_put_leaves(PyObject *leaves, int64_t at, PyObject *starts, PyObject *counts, PyObject *masks) {
+        Py_buffer a;
+        Py_ssize_t n, j;
+        if (!PyList_Check(starts) || !PyList_Check(counts) || !PyList_Check(masks)) {
+            PyErr_SetString(PyExc_TypeError, "memo kernel: put_leaves takes lists");
+            return -1;
+        }
+        n = PyList_GET_SIZE(starts);
+        if (PyList_GET_SIZE(counts) != n || PyList_GET_SIZE(masks) != n) {
+            PyErr_SetString(PyExc_ValueError, "memo kernel: put_leaves: lists of different lengths");
+            return -1;
+        }
+        if (PyObject_GetBuffer(leaves, &a, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return -1;
+        if (a.itemsize != sizeof(mc_leaf) || at < 0 || (at + n) * a.itemsize > a.len) {
+            PyBuffer_Release(&a);
+            PyErr_SetString(PyExc_ValueError, "memo kernel: put_leaves out of the array's bounds");
+            return -1;
+        }
+        for (j = 0; j < n; j++) {
+            mc_leaf *l = (mc_leaf *)a.buf + at + j;
+            long long st = PyLong_AsLongLong(PyList_GET_ITEM(starts, j));
+            long long ct = PyLong_AsLongLong(PyList_GET_ITEM(counts, j));
+            unsigned long long m = PyLong_AsUnsignedLongLongMask(PyList_GET_ITEM(masks, j));
+            if (PyErr_Occurred()) { PyBuffer_Release(&a); return -1; }
+            if (st < 0 || st > INT32_MAX || ct < INT32_MIN || ct > INT32_MAX) {
+                PyBuffer_Release(&a);
+                PyErr_SetString(PyExc_OverflowError, "memo kernel: put_leaves: a start or count out of range");
+                return -1;
+            }
+            l->start = (int32_t)st;
+            l->count = (int32_t)ct;
+            l->mask = (uint64_t)m;
+        }
+        PyBuffer_Release(&a);
+        return n;
+    }
+
+    /* Insert the edges of `pending` (a dict: key -> child code) into the pair table `edges`, each value the
+       child's code and, for an inner child (code >= 0), 32 bits above it the component it reads,
+       comps[code] (tries._edge_value).  The keys are positive and not in the table yet, which has room. */
+    static int64_t mc_pair_insert_codes(PyObject *edges, PyObject *pending, PyObject *comps) {
+        Py_buffer a;
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        int64_t n = 0;
+        if (!PyDict_Check(pending) || !PyList_Check(comps)) {
+            PyErr_SetString(PyExc_TypeError, "memo kernel: pair_insert_codes takes a dict and a list");
+            return -1;
+        }
+        if (PyObject_GetBuffer(edges, &a, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) return -1;
+        if (a.itemsize != 8) {
+            PyBuffer_Release(&a);
+            PyErr_SetString(PyExc_ValueError, "memo kernel: the edge table is int64");
+            return -1;
+        }
+        {
+            int64_t *t = a.buf;
+            const uint64_t nt = (uint64_t)(a.len / 16);
+            while (PyDict_Next(pending, &pos, &key, &value)) {
+                long long k = PyLong_AsLongLong(key), code = PyLong_AsLongLong(value), v = code;
+                uint64_t h;
+                if (PyErr_Occurred()) { PyBuffer_Release(&a); return -1; }
+                if (code >= 0) {
+                    long long comp;
+                    if (code >= PyList_GET_SIZE(comps)) {
+                        PyBuffer_Release(&a);
+                        PyErr_SetString(PyExc_ValueError, "memo kernel: an edge to a node not made");
+                        return -1;
+                    }
+                    comp = PyLong_AsLongLong(PyList_GET_ITEM(comps, code));
+                    if (comp == -1 && PyErr_Occurred()) { PyBuffer_Release(&a); return -1; }
+                    v = (long long)(((uint64_t)comp << 32) | (uint64_t)code);
+                }
+                if (k <= 0 || (uint64_t)n >= nt) {
+                    PyBuffer_Release(&a);
+                    PyErr_SetString(PyExc_ValueError, "memo kernel: a key not positive, or no room");
+                    return -1;
+                }
+                h = mc_slot((uint64_t)k, nt);
+                while (t[2 * h] && t[2 * h] != k) if (++h == nt) h = 0;
+                t[2 * h] = k;
+                t[2 * h + 1] = v;
+                n++;
+            }
+        }
+        PyBuffer_Release(&a);
+        return n;
+    }
     """
     long long mc_memo_expand(object table, object scalars) except -1
     long long mc_rehash(object old, object new) except -1
     long long mc_pair_insert(object edges, object keys, object vals) except -1
     long long mc_pair_rehash(object old, object new) except -1
+    long long mc_put_list(object arr, long long at, object values, long long start) except -1
+    long long mc_put_leaves(object leaves, long long at, object starts, object counts, object masks) except -1
+    long long mc_pair_insert_codes(object edges, object pending, object comps) except -1

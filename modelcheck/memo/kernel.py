@@ -164,6 +164,47 @@ def pair_insert(edges: np.ndarray, keys: np.ndarray, vals: np.ndarray) -> int:
     return len(keys)
 
 
+def put_list(arr: np.ndarray, at: int, values: list, start: int = 0) -> int:
+    """Write ``values[start:]`` into ``arr`` (int32, int64 or uint64) from item ``at`` on; how many.
+
+    Learnt nodes and leaves reach the C tables this way in one call per list,
+    where a numpy array made of the list and then copied cost two.
+    """
+    if COMPILED:
+        return mc_put_list(arr, at, values, start)
+    n = len(values) - start
+    if n < 0 or at < 0 or at + n > len(arr):
+        raise ValueError("memo kernel: put_list out of the array's bounds")
+    arr[at:at + n] = np.array([v & MASK64 for v in values[start:]] if arr.dtype == np.uint64 else values[start:],
+                              arr.dtype)
+    return n
+
+
+def put_leaves(leaves: np.ndarray, at: int, starts: list, counts: list, masks: list) -> int:
+    """Write leaf records (:data:`LEAF`) from item ``at`` on: ``starts[j]``, ``counts[j]``, ``masks[j]``."""
+    if COMPILED:
+        return mc_put_leaves(leaves, at, starts, counts, masks)
+    n = len(starts)
+    if len(counts) != n or len(masks) != n:
+        raise ValueError("memo kernel: put_leaves: lists of different lengths")
+    if at < 0 or at + n > len(leaves):
+        raise ValueError("memo kernel: put_leaves out of the array's bounds")
+    part = leaves[at:at + n]
+    part["start"] = starts
+    part["count"] = counts
+    part["mask"] = np.array([m & MASK64 for m in masks], np.uint64)
+    return n
+
+
+def pair_insert_codes(edges: np.ndarray, pending: dict, comps: list) -> int:
+    """Put the edges ``pending`` (key -> child code) into the edge table, which has room for them, each value
+    the child's code and, for an inner child, the component it reads 32 bits above (``comps[code]``)."""
+    if COMPILED:
+        return mc_pair_insert_codes(edges, pending, comps)
+    vals = [code if code < 0 else (comps[code] << 32) | code for code in pending.values()]
+    return pair_insert(edges, np.fromiter(pending.keys(), np.int64, len(pending)), np.array(vals, np.int64))
+
+
 def _z(k: int, x: int) -> int:
     """The hash of id ``x`` at position ``k`` (the C loop's ``mc_z``)."""
     z = (((k << 32) | (x & 0xFFFFFFFF)) + GOLDEN) & MASK64

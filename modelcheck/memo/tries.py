@@ -40,7 +40,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from modelcheck.memo.kernel import LEAF, grown_size, pair_insert, pair_rehash, slot
+from modelcheck.memo.kernel import LEAF, grown_size, pair_insert_codes, pair_rehash, put_leaves, put_list, slot
 from modelcheck.memo.layout import Layout
 from modelcheck.memo.traced import Traced, value_of
 from modelcheck.memo.values import Interner
@@ -56,16 +56,6 @@ class BadResult(Exception):
 def _edge_key(n: int, v: int) -> int:
     """The edge table's key for inner node ``n`` and component id ``v`` (never 0, the empty slot)."""
     return ((n << 32) | v) + 1
-
-
-def _edge_value(code: int, comps: list[int]) -> int:
-    """What the edge table holds for a child: a leaf's code, or an inner node's with the component it reads.
-
-    The C loop's next step reads that component: kept beside the code, it
-    comes in the same cache line as the edge, instead of by one more
-    dependent load from ``comp`` on every step of every walk.
-    """
-    return code if code < 0 else (comps[code] << 32) | code
 
 
 def _grown(a: np.ndarray, need: int) -> np.ndarray:
@@ -92,7 +82,8 @@ class Tries:
         self.n_nodes = 0
         self.edges = np.zeros(2 << 12, np.int64)
         """The edge table: slot ``h`` is ``edges[2h]`` (the key, 0 if empty) and ``edges[2h + 1]`` (the
-        child's code, and for an inner child the component it reads, 32 bits above: :func:`_edge_value`)."""
+        child's code, and for an inner child the component it reads, 32 bits above: the C loop's next step
+        then needs no load from ``comp``; :func:`~modelcheck.memo.kernel.pair_insert_codes`)."""
         self.root = np.full(n_functions, MISSING, np.int32)
         self.true_mask = np.zeros(max(1, n_functions), np.uint64)
         """Per predicate, the union of the masks of its leaves that hold (the C loop keeps a split action's
@@ -216,14 +207,13 @@ class Tries:
         """Put what was learnt since the last flush into the arrays the C loop reads (growing them first)."""
         nodes, leaves, n_entries = self._flushed
         if self.n_nodes > nodes:
-            self.comp = self._into(self.comp, nodes, np.array(self.comps[nodes:], np.int32))
+            self.comp = self._room(self.comp, self.n_nodes)
+            put_list(self.comp, nodes, self.comps, nodes)
         if self.n_leaves > leaves:
-            new = np.empty(self.n_leaves - leaves, LEAF)
-            new["count"] = self._new_counts
-            new["start"] = self._new_starts
-            new["mask"] = np.array(self._new_masks, np.uint64)
-            self.leaves = self._into(self.leaves, leaves, new)
-            self.entries = self._into(self.entries, n_entries, np.array(self._new_entries, np.int32))
+            self.leaves = self._room(self.leaves, self.n_leaves)
+            put_leaves(self.leaves, leaves, self._new_starts, self._new_counts, self._new_masks)
+            self.entries = self._room(self.entries, self.n_entries)
+            put_list(self.entries, n_entries, self._new_entries)
             self._new_counts = []
             self._new_starts = []
             self._new_entries = []
@@ -237,17 +227,14 @@ class Tries:
             pair_rehash(self.edges, edges)
             self.edges = edges
             self.version += 1
-        comps = self.comps
-        pair_insert(self.edges, np.fromiter(self._pending.keys(), np.int64, len(self._pending)),
-                    np.array([_edge_value(code, comps) for code in self._pending.values()], np.int64))
+        pair_insert_codes(self.edges, self._pending, self.comps)
         self._pending.clear()
 
-    def _into(self, a: np.ndarray, at: int, new: np.ndarray) -> np.ndarray:
-        """``a`` with ``new`` written from ``at`` on (a larger copy if needed: the version changes)."""
-        b = _grown(a, at + len(new))
+    def _room(self, a: np.ndarray, need: int) -> np.ndarray:
+        """``a``, or a larger copy if it cannot hold ``need`` items (the version changes)."""
+        b = _grown(a, need)
         if b is not a:
             self.version += 1
-        b[at:at + len(new)] = new
         return b
 
     # -- reading ---------------------------------------------------------------------------
