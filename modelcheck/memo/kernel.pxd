@@ -95,7 +95,7 @@ cdef extern from *:
     }
 
     /* A bit for each of the leaf slots pl[0 .. n-1] (n <= 64) that is unknown (< 0) or has successors (its
-       two low bits 01): the bindings step 1 of mc_memo_expand has work for.  Four slots an instruction
+       two low bits 01): the bindings step 1 of mc_memo_expand has work for.  Four slots at a time
        where SSE2 is there: the sign bit of v | (v << 31 & ~(v << 30)) is set exactly then. */
     static inline uint64_t mc_todo(const int32_t *pl, int64_t n) {
         uint64_t todo = 0;
@@ -220,8 +220,8 @@ cdef extern from *:
                    where that leaf has no successor, or for a split action whose guard fails, 4 * (the
                    guard's leaf).  Most slots hold a leaf without successors, known: the bindings left
                    (unknown, or with successors) are found 64 at a time as the bits of a mask, without a
-                   branch or a leaf's record read per binding.  (Four leaves a slot value bound the
-                   leaves to 2^29: 8 GiB of leaf records, more than the memory this runs in.) */
+                   branch or a leaf's record read per binding.  (With four slot values a leaf, an int32
+                   holds 2^29 leaves: 8 GiB of leaf records, more than the memory this runs in.) */
                 for (base = 0; base < B; base += 64) {
                   uint64_t todo = mc_todo(pl + base, B - base < 64 ? B - base : 64);
                   for (; todo; todo &= todo - 1) {
