@@ -114,6 +114,14 @@ cdef extern from *:
         return todo;
     }
 
+    /* Put key -> value into the pair table `t` of `nt` slots (the key positive; the table has room). */
+    static inline void mc_pair_put(int64_t *t, uint64_t nt, int64_t key, int64_t value) {
+        uint64_t h = mc_slot((uint64_t)key, nt);
+        while (t[2 * h] && t[2 * h] != key) if (++h == nt) h = 0;
+        t[2 * h] = key;
+        t[2 * h + 1] = value;
+    }
+
     /* 1 if fp was added, 0 if it was there. */
     static inline int mc_visit(uint64_t *vkeys, uint64_t vsize, uint64_t fp, int insert) {
         uint64_t h = mc_slot(fp, vsize);
@@ -418,10 +426,7 @@ cdef extern from *:
             uint64_t nt = (uint64_t)(a.len / 16);
             Py_ssize_t nk = b.len / 8, j;
             for (j = 0; j < nk; j++) {
-                uint64_t h = mc_slot((uint64_t)k[j], nt);
-                while (t[2 * h] && t[2 * h] != k[j]) if (++h == nt) h = 0;
-                t[2 * h] = k[j];
-                t[2 * h + 1] = v[j];
+                mc_pair_put(t, nt, k[j], v[j]);
                 n++;
             }
         }
@@ -440,12 +445,8 @@ cdef extern from *:
             int64_t *t = b.buf;
             uint64_t na = (uint64_t)(a.len / 16), nb = (uint64_t)(b.len / 16), j;
             for (j = 0; j < na; j++) {
-                uint64_t h;
                 if (!o[2 * j]) continue;
-                h = mc_slot((uint64_t)o[2 * j], nb);
-                while (t[2 * h]) if (++h == nb) h = 0;
-                t[2 * h] = o[2 * j];
-                t[2 * h + 1] = o[2 * j + 1];
+                mc_pair_put(t, nb, o[2 * j], o[2 * j + 1]);
                 n++;
             }
         }
@@ -549,7 +550,6 @@ cdef extern from *:
             const uint64_t nt = (uint64_t)(a.len / 16);
             while (PyDict_Next(pending, &pos, &key, &value)) {
                 long long k = PyLong_AsLongLong(key), code = PyLong_AsLongLong(value), v = code;
-                uint64_t h;
                 if (PyErr_Occurred()) { PyBuffer_Release(&a); return -1; }
                 if (code >= 0) {
                     long long comp;
@@ -567,10 +567,7 @@ cdef extern from *:
                     PyErr_SetString(PyExc_ValueError, "memo kernel: a key not positive, or no room");
                     return -1;
                 }
-                h = mc_slot((uint64_t)k, nt);
-                while (t[2 * h] && t[2 * h] != k) if (++h == nt) h = 0;
-                t[2 * h] = k;
-                t[2 * h + 1] = v;
+                mc_pair_put(t, nt, k, v);
                 n++;
             }
         }
