@@ -69,6 +69,7 @@ def _check_level(b: MemoBackend) -> int:
     return checked
 
 
+@pytest.mark.parametrize("simd", [True, False], ids=["simd", "portable"])
 @pytest.mark.parametrize("name, consts", [
     ("kip320", {"Replicas": 2}),
     ("kip101", {"Replicas": 2}),
@@ -76,7 +77,8 @@ def _check_level(b: MemoBackend) -> int:
     ("controller-failover", {}),
     ("partition-reassignment", {}),
 ])
-def test_every_kept_leaf_is_the_walked_leaf(name, consts, monkeypatch):
+def test_every_kept_leaf_is_the_walked_leaf(name, consts, simd, monkeypatch):
+    """Both codes of the C loop's leaf keeping: AVX2 (where the CPU has it) and the portable one."""
     checked = []
     original = MemoBackend.expand
 
@@ -86,10 +88,21 @@ def test_every_kept_leaf_is_the_walked_leaf(name, consts, monkeypatch):
 
     monkeypatch.setattr(MemoBackend, "expand", expand)
     model = _model(name, consts)
-    b = MemoBackend(model)
+    b = MemoBackend(model, simd=simd)
     result = LevelDriver(model, b).run()
     assert result.distinct_states > 100
     assert sum(checked) > result.distinct_states  # most states keep several leaves
+
+
+def test_portable_and_simd_leaf_keeping_agree_on_kip320_three_replicas():
+    """The whole search, both ways: the reference counts (TLC's for this model), and equal per-action stats."""
+    runs = []
+    for simd in (True, False):
+        model = _model("kip320", {"Replicas": 3})
+        runs.append(LevelDriver(model, MemoBackend(model, simd=simd)).run())
+    for r in runs:
+        assert (r.distinct_states, r.states_generated, r.depth) == (737_794, 1_967_560, 26)
+    assert runs[0].action_stats == runs[1].action_stats
 
 
 def test_a_mask_that_misses_a_component_gives_wrong_counts(monkeypatch):

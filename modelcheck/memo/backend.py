@@ -15,6 +15,8 @@ a shape the layout did not foresee raises :class:`MemoUnsupported`, and the
 check runs again on the local engine.
 """
 
+# modelcheck: compile
+
 from __future__ import annotations
 
 import gc
@@ -134,8 +136,11 @@ class MemoBackend:
     verbose = False
     keeps_parents = True
 
-    def __init__(self, model: BoundModel, samples: list | None = None) -> None:
+    def __init__(self, model: BoundModel, samples: list | None = None, simd: bool = True) -> None:
+        """``simd=False`` keeps the C loop on its portable code where the CPU has AVX2 (the tests compare
+        the two)."""
         self.model = model
+        self.simd = simd
         spec = model.spec
         samples = samples if samples is not None else sample_states(model)
         whole: frozenset = frozenset()
@@ -483,6 +488,7 @@ class MemoBackend:
         S[kn.S_CHECK_REPORT] = report
         S[kn.S_DEADLOCK] = 1 if model.check_deadlock else 0
         S[kn.S_PROBE] = PROBE
+        S[kn.S_SIMD] = 1 if self.simd else 0
         S[kn.S_I] = 0
         S[kn.S_N_OUT] = 0
         S[kn.S_GENERATED] = 0

@@ -7,8 +7,15 @@ cdef extern from *:
     #include <stdint.h>
     #include <stdlib.h>
     #include <string.h>
+    #include <stddef.h>
     #if defined(__SSE2__)
     #include <emmintrin.h>
+    #endif
+    /* AVX2 where the compiler can target it per function (GCC, Clang on x86-64); used only where the CPU
+       has it, asked at run time: the build itself stays portable. */
+    #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    #define MC_AVX2 1
+    #include <immintrin.h>
     #endif
 
     enum { MC_DONE = 0, MC_MISS = 1, MC_GROW_VISITED = 2, MC_GROW_OUT = 3, MC_GROW_CAND = 4, MC_EVENT = 5 };
@@ -21,7 +28,7 @@ cdef extern from *:
     };
     /* The scalars array: inputs, outputs, and the place to resume. */
     enum {
-        S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_W, S_UNUSED_2, S_LEAF_ROWS, S_GENERATED, S_K, S_B,
+        S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_W, S_SIMD, S_LEAF_ROWS, S_GENERATED, S_K, S_B,
         S_CONSTRAINT_FN, S_FIRST_CHECK, S_N_CHECKS, S_CHECK_WHEN_TRUE, S_CHECK_ENABLED, S_DEADLOCK,
         S_EV_PARENT, S_EV_CAND, S_EV_MASK, S_EV_DEADLOCK, S_UNUSED_4, S_UNUSED_5, S_CHECK_REPORT, S_N_MISS, S_PROBE,
         S_N_SCALARS
@@ -114,6 +121,71 @@ cdef extern from *:
         return todo;
     }
 
+    /* Step 3's two loops over a parent's B binding slots `pl` (see there).  mc_gather_masks: each slot's
+       mask, `pm[k]`: its leaf's (leaf 0's for an unknown slot, -1) or'ed, for an effect's leaf (low bit
+       1), with its guard's union `guard_true[k]`.  mc_keep_leaves: a new state whose step changed the
+       components `cm` keeps slot k's leaf where pm[k] and cm share no bit, else -1. */
+    static void mc_gather_masks(const int32_t *pl, const mc_leaf *leaves, const uint64_t *guard_true,
+                                uint64_t *pm, int64_t B) {
+        int64_t k;
+        for (k = 0; k < B; k++) {
+            const int32_t l = pl[k];
+            pm[k] = leaves[(l >> 2) & ~(l >> 31)].mask | (guard_true[k] & -(uint64_t)(l & 1));
+        }
+    }
+
+    static void mc_keep_leaves(const uint64_t *pm, uint64_t cm, const int32_t *pl, int32_t *ol, int64_t B) {
+        int64_t k;
+        for (k = 0; k < B; k++)
+            ol[k] = (pm[k] & cm) ? -1 : pl[k];
+    }
+
+    #ifdef MC_AVX2
+    /* The same, four slots at a time: the masks by one gather (a leaf record is 16 bytes, so the index is
+       twice the leaf's, in units of 8), the keep test by one 64-bit compare. */
+    __attribute__((target("avx2")))
+    static void mc_gather_masks_avx2(const int32_t *pl, const mc_leaf *leaves, const uint64_t *guard_true,
+                                     uint64_t *pm, int64_t B) {
+        const long long *base = (const long long *)((const char *)leaves + offsetof(mc_leaf, mask));
+        const __m128i one = _mm_set1_epi32(1);
+        int64_t k = 0;
+        for (; k + 4 <= B; k += 4) {
+            const __m128i l = _mm_loadu_si128((const __m128i *)(pl + k));
+            const __m128i idx = _mm_andnot_si128(_mm_srai_epi32(l, 31), _mm_srai_epi32(l, 2));
+            __m256i m = _mm256_i32gather_epi64(base, _mm_slli_epi32(idx, 1), 8);
+            const __m256i effect = _mm256_sub_epi64(_mm256_setzero_si256(),
+                                                    _mm256_cvtepi32_epi64(_mm_and_si128(l, one)));
+            m = _mm256_or_si256(m, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(guard_true + k)), effect));
+            _mm256_storeu_si256((__m256i *)(pm + k), m);
+        }
+        mc_gather_masks(pl + k, leaves, guard_true + k, pm + k, B - k);
+    }
+
+    __attribute__((target("avx2")))
+    static void mc_keep_leaves_avx2(const uint64_t *pm, uint64_t cm, const int32_t *pl, int32_t *ol, int64_t B) {
+        const __m256i c = _mm256_set1_epi64x((long long)cm), zero = _mm256_setzero_si256();
+        const __m256i low = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+        int64_t k = 0;
+        for (; k + 4 <= B; k += 4) {
+            const __m256i kept = _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_loadu_si256((const __m256i *)(pm + k)), c), zero);
+            const __m128i keep = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(kept, low));
+            const __m128i l = _mm_loadu_si128((const __m128i *)(pl + k));
+            _mm_storeu_si128((__m128i *)(ol + k), _mm_or_si128(_mm_and_si128(keep, l), _mm_xor_si128(keep, _mm_set1_epi32(-1))));
+        }
+        mc_keep_leaves(pm + k, cm, pl + k, ol + k, B - k);
+    }
+    #endif
+
+    /* Whether this CPU runs the AVX2 loops. */
+    static int mc_cpu_avx2(void) {
+    #ifdef MC_AVX2
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") ? 1 : 0;
+    #else
+        return 0;
+    #endif
+    }
+
     /* Put key -> value into the pair table `t` of `nt` slots (the key positive; the table has room). */
     static inline void mc_pair_put(int64_t *t, uint64_t nt, int64_t key, int64_t value) {
         uint64_t h = mc_slot((uint64_t)key, nt);
@@ -184,11 +256,12 @@ cdef extern from *:
             int32_t *miss_fn = p[MC_MISS_FN], *miss_parent = p[MC_MISS_PARENT], *miss_rows = p[MC_MISS_ROWS];
             int32_t *miss_node = p[MC_MISS_NODE], *miss_depth = p[MC_MISS_DEPTH];
             const int64_t mcap = len[MC_MISS_FN], probe = S[S_PROBE];
+            const int avx2 = S[S_SIMD] && mc_cpu_avx2();
             int64_t i = S[S_I], n_out = S[S_N_OUT], vcount = S[S_VCOUNT];
             int64_t n_miss = 0, first_miss = -1, end = hi;
             /* Each binding's guard's true_mask (0 without a guard), for step 3: learning only adds to them,
                between calls. */
-            uint64_t *guard_true = malloc((B > 0 ? B : 1) * sizeof(uint64_t));
+            uint64_t *guard_true = malloc(2 * (B > 0 ? B : 1) * sizeof(uint64_t)), *pm = guard_true + (B > 0 ? B : 1);
             if (!guard_true) {
                 PyBuffer_Release(&tv);
                 PyBuffer_Release(&sv);
@@ -214,7 +287,7 @@ cdef extern from *:
                 const int32_t *row = rows + i * K;
                 int32_t *pl = i < leaf_rows ? row_leaf + i * W : scratch;
                 int64_t nc = 0, b, c, k, s, base;
-                int fired = 0, missed = 0;
+                int fired = 0, missed = 0, have_pm = 0;
                 /* The parent's own sum is its fingerprint, unless that is 1 (a sum of 0 is made 1). */
                 uint64_t rz = row_fp[i];
                 int32_t code, leaf;
@@ -339,16 +412,22 @@ cdef extern from *:
                             int32_t *ol = out_leaf + n_out * W;
                             const uint64_t cm = cand_mask[c];
                             /* An effect's leaf stands while its path and the paths of every state its
-                               guard ever held on (guard_true, by binding) are unchanged.  Without a
-                               branch: every slot is known here (step 1 walked each, or noted a miss
-                               and the parent is not kept), but an unknown one would read leaf 0 and
-                               stay unknown. */
-                            for (k = 0; k < B; k++) {
-                                const int32_t l = pl[k];
-                                const uint64_t m = leaves[(l >> 2) & ~(l >> 31)].mask
-                                    | (guard_true[k] & -(uint64_t)(l & 1));
-                                ol[k] = ((m & cm) != 0) | (l < 0) ? -1 : l;
+                               guard ever held on (guard_true, by binding) are unchanged.  Those masks
+                               are gathered once per parent (pm), at its first new state, so that each
+                               new state only tests its changes against them.  Without a branch: every
+                               slot is known here (step 1 walked each, or noted a miss and the parent
+                               is not kept), but an unknown one (-1) would read leaf 0 and stay -1. */
+                            if (!have_pm) {
+                            #ifdef MC_AVX2
+                                if (avx2) mc_gather_masks_avx2(pl, leaves, guard_true, pm, B); else
+                            #endif
+                                mc_gather_masks(pl, leaves, guard_true, pm, B);
+                                have_pm = 1;
                             }
+                        #ifdef MC_AVX2
+                            if (avx2) mc_keep_leaves_avx2(pm, cm, pl, ol, B); else
+                        #endif
+                            mc_keep_leaves(pm, cm, pl, ol, B);
                             memcpy(ol + B, cand_own + c * NOWN, NOWN * sizeof(int32_t));
                         }
                         out_parent[n_out] = (int32_t)i;
