@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from modelcheck.memo import assemble
 from modelcheck.memo.traced import Traced, component_of
 
 Leaf = int  # the component index
@@ -33,7 +34,9 @@ class Layout:
 
     The conversions the search makes on every learning step (a traced state
     from a row, a successor's entry) are generated as straight-line Python
-    for this layout: the recursive walks cost ten times as much.
+    for this layout: the recursive walks cost ten times as much.  Where the
+    compiled modules are built, a traced state is built in C instead
+    (:mod:`modelcheck.memo.assemble`, the same objects).
     """
 
     def __init__(self, root: Node, width: int, paths: list[tuple]) -> None:
@@ -41,6 +44,8 @@ class Layout:
         self.width = width
         self.paths = paths  # component index -> path (field names and item indices)
         self.traced_state, self.entry_of, self.child_entry_of = _generate(root)
+        if assemble.COMPILED:
+            self.traced_state = assemble.Assembler(assemble.shape_of(root))
 
     def describe(self) -> str:
         return ", ".join(".".join(str(p) for p in path) or "state" for path in self.paths)
