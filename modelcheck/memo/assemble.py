@@ -5,7 +5,7 @@ straight-line Python: per component two subscripts and a lookup, per record
 a ``tuple.__new__`` through an intermediate tuple, all interpreted.  Built
 here, the same state costs about a third as much (Kip320: 21 components and
 seven records or tuples a state, 47,450 evaluations).  It is only a faster
-way to the same objects: tests/test_memo_layout.py compares the two on
+way to the same objects: tests/test_memo_assemble.py compares the two on
 states of every registered spec.
 """
 

@@ -261,13 +261,14 @@ cdef extern from *:
             int64_t n_miss = 0, first_miss = -1, end = hi;
             /* Each binding's guard's true_mask (0 without a guard), for step 3: learning only adds to them,
                between calls. */
-            uint64_t *guard_true = malloc(2 * (B > 0 ? B : 1) * sizeof(uint64_t)), *pm = guard_true + (B > 0 ? B : 1);
+            uint64_t *guard_true = malloc(2 * (B > 0 ? B : 1) * sizeof(uint64_t)), *pm;
             if (!guard_true) {
                 PyBuffer_Release(&tv);
                 PyBuffer_Release(&sv);
                 PyErr_NoMemory();
                 return -1;
             }
+            pm = guard_true + (B > 0 ? B : 1);  /* step 3's masks of one parent's slots */
             for (j = 0; j < B; j++)
                 guard_true[j] = guard_of[j] >= 0 ? true_mask[guard_of[j]] : 0;
             /* A walk that reaches a branch not learnt yet is noted (function, row); from the first such
