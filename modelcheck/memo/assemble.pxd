@@ -18,7 +18,17 @@ cdef extern from *:
                 if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "assemble: component out of range");
                 return NULL;
             }
-            return PyObject_GetItem(PyList_GET_ITEM(T, k), PyTuple_GET_ITEM(row, k));
+            {
+                /* A dict's item read directly (PyObject_GetItem's dispatch cost about a third of the
+                   assembly); only a value met for the first time goes through it, to its __missing__. */
+                PyObject *made = PyList_GET_ITEM(T, k), *id = PyTuple_GET_ITEM(row, k), *x;
+                if (PyDict_Check(made)) {
+                    x = PyDict_GetItemWithError(made, id);
+                    if (x != NULL) { Py_INCREF(x); return x; }
+                    if (PyErr_Occurred()) return NULL;
+                }
+                return PyObject_GetItem(made, id);
+            }
         }
         cls = PyTuple_GET_ITEM(node, 0);
         children = PyTuple_GET_ITEM(node, 1);

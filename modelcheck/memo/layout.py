@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from modelcheck.memo import assemble
+from modelcheck.memo import traced
 from modelcheck.memo.traced import Traced, component_of
 
 Leaf = int  # the component index
@@ -36,7 +37,9 @@ class Layout:
     from a row, a successor's entry) are generated as straight-line Python
     for this layout: the recursive walks cost ten times as much.  Where the
     compiled modules are built, a traced state is built in C instead
-    (:mod:`modelcheck.memo.assemble`, the same objects).
+    (:mod:`modelcheck.memo.assemble`, the same objects), and a successor's
+    entries are written by :class:`~modelcheck.memo.traced.SuccessorEntries`
+    (the same entries).
     """
 
     def __init__(self, root: Node, width: int, paths: list[tuple]) -> None:
@@ -46,6 +49,8 @@ class Layout:
         self.traced_state, self.entry_of, self.child_entry_of = _generate(root)
         if assemble.COMPILED:
             self.traced_state = assemble.Assembler(assemble.shape_of(root))
+        if traced.COMPILED:
+            self.child_entry_of = traced.SuccessorEntries(traced.entries_shape(root), self.child_entry_of)
 
     def describe(self) -> str:
         return ", ".join(".".join(str(p) for p in path) or "state" for path in self.paths)

@@ -31,6 +31,13 @@ import operator
 from typing import Any
 
 _get = object.__getattribute__
+
+try:
+    import cython  # read by Cython when ``modelcheck compile`` builds this module
+
+    COMPILED: bool = cython.compiled
+except ImportError:  # Cython is the optional ``compile`` extra
+    COMPILED = False
 _OWN = frozenset(("_v", "_k", "_log"))
 
 
@@ -307,3 +314,70 @@ def value_of(x: Traced) -> Any:
 
 def component_of(x: Traced) -> int:
     return x._k
+
+
+def entries_shape(node: Any) -> Any:
+    """The layout's tree (:mod:`modelcheck.memo.layout`) as :class:`SuccessorEntries` reads it: a component
+    index, or ``(record class or None for a plain tuple, children, ~k of every component below)``."""
+    if type(node) is int:
+        return node
+    children = node[2] if node[0] == "record" else node[1]
+    shapes = tuple(entries_shape(c) for c in children)
+    below: list[int] = []
+    for c in shapes:
+        below.extend([c] if type(c) is int else [~x for x in c[2]])
+    return (node[1] if node[0] == "record" else None, shapes, tuple(~k for k in below))
+
+
+class SuccessorEntries:
+    """``entries(t, out, intern, s)``: what the layout's generated ``child_entry_of`` does, compiled.
+
+    Appends, per component of the successor ``t`` of the traced state ``s``,
+    ``~k`` where ``t`` holds component ``k`` of the parent as it was (its
+    :class:`Traced`, or inside a record or tuple of ``s`` that ``t`` holds
+    as the very object), else the id ``intern`` gives its value.  The
+    generated code is interpreted Python, about a tenth of Kip320's learning
+    time; here each step reads the Traced's fields in C, which is why it
+    lives beside the class.  Where ``t``'s shape differs from the layout's,
+    what was appended is taken back and ``fallback`` (the generated code)
+    runs instead, to raise :class:`~modelcheck.memo.layout.LayoutMismatch`
+    with the path.  tests/test_memo_assemble.py compares the two.
+    """
+
+    def __init__(self, shape: Any, fallback: Any) -> None:
+        self.shape = shape
+        self.fallback = fallback
+
+    def __call__(self, t: Any, out: list, intern: Any, s: Any) -> None:
+        n = len(out)
+        if not _entries(self.shape, t, s, out, intern):
+            del out[n:]
+            self.fallback(t, out, intern, s)
+
+
+def _entries(node: Any, t: Any, p: Any, out: list, intern: Any) -> bool:
+    """Append the entries of ``t`` at ``node`` (``p``: the traced parent's part there, or None); False where
+    ``t``'s shape is not the layout's."""
+    if type(node) is int:
+        if type(t) is Traced:
+            tr = t
+            out.append(~tr._k)
+        else:
+            out.append(intern(t))
+        return True
+    if p is not None and t is p:
+        out.extend(node[2])
+        return True
+    cls = node[0]
+    children = node[1]
+    n = len(children)
+    if (type(t) is not tuple if cls is None else type(t) is not cls) or len(t) != n:
+        return False
+    for i in range(n):
+        c = children[i]
+        # Compiled, an item is read as a tuple's (t[i] on a record would go through its class's __getitem__).
+        x = mc_tuple_item(t, i) if COMPILED else t[i]
+        q = None if p is None or type(c) is int else mc_tuple_item(p, i) if COMPILED else p[i]
+        if not _entries(c, x, q, out, intern):
+            return False
+    return True

@@ -48,6 +48,13 @@ from modelcheck.memo.values import Interner
 MISSING = -1
 MASK_ALL = (1 << 64) - 1
 
+try:
+    import cython  # read by Cython when ``modelcheck compile`` builds this module
+
+    COMPILED: bool = cython.compiled
+except ImportError:  # Cython is the optional ``compile`` extra
+    COMPILED = False
+
 
 class BadResult(Exception):
     """An action returned something other than None, a state or a list of states (the readable path names it)."""
@@ -56,6 +63,14 @@ class BadResult(Exception):
 def _edge_key(n: int, v: int) -> int:
     """The edge table's key for inner node ``n`` and component id ``v`` (never 0, the empty slot)."""
     return ((n << 32) | v) + 1
+
+
+def _path_mask(path: list) -> int:
+    """Bit ``k % 64`` for each component ``k`` of ``path`` (``mc_path_mask`` in C when compiled)."""
+    m = 0
+    for k in path:
+        m |= 1 << (k & 63)
+    return m
 
 
 def _grown(a: np.ndarray, need: int) -> np.ndarray:
@@ -164,9 +179,7 @@ class Tries:
         j = -2 - code - self._flushed[1]
         if j < 0 or code == self._empty:
             return
-        m = 0
-        for k in path:
-            m |= 1 << (k & 63)
+        m = mc_path_mask(path) if COMPILED else _path_mask(path)
         self._new_masks[j] = m
         if holds_in >= 0 and m & ~self._true_masks[holds_in]:
             self._true_masks[holds_in] |= m
@@ -371,7 +384,7 @@ class Learner:
             if r is not True and r is not False:
                 raise BadResult(r)
             code = tries.leaf(1 if r else 0)
-        path = list(dict.fromkeys(log))
+        path = mc_first_uses(log, tries.width) if COMPILED else list(dict.fromkeys(log))
         if len(path) < depth or (last is not None and path[depth - 1] != tries.comps[last]):
             raise NotDeterministic(f"{path} after {depth} reads")
         tries.set_mask(code, path, f if kind != "action" and r else -1)
