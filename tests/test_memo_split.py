@@ -7,6 +7,7 @@ a rewriting of the spec's code, so ``effect(s) if guard(s) else None`` must be
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import sys
 import textwrap
@@ -15,7 +16,8 @@ import numpy as np
 import pytest
 
 from modelcheck.memo.backend import sample_states
-from modelcheck.memo.split import split_guard
+from modelcheck.build import compiled
+from modelcheck.memo.split import BUILT, built_source, split_guard
 from modelcheck.memo.tries import Tries
 from modelcheck.model.bound import BoundModel
 from modelcheck.options import CheckOptions
@@ -184,3 +186,35 @@ def test_leaves_of_predicates_and_actions_learnt_in_one_batch_keep_their_entries
     assert t.leaf_entries(a)[0] == 2 and t.leaf_entries(a)[1].tolist() == [5, 6, 7, 8]
     assert t.leaf_entries(b)[0] == 1 and t.leaf_entries(b)[1].tolist() == [-1, 9]
     assert isinstance(t.entries, np.ndarray)
+
+
+def test_the_source_appended_at_build_time_holds_the_same_guard_and_effect(mod):
+    """What ``modelcheck compile`` appends to a spec module (built_source) run in the module's globals: the
+    same results as the functions split_guard derives when the module runs as its .py."""
+    namespace = dict(vars(mod))
+    exec(compile(built_source(ast.parse(textwrap.dedent(SOURCE))), "<built>", "exec"), namespace)  # noqa: S102
+    for name in ("guarded", "call_ends_the_beginning", "raises_in_guard", "wrapped"):
+        assert callable(namespace[BUILT[0] + name]) and callable(namespace[BUILT[1] + name])
+    for name in ("no_guard", "walrus", "guard_with_else", "make_closure", "doubling"):
+        assert BUILT[0] + name not in namespace
+    for name in ("guarded", "call_ends_the_beginning"):
+        guard, effect = split_guard(getattr(mod, name))
+        built_guard, built_effect = namespace[BUILT[0] + name], namespace[BUILT[1] + name]
+        for s in _states(mod):
+            for r in range(3):
+                assert built_guard(None, s, r) == guard(None, s, r)
+                assert built_effect(None, s, r) == effect(None, s, r)
+
+
+def test_a_compiled_spec_runs_the_split_functions_built_with_it():
+    spec = load_spec("kip320")
+    if not compiled.is_compiled(sys.modules["modelcheck.specs.kip320"]):
+        pytest.skip("the registered specs run as their .py (no modelcheck compile)")
+    model = BoundModel(spec, build_constants(spec, {}), CheckOptions())
+    split = [split_guard(a.fn) for a in model.actions]
+    assert any(sp is not None for sp in split)
+    for a, sp in zip(model.actions, split):
+        if sp is not None:
+            guard, effect = sp
+            assert guard.__name__ == BUILT[0] + a.fn.__name__ and effect.__name__ == BUILT[1] + a.fn.__name__
+            assert compiled.is_compiled(sys.modules[guard.__module__])

@@ -92,9 +92,14 @@ def source_digest(source: bytes, cython_version: str, rewrite: str = "") -> str:
 
 
 def _rewrite_version() -> str:
-    """The rewrite's own source, as a digest: changing :mod:`modelcheck.build.record_rewrite` rebuilds the specs."""
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "record_rewrite.py"), "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()[:20]
+    """The rewrite's own source, as a digest: changing :mod:`modelcheck.build.record_rewrite` rebuilds the specs,
+    and so does changing :mod:`modelcheck.memo.split` (the rewrite appends the guards and effects it derives)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    h = hashlib.sha256()
+    for path in (os.path.join(here, "record_rewrite.py"), os.path.join(os.path.dirname(here), "memo", "split.py")):
+        with open(path, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:20]
 
 
 DEPENDS = "depends"

@@ -50,6 +50,12 @@ an augmenting ``.pxd`` (the ``.py`` on disk is untouched):
   answered from a per-site cache while that module's namespace dict keeps
   the version tag it had (any assignment to the module changes it).
 
+* the guard and the effect of each action the memo tables split
+  (:func:`modelcheck.memo.split.built_source`) are appended after the
+  spec's last line, as module-level functions, and rewritten like the
+  rest: where the spec runs compiled, so do they (interpreted, the tables'
+  evaluations of Kip320 spent most of their time in one of them).
+
 A suggestion is never trusted.  Each helper is a C function, inlined, that
 takes its fast path only when the value's type *is* the class (or
 ``tuple``/``int``) exactly, and otherwise does what the original expression
@@ -85,6 +91,7 @@ from typing import Iterator, Mapping
 
 import attrs
 
+from modelcheck.memo.split import BUILT, built_source
 from modelcheck.model.expander import ENTRY_GUARD
 
 LIBRARY = "modelcheck.spec.replace"
@@ -130,11 +137,13 @@ class Rewritten:
     module_reads: int = 0
     entries: int = 0
     """Decorated functions declared ``cpdef`` for callers in C (see :func:`_entries`)."""
+    splits: int = 0
+    """Guards and effects of split actions appended (:func:`modelcheck.memo.split.built_source`)."""
 
     @property
     def changed(self) -> bool:
         return bool(self.reads or self.items or self.constructions or self.replacements or self.direct_calls
-                    or self.module_reads or self.entries)
+                    or self.module_reads or self.entries or self.splits)
 
 
 # A suggested type: ("record", RecordClass) or ("tuple", element type or None).
@@ -777,6 +786,15 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
         tree = ast.parse(source)
     except SyntaxError:
         return unchanged  # Cython will report it
+    if any(n.startswith(PREFIX) for n in {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+           | set(_module_bindings(tree))):
+        return unchanged
+    # The actions' guards and effects for the memo tables (modelcheck.memo.split), after the spec's last line.
+    splits = built_source(tree)
+    if splits:
+        source = source + ("" if source.endswith("\n") else "\n") + "\n\n" + splits
+        tree = ast.parse(source)
+        unchanged = Rewritten(source, "", (), 0, 0, 0, 0, splits=splits.count("\ndef ") + 1)
     registry = Registry(package_dirs)
     scope = registry.scope(module, tree)
     bound = _module_bindings(tree)
@@ -785,7 +803,7 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
     entries = _entries(tree, once, source.split("\n"))
     module_names = set(bound) | {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     if not (scope.records or scope.replacers or scope.modules or scope.library or helpers or entries) or any(
-            n.startswith(PREFIX) for n in module_names):
+            n.startswith(PREFIX) and not n.startswith(BUILT) for n in module_names):
         return unchanged
     splicer = _Splicer(source)
     counts = {"get": 0, "item": 0, "new": 0, "replace": 0, "library": 0, "kwreplace": 0, "direct": 0, "modattr": 0,
@@ -840,7 +858,7 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
                      tuple(sorted(registry.read.items())),
                      counts["get"], counts["item"], counts["new"],
                      counts["replace"] + counts["library"] + counts["kwreplace"], counts["direct"],
-                     splicer.modattr_sites, len(entries))
+                     splicer.modattr_sites, len(entries), unchanged.splits)
 
 
 def _trailer(scope: ModuleScope, classes: Mapping[RecordClass, str], replacers: Mapping[Replacer, str],

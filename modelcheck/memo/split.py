@@ -20,8 +20,11 @@ conditions, which assign nothing (a condition holding ``:=`` is not split)
 and change nothing; so the action returns the effect's result when its
 guard holds, and None when it does not.
 
-The split functions are compiled from the action's source, with its
-module's globals; an action whose source cannot be read, that is a closure
+Where the spec module runs compiled, ``modelcheck compile`` has appended
+the two functions to the module it builds (:func:`built_source`), so they
+run compiled like the rest of the spec; otherwise they are compiled here
+from the action's source, with its module's globals, and run interpreted.
+An action whose source cannot be read, that is a closure
 or a wrapper of the function its name defines (a decorator's), or whose body
 has no such beginning, is not split (its one tree is exact too).  Assignments in the beginning are kept only while they are reads of
 parts (``ls = s.leader_state``, ``rs = s.replica_state[leader]``): an
@@ -38,12 +41,32 @@ from typing import Any, Callable
 from modelcheck.memo.guard import definition_of
 
 
+BUILT = ("_mc_split_guard_", "_mc_split_effect_")
+"""The names, before the action's, of the guard and effect :func:`built_source` appends to a compiled module."""
+
+
 def split_guard(fn: Callable) -> tuple[Callable, Callable] | None:
     """``(guard, effect)`` for an action function, as described above, or None if it is not split."""
     if getattr(fn, "__closure__", None) or not isinstance(getattr(fn, "__globals__", None), dict):
         return None
     node = definition_of(fn)
-    if not isinstance(node, ast.FunctionDef) or node.args.vararg or node.args.kwarg or not _is_that_def(fn, node):
+    if not isinstance(node, ast.FunctionDef) or not _is_that_def(fn, node):
+        return None
+    bodies = split_bodies(node)
+    if bodies is None:
+        return None
+    built = [fn.__globals__.get(prefix + node.name) for prefix in BUILT]
+    if all(callable(f) for f in built):  # the compiled module of this very source (the .py has no such names)
+        return built[0], built[1]
+    try:
+        return _compiled(fn, node, bodies[0], "guard"), _compiled(fn, node, bodies[1], "effect")
+    except (SyntaxError, TypeError, ValueError):
+        return None
+
+
+def split_bodies(node: ast.FunctionDef) -> tuple[list, list] | None:
+    """The guard's and the effect's bodies for an action's ``def``, or None if it is not split."""
+    if node.args.vararg or node.args.kwarg:
         return None
     body = node.body
     start = 1 if body and _is_docstring(body[0]) else 0
@@ -59,10 +82,38 @@ def split_guard(fn: Callable) -> tuple[Callable, Callable] | None:
     guard_body = [_as_false(s) if _is_guard(s) else s for s in body[start:last_guard + 1]]
     guard_body.append(ast.Return(ast.Constant(True)))
     effect_body = [s for i, s in enumerate(body) if i < start or i > last_guard or not _is_guard(s)]
-    try:
-        return _compiled(fn, node, guard_body, "guard"), _compiled(fn, node, effect_body, "effect")
-    except (SyntaxError, TypeError, ValueError):
-        return None
+    return guard_body, effect_body
+
+
+def built_source(tree: ast.Module) -> str:
+    """The guard and effect of every module-level function of ``tree`` that splits, as source to append to
+    the module (named by :data:`BUILT`), or "".
+
+    ``modelcheck compile`` appends it to each spec module it builds, so that
+    the split functions run compiled; the record rewrite then applies to
+    them as to the rest of the module (the parameters keep their
+    annotations, which suggest record types to it; compiled specs do not
+    type by annotations).  The build is keyed by this module's source too,
+    so the functions appended are always those :func:`split_guard` derives.
+    """
+    out = []
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        bodies = split_bodies(node)
+        if bodies is None:
+            continue
+        for prefix, body in zip(BUILT, bodies):
+            new = copy.copy(node)
+            new.name = prefix + node.name
+            new.body = list(body)
+            new.decorator_list = []
+            new.returns = None
+            try:
+                out.append(ast.unparse(ast.fix_missing_locations(new)))
+            except (TypeError, ValueError, AttributeError):
+                return ""
+    return "\n\n\n".join(out) + "\n" if out else ""
 
 
 def _is_that_def(fn: Callable, node: ast.FunctionDef) -> bool:
