@@ -218,3 +218,31 @@ def test_a_compiled_spec_runs_the_split_functions_built_with_it():
             guard, effect = sp
             assert guard.__name__ == BUILT[0] + a.fn.__name__ and effect.__name__ == BUILT[1] + a.fn.__name__
             assert compiled.is_compiled(sys.modules[guard.__module__])
+
+
+def test_a_specs_own_function_bearing_a_built_name_is_not_taken_for_the_built_one(tmp_path):
+    """Only code appended past the module's last line (by modelcheck compile) is taken for the built guard
+    and effect; a function of the spec's own with such a name is not."""
+    path = tmp_path / "own_names.py"
+    path.write_text(textwrap.dedent('''
+        def _mc_split_guard_act(c, s, r):
+            return True
+
+        def _mc_split_effect_act(c, s, r):
+            return "not the effect"
+
+        def act(c, s, r):
+            if s < 0:
+                return None
+            return s + r
+    '''))
+    spec = importlib.util.spec_from_file_location("own_names", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["own_names"] = module
+    try:
+        spec.loader.exec_module(module)
+        guard, effect = split_guard(module.act)
+        assert guard is not module._mc_split_guard_act and effect is not module._mc_split_effect_act
+        assert guard(None, -1, 0) is False and effect(None, 2, 3) == 5
+    finally:
+        del sys.modules["own_names"]

@@ -86,15 +86,33 @@ _TREES: dict[tuple[str, int, int], Any] = {}
 """Parsed sources by (path, mtime, size): a cache of file contents, not of any run's state."""
 
 
-def _definition(path: str, qualname: str) -> Any:
-    """The ``def`` of ``qualname`` in the file (each version of a file parsed once)."""
+def source_end(fn: Callable) -> int | None:
+    """The last line of the source of the module that defines ``fn`` (as parsed), or None if unreadable."""
+    module = sys.modules.get(getattr(fn, "__module__", None) or "")
+    path = _source_path(module) if module is not None else None
+    if path is None:
+        return None
+    try:
+        body = _tree(path).body
+    except (OSError, SyntaxError, ValueError):
+        return None
+    return max((getattr(n, "end_lineno", None) or n.lineno for n in body), default=0)
+
+
+def _tree(path: str) -> Any:
+    """The file's parsed source (each version of a file parsed once)."""
     st = os.stat(path)
     key = (path, st.st_mtime_ns, st.st_size)
     tree = _TREES.get(key)
     if tree is None:
         with open(path, encoding="utf-8") as f:
             tree = _TREES[key] = ast.parse(f.read())
-    node = tree
+    return tree
+
+
+def _definition(path: str, qualname: str) -> Any:
+    """The ``def`` of ``qualname`` in the file (each version of a file parsed once)."""
+    node = _tree(path)
     for part in qualname.split("."):
         node = next((n for n in getattr(node, "body", []) if isinstance(n, (ast.FunctionDef, ast.ClassDef))
                      and n.name == part), None)

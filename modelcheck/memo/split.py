@@ -38,7 +38,7 @@ import ast
 import copy
 from typing import Any, Callable
 
-from modelcheck.memo.guard import definition_of
+from modelcheck.memo.guard import definition_of, source_end
 
 
 BUILT = ("_mc_split_guard_", "_mc_split_effect_")
@@ -55,13 +55,29 @@ def split_guard(fn: Callable) -> tuple[Callable, Callable] | None:
     bodies = split_bodies(node)
     if bodies is None:
         return None
-    built = [fn.__globals__.get(prefix + node.name) for prefix in BUILT]
-    if all(callable(f) for f in built):  # the compiled module of this very source (the .py has no such names)
-        return built[0], built[1]
+    built = _built(fn, node)
+    if built is not None:
+        return built
     try:
         return _compiled(fn, node, bodies[0], "guard"), _compiled(fn, node, bodies[1], "effect")
     except (SyntaxError, TypeError, ValueError):
         return None
+
+
+def _built(fn: Callable, node: ast.FunctionDef) -> tuple[Callable, Callable] | None:
+    """The guard and effect ``modelcheck compile`` appended to ``fn``'s module, if it runs compiled.
+
+    They are taken only when defined past the last line of the module's
+    ``.py``: only appended code is there, so a function of the spec's own
+    that happens to bear such a name is never taken for them.
+    """
+    built = [fn.__globals__.get(prefix + node.name) for prefix in BUILT]
+    end = source_end(fn)
+    if end is None or not all(callable(f) for f in built):
+        return None
+    if any(getattr(getattr(f, "__code__", None), "co_firstlineno", 0) <= end for f in built):
+        return None
+    return built[0], built[1]
 
 
 def split_bodies(node: ast.FunctionDef) -> tuple[list, list] | None:
