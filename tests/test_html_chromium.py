@@ -148,8 +148,11 @@ def explorer_url():
     started = []
 
     def start(*args: str) -> str:
+        # Ctrl-C as a terminal delivers it: a run started in the background by a non-interactive shell
+        # inherits SIGINT ignored, and Python then installs no handler, so the server would not stop.
         p = subprocess.Popen([sys.executable, "-m", "modelcheck", "explore", *args, "--port", "0"], cwd=ROOT,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         started.append(p)
         m = re.search(r"(http://127\.0\.0\.1:\d+/)", p.stdout.readline())
         assert m, p.stderr.read()
