@@ -37,15 +37,20 @@ def _same(a, b) -> None:
         _same(x, y)
 
 
-@pytest.mark.parametrize("name", sorted(registered_specs()))
-def test_assembled_state_is_the_generated_one(name):
+def _traced_setup(name: str, n: int):
+    """A registered spec's model, its first ``n`` states, their layout, an interner and the Traced makers."""
     spec = load_spec(name)
     model = BoundModel(spec, build_constants(spec, {}), CheckOptions())
-    states = sample_states(model, 300)
+    states = sample_states(model, n)
     layout = derive_layout(states)
     intern = Interner(_is_canonical)
     log: list = []
-    T = [TracedOf(k, intern.values, log) for k in range(layout.width)]
+    return model, states, layout, intern, [TracedOf(k, intern.values, log) for k in range(layout.width)]
+
+
+@pytest.mark.parametrize("name", sorted(registered_specs()))
+def test_assembled_state_is_the_generated_one(name):
+    _model, states, layout, intern, T = _traced_setup(name, 300)
     generated = _generate(layout.root)[0]
     built = assemble.Assembler(assemble.shape_of(layout.root))
     assert layout.traced_state is not generated  # the layout took the assembler
@@ -66,13 +71,7 @@ def test_a_short_row_is_an_error_not_a_crash():
 
 @pytest.mark.parametrize("name", sorted(registered_specs()))
 def test_compiled_successor_entries_are_the_generated_ones(name):
-    spec = load_spec(name)
-    model = BoundModel(spec, build_constants(spec, {}), CheckOptions())
-    states = sample_states(model, 200)
-    layout = derive_layout(states)
-    intern = Interner(_is_canonical)
-    log: list = []
-    T = [TracedOf(k, intern.values, log) for k in range(layout.width)]
+    model, states, layout, intern, T = _traced_setup(name, 200)
     generated = _generate(layout.root)[2]
     assert isinstance(layout.child_entry_of, traced.SuccessorEntries)  # the layout took the compiled writer
     compared = 0

@@ -192,7 +192,7 @@ def test_the_source_appended_at_build_time_holds_the_same_guard_and_effect(mod):
     """What ``modelcheck compile`` appends to a spec module (built_source) run in the module's globals: the
     same results as the functions split_guard derives when the module runs as its .py."""
     namespace = dict(vars(mod))
-    exec(compile(built_source(ast.parse(textwrap.dedent(SOURCE))), "<built>", "exec"), namespace)  # noqa: S102
+    exec(compile("\n\n".join(built_source(ast.parse(textwrap.dedent(SOURCE)))), "<built>", "exec"), namespace)  # noqa: S102
     for name in ("guarded", "call_ends_the_beginning", "raises_in_guard", "wrapped"):
         assert callable(namespace[BUILT[0] + name]) and callable(namespace[BUILT[1] + name])
     for name in ("no_guard", "walrus", "guard_with_else", "make_closure", "doubling"):

@@ -91,7 +91,7 @@ from typing import Iterator, Mapping
 
 import attrs
 
-from modelcheck.memo.split import BUILT, built_source
+from modelcheck.memo.split import built_source
 from modelcheck.model.expander import ENTRY_GUARD
 
 LIBRARY = "modelcheck.spec.replace"
@@ -792,18 +792,16 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
     # The actions' guards and effects for the memo tables (modelcheck.memo.split), after the spec's last line.
     splits = built_source(tree)
     if splits:
-        source = source + ("" if source.endswith("\n") else "\n") + "\n\n" + splits
+        source = source + ("" if source.endswith("\n") else "\n") + "\n\n" + "\n\n\n".join(splits) + "\n"
         tree = ast.parse(source)
-        unchanged = Rewritten(source, "", (), 0, 0, 0, 0, splits=splits.count("\ndef ") + 1)
+        unchanged = Rewritten(source, "", (), 0, 0, 0, 0, splits=len(splits))
     registry = Registry(package_dirs)
     scope = registry.scope(module, tree)
     bound = _module_bindings(tree)
     once = {name for name, k in bound.items() if k == 1}
     helpers = _covered_helpers(tree, _direct_helpers(tree, once))
     entries = _entries(tree, once, source.split("\n"))
-    module_names = set(bound) | {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    if not (scope.records or scope.replacers or scope.modules or scope.library or helpers or entries) or any(
-            n.startswith(PREFIX) and not n.startswith(BUILT) for n in module_names):
+    if not (scope.records or scope.replacers or scope.modules or scope.library or helpers or entries):
         return unchanged
     splicer = _Splicer(source)
     counts = {"get": 0, "item": 0, "new": 0, "replace": 0, "library": 0, "kwreplace": 0, "direct": 0, "modattr": 0,

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from modelcheck.memo import assemble
-from modelcheck.memo import traced
+from modelcheck.memo import assemble, traced
 from modelcheck.memo.traced import Traced, component_of
 
 Leaf = int  # the component index

@@ -101,9 +101,9 @@ def split_bodies(node: ast.FunctionDef) -> tuple[list, list] | None:
     return guard_body, effect_body
 
 
-def built_source(tree: ast.Module) -> str:
-    """The guard and effect of every module-level function of ``tree`` that splits, as source to append to
-    the module (named by :data:`BUILT`), or "".
+def built_source(tree: ast.Module) -> list[str]:
+    """The guard and effect of every module-level function of ``tree`` that splits, each as source to append
+    to the module (named by :data:`BUILT`); none if one cannot be written.
 
     ``modelcheck compile`` appends it to each spec module it builds, so that
     the split functions run compiled; the record rewrite then applies to
@@ -120,16 +120,11 @@ def built_source(tree: ast.Module) -> str:
         if bodies is None:
             continue
         for prefix, body in zip(BUILT, bodies):
-            new = copy.copy(node)
-            new.name = prefix + node.name
-            new.body = list(body)
-            new.decorator_list = []
-            new.returns = None
             try:
-                out.append(ast.unparse(ast.fix_missing_locations(new)))
+                out.append(ast.unparse(ast.fix_missing_locations(_def_like(node, prefix + node.name, body))))
             except (TypeError, ValueError, AttributeError):
-                return ""
-    return "\n\n\n".join(out) + "\n" if out else ""
+                return []
+    return out
 
 
 def _is_that_def(fn: Callable, node: ast.FunctionDef) -> bool:
@@ -177,9 +172,20 @@ def _as_false(stmt: ast.If) -> ast.If:
     return out
 
 
+def _def_like(node: ast.FunctionDef, name: str, body: list) -> ast.FunctionDef:
+    """A shallow copy of ``node`` (its location and parameters) named ``name``, with this body, no decorators
+    and no return annotation."""
+    new = copy.copy(node)
+    new.name = name
+    new.body = list(body)
+    new.decorator_list = []
+    new.returns = None
+    return new
+
+
 def _compiled(fn: Callable, node: ast.FunctionDef, body: list, role: str) -> Callable:
     """A function of ``fn``'s parameters with this body, compiled in ``fn``'s module globals."""
-    new = copy.copy(node)  # the def's location; its own arguments, body and no decorators below
+    new = _def_like(node, f"{node.name}__{role}", body)
     # Shallow copies where this changes a node (the arguments lose their annotations); the statements are
     # shared with the spec's tree, which compiling leaves as it is (fix_missing_locations only fills the
     # locations of the nodes made here).  Deep copies of the trees took 0.04 s of every Kip320 run.
@@ -188,10 +194,6 @@ def _compiled(fn: Callable, node: ast.FunctionDef, body: list, role: str) -> Cal
         setattr(args, field, [copy.copy(a) for a in getattr(args, field)])
     for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
         a.annotation = None
-    new.name = f"{node.name}__{role}"
-    new.body = list(body)
-    new.decorator_list = []
-    new.returns = None
     module = ast.Module(body=[new], type_ignores=[])
     ast.fix_missing_locations(module)
     filename = getattr(getattr(fn, "__code__", None), "co_filename", None) or f"<{role} of {node.name}>"

@@ -31,6 +31,7 @@ import operator
 from typing import Any
 
 _get = object.__getattribute__
+_OWN = frozenset(("_v", "_k", "_log"))
 
 try:
     import cython  # read by Cython when ``modelcheck compile`` builds this module
@@ -38,7 +39,6 @@ try:
     COMPILED: bool = cython.compiled
 except ImportError:  # Cython is the optional ``compile`` extra
     COMPILED = False
-_OWN = frozenset(("_v", "_k", "_log"))
 
 
 class Traced:
