@@ -126,9 +126,11 @@ def prepare(
         raise UsageError(conflict)
     if type(workers) is not int or not 1 <= workers <= MAX_WORKERS:
         raise UsageError(f"workers must be a whole number from 1 to {MAX_WORKERS}, got {workers!r}")
-    if memo and (workers > 1 or engine == "spark" or simulate):
-        raise UsageError("--memo applies to the exhaustive one-process search only (not with --workers, Spark "
-                         "or --simulate)")
+    if memo and (engine == "spark" or simulate):
+        raise UsageError("--memo applies to the exhaustive search on this machine only (not with Spark or --simulate)")
+    if memo and worker_timeout is not None:
+        raise UsageError("--worker-timeout is for worker processes, and --memo runs --workers as threads on the "
+                         "memo tables: use one of them")
     if worker_timeout is not None and workers == 1:
         raise UsageError("--worker-timeout applies with --workers N (N > 1) only")
     for name, value, least in (("progress_seconds", progress_seconds, 0), ("checkpoint_every", checkpoint_every, 0),
@@ -139,7 +141,7 @@ def prepare(
     notes: list[str] = []
     cores = os.cpu_count() or 1
     if workers > cores:
-        notes.append(f"{workers} workers on {cores} cores: more processes than cores is slower, not faster")
+        notes.append(f"{workers} workers on {cores} cores: more workers than cores is slower, not faster")
     with real_interrupts():  # importing a spec runs its code: a Ctrl-C there is still the user's
         loaded = spec if isinstance(spec, Spec) else load_spec(spec)
     consts = build_constants(loaded, constants or {})
@@ -286,13 +288,11 @@ class PreparedCheck:
             try:
                 result = LevelDriver(model, backend, self.sink, notice).run()
             except MemoUnsupported as why:
-                from modelcheck.search.local import LocalBackend
-
                 if self.memo:
                     raise UsageError(f"--memo: spec {self.spec.name} cannot run on the memo tables: {why.reason}")
                 note = f"the memo tables stopped ({why.reason}); checked again with the spec's own code"
                 model = BoundModel(self.spec, self.constants, self.options)
-                result = LevelDriver(model, LocalBackend(model), self.sink, notice).run()
+                result = LevelDriver(model, self._spec_backend(model), self.sink, notice).run()
             if note:
                 warnings.append(note)
         return attrs.evolve(result, warnings=tuple(warnings) + result.warnings, spec_object=self.spec,
@@ -306,46 +306,46 @@ class PreparedCheck:
             assert self.reference is not None
             return SparkBackend(model, self.reference, master=self.master, partitions=self.partitions,
                                 sc=self.spark_context, verbose=self.verbose), None
-        if self.workers > 1:
-            from modelcheck.memo.backend import build_reason, option_reason, spec_reason
-            from modelcheck.search.workers.coordinator import WorkersBackend
-
-            backend = WorkersBackend(model, self.workers)
-            if self.worker_timeout is not None:
-                backend.stall_seconds = self.worker_timeout
-            note = None
-            if build_reason() is None and option_reason(model) is None and spec_reason(model) is None:
-                note = (f"--workers {self.workers} computes every successor with the spec's own code; one process "
-                        "on the memo tables (without --workers) is usually faster (docs/memo.md)")
-            return backend, note
-        from modelcheck.search.local import LocalBackend
-
-        if self.memo is False:
-            return LocalBackend(model), None
+        if self.memo is False or (self.workers > 1 and self.worker_timeout is not None):
+            return self._spec_backend(model), None
         from modelcheck.memo.backend import MemoBackend, MemoUnsupported, build_reason, option_reason, spec_reason
 
         reason = build_reason()
         if reason is not None:
             if self.memo:
                 raise UsageError(f"--memo: this run cannot use the memo tables: {reason}")
-            return LocalBackend(model), (f"the memo tables are not used: {reason}; the spec's own code computes "
-                                         "every successor")
+            return self._spec_backend(model), (f"the memo tables are not used: {reason}; the spec's own code "
+                                               "computes every successor")
         reason = option_reason(model)
         if reason is not None:
             if self.memo:
                 raise UsageError(f"--memo: this run cannot use the memo tables: {reason}")
-            return LocalBackend(model), None
+            return self._spec_backend(model), None
         reason = spec_reason(model)
         if reason is None:
             try:
-                return MemoBackend(model), None
+                return MemoBackend(model, threads=self.workers), None
             except MemoUnsupported as why:
                 reason = why.reason
-            except Exception:  # noqa: BLE001 - the spec fails in its first states: the local engine reports it
-                return LocalBackend(model), None
+            except Exception:  # noqa: BLE001 - the spec fails in its first states: the spec's own code reports it
+                return self._spec_backend(model), None
         if self.memo:
             raise UsageError(f"--memo: spec {self.spec.name} cannot run on the memo tables: {reason}")
-        return LocalBackend(model), f"the memo tables are not used: {reason}; the spec's own code computes every successor"
+        return (self._spec_backend(model),
+                f"the memo tables are not used: {reason}; the spec's own code computes every successor")
+
+    def _spec_backend(self, model: Any) -> Any:
+        """The backend that runs the spec's own code: this process, or ``--workers`` processes."""
+        if self.workers > 1:
+            from modelcheck.search.workers.coordinator import WorkersBackend
+
+            backend = WorkersBackend(model, self.workers)
+            if self.worker_timeout is not None:
+                backend.stall_seconds = self.worker_timeout
+            return backend
+        from modelcheck.search.local import LocalBackend
+
+        return LocalBackend(model)
 
 
 def _stderr_notice(message: str) -> None:

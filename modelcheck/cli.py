@@ -176,11 +176,13 @@ def show_cmd(spec_ref: str) -> None:
 @click.option("--max-memory", "max_memory_mb", type=click.IntRange(min=1), default=None, metavar="MiB",
               help="Stop with a checkpoint before the process uses more memory than this.")
 @click.option("--workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=1, show_default=True,
-              help="Local engine: explore with this many processes (same result as one).")
+              help="Local engine: explore with this many threads on the memo tables, or processes on the spec's "
+                   "own code (same result as one).")
 @click.option("--worker-timeout", type=FiniteFloat(1), default=None, metavar="SECONDS",
-              help="--workers: end the run when a worker owing a reply has used no CPU for this long (default 120).")
+              help="--workers as processes on the spec's own code: end the run when a worker owing a reply has "
+                   "used no CPU for this long (default 120).")
 @click.option("--memo/--no-memo", default=None,
-              help="One process: run the spec through its memo tables (default: whenever it can), or never.")
+              help="Run the spec through its memo tables (default: whenever it can), or never.")
 @click.option("--simulate", is_flag=True,
               help="Random walks up to --max-depth (default 100) instead of an exhaustive check.")
 @click.option("--seed", type=int, default=0, show_default=True, help="--simulate: random seed (runs are reproducible).")

@@ -47,11 +47,15 @@ def cli():
 
 
 def check(spec, consts=None, options=None, *, workers: int = 1, progress=None, engine: str = "local",
-          sc=None, ref: str | None = None, preflight: bool = False, verbose: bool = False):
+          sc=None, ref: str | None = None, preflight: bool = False, verbose: bool = False, memo="auto"):
     """``modelcheck.check`` with a spec object, a constants object and :class:`CheckOptions`, as many tests build them.
 
     No preflight walk unless asked (these tests look at the search itself);
     ``engine="spark"`` runs on the SparkContext ``sc``, the spec shipped by ``ref``.
+    ``memo="auto"``: with ``workers`` > 1 the worker processes on the spec's
+    own code (``memo=False``: the tests that use this helper are about them;
+    ``--workers`` as threads on the memo tables is tested in
+    test_memo_threads.py), else the default (``None``).
     """
     import modelcheck
     from modelcheck.options import CheckOptions
@@ -63,7 +67,7 @@ def check(spec, consts=None, options=None, *, workers: int = 1, progress=None, e
         continue_after_violation=o.continue_after_violation, symmetry=o.symmetry,
         progress_seconds=o.progress_seconds, checkpoint=o.checkpoint_dir, checkpoint_every=o.checkpoint_every,
         resume=o.resume, max_memory_mb=o.max_memory_mb, workers=workers, progress=progress or False,
-        preflight=preflight)
+        preflight=preflight, memo=(False if workers > 1 else None) if memo == "auto" else memo)
     if engine == "spark":
         kwargs.update(engine="spark", spark_context=sc, verbose=verbose)
     consts = constants_to_dict(consts) if consts is not None and not isinstance(consts, dict) else consts

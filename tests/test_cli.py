@@ -123,7 +123,7 @@ def test_spec_error_shows_the_trace_that_led_there():
     assert "State 3: <Step> 2" in p.stderr
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize("workers", ["1", "2", "2 --no-memo"], ids=["one", "threads", "processes"])
 @pytest.mark.parametrize("model,message,last_state", [
     ("raises_in_action.py", "error: spec raises: action Step raised KeyError: 'missing'", "State 3: <Step> 2"),
     ("unhashable_successor.py",
@@ -132,7 +132,7 @@ def test_spec_error_shows_the_trace_that_led_there():
 ])
 def test_spec_errors_name_the_action_and_trace_with_any_worker_count(model, message, last_state, workers):
     """Both engines expand with the compiled successor function; its error path must still name the action."""
-    p = run_cli("check", str(MODELS / "broken" / model), "--workers", workers)
+    p = run_cli("check", str(MODELS / "broken" / model), "--workers", *workers.split())
     assert p.returncode == 2, p.stderr
     lines = p.stderr.strip().splitlines()
     assert lines[0].startswith(message)

@@ -125,10 +125,10 @@ def test_cli_json_names_the_tables_and_no_memo_turns_them_off():
     assert json_report(on, "memo") == json_report(off, "memo")
 
 
-def test_memo_with_workers_is_refused_in_one_line():
-    p = run_cli("check", "kip320", "--memo", "--workers", "2")
+def test_memo_with_simulate_is_refused_in_one_line():
+    p = run_cli("check", "kip320", "--memo", "--simulate")
     assert p.returncode == 2
-    assert p.stderr.strip().splitlines()[-1].startswith("error: --memo applies to the exhaustive one-process")
+    assert p.stderr.strip().splitlines()[-1].startswith("error: --memo applies to the exhaustive search on this")
     assert "Traceback" not in p.stderr
 
 

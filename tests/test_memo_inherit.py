@@ -69,7 +69,7 @@ def _check_level(b: MemoBackend) -> int:
     return checked
 
 
-@pytest.mark.parametrize("simd", [True, False], ids=["simd", "portable"])
+@pytest.mark.parametrize("simd, threads", [(True, 1), (False, 1), (True, 2)], ids=["simd", "portable", "helpers"])
 @pytest.mark.parametrize("name, consts", [
     ("kip320", {"Replicas": 2}),
     ("kip101", {"Replicas": 2}),
@@ -77,8 +77,9 @@ def _check_level(b: MemoBackend) -> int:
     ("controller-failover", {}),
     ("partition-reassignment", {}),
 ])
-def test_every_kept_leaf_is_the_walked_leaf(name, consts, simd, monkeypatch):
-    """Both codes of the C loop's leaf keeping: AVX2 (where the CPU has it) and the portable one."""
+def test_every_kept_leaf_is_the_walked_leaf(name, consts, simd, threads, monkeypatch):
+    """Both codes of the C loop's leaf keeping: AVX2 (where the CPU has it) and the portable one; and with
+    every parent's walks made by a helper thread (``--workers``)."""
     checked = []
     original = MemoBackend.expand
 
@@ -88,7 +89,7 @@ def test_every_kept_leaf_is_the_walked_leaf(name, consts, simd, monkeypatch):
 
     monkeypatch.setattr(MemoBackend, "expand", expand)
     model = _model(name, consts)
-    b = MemoBackend(model, simd=simd)
+    b = MemoBackend(model, simd=simd, threads=threads, only_helpers=threads > 1)
     result = LevelDriver(model, b).run()
     assert result.distinct_states > 100
     assert sum(checked) > result.distinct_states  # most states keep several leaves
@@ -130,8 +131,10 @@ def test_empty_leaf_is_never_kept():
     assert np.uint64(t.leaf_mask[-2 - e]) == np.uint64(2**64 - 1)
 
 
-def test_states_past_the_leaf_bank_walk_every_tree(monkeypatch):
-    """With room for the leaves of 5 states a level, the rest walk: the same counts as with room for all."""
+@pytest.mark.parametrize("threads", [1, 2], ids=["one", "helpers"])
+def test_states_past_the_leaf_bank_walk_every_tree(threads, monkeypatch):
+    """With room for the leaves of 5 states a level, the rest walk: the same counts as with room for all
+    (with helpers: their walks of those states are kept in their rings)."""
     model = _model("async-isr", {})
     whole = LevelDriver(model, MemoBackend(model)).run()
     checked = []
@@ -146,7 +149,7 @@ def test_states_past_the_leaf_bank_walk_every_tree(monkeypatch):
     probe = MemoBackend(_model("async-isr", {}))
     monkeypatch.setattr(backend_mod, "LEAF_BANK_BYTES", 5 * 4 * probe.slots)
     model = _model("async-isr", {})
-    small = LevelDriver(model, MemoBackend(model)).run()
+    small = LevelDriver(model, MemoBackend(model, threads=threads, only_helpers=threads > 1)).run()
     assert (small.distinct_states, small.states_generated, small.depth) == (
         whole.distinct_states, whole.states_generated, whole.depth)
     assert small.action_stats == whole.action_stats

@@ -40,9 +40,11 @@ def _summary(r) -> dict:
 
 
 def _same_for_all_workers(spec, c, options=CheckOptions(), workers=(2, 3)) -> dict:
+    """Worker processes on the spec's own code, and (where the tables serve the run) two threads on them."""
     one = _summary(check(spec, c, options))
     for n in workers:
         assert _summary(check(spec, c, options, workers=n)) == one, f"--workers {n} differs from one process"
+    assert _summary(check(spec, c, options, workers=2, memo=None)) == one, "--workers 2 on the tables differs"
     return one
 
 

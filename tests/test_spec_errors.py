@@ -121,10 +121,10 @@ def expected_stderr(name: str, line: str, trace: list[str]) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize("workers", ["1", "2", "2 --no-memo"], ids=["one", "threads", "processes"])
 @pytest.mark.parametrize("name,line,trace", CASES, ids=[c[0][:-3] for c in CASES])
 def test_a_broken_spec_gives_one_line_naming_the_function_and_exit_2(name, line, trace, workers):
-    p = run_cli("check", str(BROKEN / name), "-q", "--workers", workers)
+    p = run_cli("check", str(BROKEN / name), "-q", "--workers", *workers.split())
     assert p.returncode == 2, (p.stdout, p.stderr)
     assert p.stderr.splitlines() == expected_stderr(name, line, trace)
     assert "No error has been found" not in p.stdout
@@ -202,10 +202,10 @@ def _assert_base_exception(p, where: str, kind: str) -> None:
     assert "Traceback" not in p.stderr
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize("workers", ["1", "2", "2 --no-memo"], ids=["one", "threads", "processes"])
 def test_sys_exit_in_an_action_is_a_spec_error_with_workers(workers):
     p = run_cli("check", str(BROKEN / "raises_base_exception.py"), "--const", "Kind=exit3", "-q",
-                "--workers", workers)
+                "--workers", *workers.split())
     assert p.returncode == 2, p.stderr
     assert p.stderr.startswith("error: spec base-exceptions: action Inc raised SystemExit: 3 (at ")
 
@@ -268,7 +268,7 @@ def test_a_spec_error_from_python_names_the_function_and_carries_the_trace():
 def test_a_symmetry_that_raises_is_a_spec_error(workers):
     """permute is spec code too: the preflight walk meets the failing state (sum 3) first, one line, exit 2."""
     name = "symmetry_raises.py"
-    p = run_cli("check", str(BROKEN / name), "--symmetry", "-q", "--workers", workers)
+    p = run_cli("check", str(BROKEN / name), "--symmetry", "-q", "--workers", *workers.split())
     assert p.returncode == 2, p.stderr
     assert p.stderr.splitlines() == [
         "error: spec symmetry-raises: symmetry raised ValueError: permute cannot rename this state "

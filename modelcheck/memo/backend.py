@@ -136,11 +136,14 @@ class MemoBackend:
     verbose = False
     keeps_parents = True
 
-    def __init__(self, model: BoundModel, samples: list | None = None, simd: bool = True) -> None:
+    def __init__(self, model: BoundModel, samples: list | None = None, simd: bool = True, threads: int = 1,
+                 only_helpers: bool = False) -> None:
         """``simd=False`` keeps the C loop on its portable code where the CPU has AVX2 (the tests compare
-        the two)."""
+        the two).  ``threads`` > 1 runs ``threads - 1`` helper threads beside this one (``--workers``):
+        see :func:`modelcheck.memo.kernel.crew_new`, which also says what ``only_helpers`` is for."""
         self.model = model
         self.simd = simd
+        self.threads = threads
         spec = model.spec
         samples = samples if samples is not None else sample_states(model)
         whole: frozenset = frozenset()
@@ -191,6 +194,15 @@ class MemoBackend:
         self.functions = functions
         self.tries = Tries(len(functions), self.width)
         self.learner = Learner(self.layout, self.tries, self.interner, model.c, functions, model.state_type)
+        self.crew = kn.crew_new(threads - 1, only_helpers) if threads > 1 else None
+        """Helper threads (or None): they run passes 1 and 2 of parents ahead of this thread's C loop."""
+        self._crew_running = False
+        self._crew_final = (0, 0)
+        self._crew_new_level = True
+        self._claims = np.zeros(0, np.int32)
+        """The level's claims on its parents (this thread's, a helper's, ready): read by the C loop."""
+        if self.crew is not None:
+            self.tries.before_replace = self._park
         self.records = ParentRecords()
         self.poll: Callable[[], None] = lambda: None
         self.rows = self._rows_buf = np.zeros((0, self.width), np.int32)
@@ -274,6 +286,9 @@ class MemoBackend:
             "values": len(self.interner.values),
             "table_bytes": self.tries.nbytes(),
             "visited_bytes": int(self.vkeys.nbytes),
+            "threads": self.threads,
+            **({"helper_parents": dict(zip(("prepared", "given_back"), self._helper_counts()))}
+               if self.threads > 1 else {}),
         }
 
     def memory_bytes(self) -> int | None:
@@ -283,6 +298,7 @@ class MemoBackend:
         return int(self.out_parent[n - 1])
 
     def commit(self, bound: Any) -> LevelCommit:
+        self._park()
         n_actions = len(self.model.actions)
         n = self.n_out
         gen = self.gen_by_action.copy()
@@ -312,9 +328,14 @@ class MemoBackend:
         return commit
 
     def abandon(self) -> None:
+        self._park()
         self._forget_level()
 
     def close(self) -> None:
+        self._park()
+        if self.crew is not None:
+            self._crew_final = kn.crew_counts(self.crew)
+        self.crew = None  # its threads end with it
         if self._froze:
             gc.unfreeze()
             self._froze = False
@@ -401,10 +422,21 @@ class MemoBackend:
         self.new_by_action = np.zeros(n_actions, np.int64)
         self.S = np.zeros(kn.S_N_SCALARS, np.int64)
 
+    def _helper_counts(self) -> tuple[int, int]:
+        """(parents the helper threads prepared, parents they gave back) so far."""
+        return kn.crew_counts(self.crew) if self.crew is not None else self._crew_final
+
+    def _park(self) -> None:
+        """Park the helper threads (before an array they read is replaced, or a level ends)."""
+        if self._crew_running:
+            kn.crew_stop(self.crew)
+            self._crew_running = False
+
     def _grow_visited(self, more: int) -> None:
         size = kn.grown_size(len(self.vkeys), self.vcount + more)
         if size == len(self.vkeys):
             return
+        self._park()
         keys = np.zeros(size, np.uint64)
         kn.rehash(self.vkeys, keys)
         self.vkeys = keys
@@ -493,6 +525,9 @@ class MemoBackend:
         S[kn.S_N_OUT] = 0
         S[kn.S_GENERATED] = 0
         deadlock_reported = False
+        self._park()
+        self._claims = np.zeros(n, np.int32)
+        self._crew_new_level = True
         for lo in range(0, n, CHUNK):
             hi = min(n, lo + CHUNK)
             S[kn.S_HI] = hi
@@ -533,10 +568,15 @@ class MemoBackend:
             which = (self.rows, self.row_leaf, self.cur_fps, self.out_rows, self.out_leaf, self.cand, self.vkeys,
                      self.gen_by_action, self.tries.version)
             if self._table_of is None or any(a is not b for a, b in zip(which, self._table_of)):
+                self._park()
                 arrs = self._arrays()
                 self._table = kn.array_table(arrs)
                 self._table_of = which + arrs  # keeps the arrays alive while the C loop has their addresses
-            status = kn.expand(self._table, S)
+            if self.crew is not None and not self._crew_running:
+                kn.crew_go(self.crew, self._table, S, self._claims, self._crew_new_level)
+                self._crew_new_level = False
+                self._crew_running = True
+            status = kn.expand(self._table, S, self.crew)
             self.n_out = int(S[kn.S_N_OUT])
             self.vcount = int(S[kn.S_VCOUNT])
             if status == kn.GROW_VISITED:

@@ -8,6 +8,9 @@ cdef extern from *:
     #include <stdlib.h>
     #include <string.h>
     #include <stddef.h>
+    #include <pthread.h>
+    #include <time.h>
+    #include <unistd.h>
     #if defined(__SSE2__)
     #include <emmintrin.h>
     #endif
@@ -56,7 +59,9 @@ cdef extern from *:
         int64_t key = (int64_t)(((((uint64_t)(uint32_t)code) << 32) | (uint32_t)v) + 1);
         uint64_t h = mc_slot((uint64_t)key, esize);
         for (;;) {
-            int64_t kk = edges[2 * h];
+            /* An acquire load: a helper thread walks while learning adds edges, each written value first
+               (mc_pair_put), so a key seen has its value. */
+            int64_t kk = __atomic_load_n(edges + 2 * h, __ATOMIC_ACQUIRE);
             if (kk == key) return edges[2 * h + 1];
             if (kk == 0) return -1;
             if (++h == esize) h = 0;
@@ -190,80 +195,561 @@ cdef extern from *:
     static inline void mc_pair_put(int64_t *t, uint64_t nt, int64_t key, int64_t value) {
         uint64_t h = mc_slot((uint64_t)key, nt);
         while (t[2 * h] && t[2 * h] != key) if (++h == nt) h = 0;
-        t[2 * h] = key;
-        t[2 * h + 1] = value;
+        t[2 * h + 1] = value;  /* the value first: a helper thread that sees the key reads it */
+        __atomic_store_n(t + 2 * h, key, __ATOMIC_RELEASE);
     }
 
-    /* 1 if fp was added, 0 if it was there. */
+    /* 1 if fp was added, 0 if it was there.  The keys are read and written as atomics (plain moves on
+       x86-64): helper threads probe the set while the committing thread adds to it. */
     static inline int mc_visit(uint64_t *vkeys, uint64_t vsize, uint64_t fp, int insert) {
         uint64_t h = mc_slot(fp, vsize);
         for (;;) {
-            uint64_t kk = vkeys[h];
+            uint64_t kk = __atomic_load_n(vkeys + h, __ATOMIC_RELAXED);
             if (kk == fp) return 0;
-            if (kk == 0) { if (insert) vkeys[h] = fp; return 1; }
+            if (kk == 0) { if (insert) __atomic_store_n(vkeys + h, fp, __ATOMIC_RELAXED); return 1; }
             if (++h == vsize) h = 0;
         }
+    }
+
+    /* What passes 1 and 2 of a parent read: the tries, the visited set (only probed) and the sizes. */
+    typedef struct {
+        const int32_t *comp, *root, *entries, *action_of, *guard_of;
+        const mc_leaf *leaves;
+        const int64_t *edges;
+        uint64_t esize, vsize;
+        uint64_t *vkeys;
+        int64_t K, B, NOWN, constraint_fn, first_check, n_checks, when_true;
+    } mc_trees;
+
+    /* Where a parent's candidates go: rows, action, fingerprint, changed components, flags, own leaves. */
+    typedef struct {
+        int32_t *rows, *action, *flag, *own;
+        uint64_t *fp, *mask;
+        int64_t cap;
+    } mc_cands;
+
+    /* The misses noted by the committing thread (the helpers note none: they leave the parent to it). */
+    typedef struct {
+        int32_t *fn, *parent, *rows, *node, *depth;
+        int64_t cap, n;
+    } mc_misses;
+
+    enum { MC_P_MISS = -1, MC_P_FULL = -2 };
+
+    /* Passes 1 and 2 of parent `i` (row `row`, fingerprint `rz`, binding leaves `pl`): its candidates into
+       `c`, and the count of them; MC_P_MISS if a walk reached a branch not learnt (noted in `m` when given,
+       the walks going on to note the parent's other misses; without `m` the first ends it), MC_P_FULL if
+       they outgrow `c`.  `build` 0 only walks the bindings, to note misses (the probe after a miss).
+       Nothing is written but `pl` and `c`, so any thread may run it on a parent it owns. */
+    static inline __attribute__((always_inline)) int64_t mc_parent(const mc_trees *t, int64_t i, const int32_t *row, uint64_t rz, int32_t *pl,
+                                    const mc_cands *c, int64_t enabled, mc_misses *m, int build) {
+        const int64_t K = t->K, B = t->B;
+        const int32_t *comp = t->comp, *root = t->root, *guard_of = t->guard_of;
+        const mc_leaf *leaves = t->leaves;
+        const int64_t *edges = t->edges;
+        const uint64_t esize = t->esize;
+        int64_t nc = 0, b, base, k, s, cc;
+        int missed = 0;
+        int32_t code;
+        #define MC_MISSED(f_, r) do { \
+            if (!m) return MC_P_MISS; \
+            if (m->n < m->cap) { \
+                m->fn[m->n] = (int32_t)(f_); m->parent[m->n] = (int32_t)i; \
+                memcpy(m->rows + m->n * K, (r), K * sizeof(int32_t)); \
+                mc_walk_miss(root[f_], (r), comp, edges, esize, m->node + m->n, m->depth + m->n); \
+                m->n++; \
+            } \
+            missed = 1; \
+        } while (0)
+        /* 1. Every successor, by the tries.  The parent's leaves `pl` are those its own parent's step left
+           valid, or -1; a walk's leaf is written there (a parent expanded again after a miss does not walk
+           twice).  A binding's slot holds 4 * (its effect's leaf) + 1, or + 3 where that leaf has no
+           successor, or for a split action whose guard fails, 4 * (the guard's leaf).  Most slots hold a
+           leaf without successors, known: the bindings left (unknown, or with successors) are found 64 at
+           a time as the bits of a mask, without a branch or a leaf's record read per binding.  (With four
+           slot values a leaf, an int32 holds 2^29 leaves: 8 GiB of leaf records, more than the memory
+           this runs in.) */
+        for (base = 0; base < B; base += 64) {
+          uint64_t todo = mc_todo(pl + base, B - base < 64 ? B - base : 64);
+          for (; todo; todo &= todo - 1) {
+            int32_t v, leaf;
+            b = base + __builtin_ctzll(todo);
+            v = pl[b];
+            if (v < 0) {
+                if (guard_of[b] >= 0) {  /* a split action: its guard's tree, then its effect's */
+                    code = mc_walk(root[guard_of[b]], row, comp, edges, esize);
+                    if (code == -1) { MC_MISSED(guard_of[b], row); continue; }
+                    if (!leaves[-2 - code].count) { pl[b] = 4 * (-2 - code); continue; }
+                }
+                code = mc_walk(root[b], row, comp, edges, esize);
+                if (code == -1) { MC_MISSED(b, row); continue; }
+                pl[b] = v = 4 * (-2 - code) + (leaves[-2 - code].count ? 1 : 3);
+            }
+            if ((v & 3) != 1)
+                continue;  /* the guard fails, or the effect has no successor */
+            leaf = v >> 2;
+            if (missed || !build) continue;  /* nothing is kept: only misses are noted */
+            {
+                int32_t cnt = leaves[leaf].count;
+                const int32_t *e = t->entries + leaves[leaf].start;
+                if (nc + cnt > c->cap) return MC_P_FULL;
+                /* A successor's entries are its changes: how many, then (component, entry) each, an entry
+                   being an id or ~k for the parent's component k.  Its fingerprint is taken as it is
+                   written, and its visited slot prefetched: the walks of the bindings after it hide the
+                   miss. */
+                for (s = 0; s < cnt; s++, nc++) {
+                    int32_t *r = c->rows + nc * K;
+                    int32_t n_changes = *e++;
+                    uint64_t changed = 0, h = rz;
+                    memcpy(r, row, K * sizeof(int32_t));
+                    for (; n_changes > 0; n_changes--, e += 2) {
+                        int32_t at = e[0], v = e[1], x = v >= 0 ? v : row[~v];
+                        if (x == row[at]) continue;  /* an equal value, built anew */
+                        h += mc_z(at, x) - mc_z(at, row[at]);
+                        changed |= (uint64_t)1 << (at & 63);
+                        r[at] = x;
+                    }
+                    c->fp[nc] = h = h ? h : 1;
+                    __builtin_prefetch(t->vkeys + mc_slot(h, t->vsize));
+                    c->action[nc] = t->action_of[b];
+                    c->mask[nc] = changed;
+                }
+            }
+          }
+        }
+        if (missed) return MC_P_MISS;
+        /* 2. The constraint, and the checks of those not seen before (still nothing kept).  A candidate's
+           own leaves (constraint, checks) are the parent's where its step changed nothing they read; they
+           are kept with it, for its own successors. */
+        #define MC_OWN_LEAF(slot, fn, r, out) do { \
+            int32_t l_ = pl[B + (slot)]; \
+            if (l_ < 0 || (leaves[l_].mask & c->mask[cc])) { \
+                code = mc_walk(root[fn], (r), comp, edges, esize); \
+                l_ = code == -1 ? -1 : -2 - code; \
+            } \
+            (out) = l_; \
+        } while (0)
+        for (cc = 0; cc < nc; cc++) {
+            const int32_t *r = c->rows + cc * K;
+            int32_t *own = c->own + cc * t->NOWN;
+            int32_t flag = 0;
+            for (k = 0; k < t->NOWN; k++) own[k] = -1;
+            if (t->constraint_fn >= 0) {
+                MC_OWN_LEAF(0, t->constraint_fn, r, own[0]);
+                if (own[0] == -1) { MC_MISSED(t->constraint_fn, r); return MC_P_MISS; }
+                if (!leaves[own[0]].count) { c->flag[cc] = 0; continue; }
+            }
+            flag = 1;
+            if (mc_visit(t->vkeys, t->vsize, c->fp[cc], 0)) {
+                flag |= 2;
+                for (k = 0; k < t->n_checks; k++) {
+                    int32_t *o = own + (t->constraint_fn >= 0) + k;
+                    if (!((enabled >> k) & 1)) continue;
+                    MC_OWN_LEAF((t->constraint_fn >= 0) + k, t->first_check + k, r, *o);
+                    if (*o == -1) { MC_MISSED(t->first_check + k, r); return MC_P_MISS; }
+                    if ((leaves[*o].count != 0) == ((t->when_true >> k) & 1))
+                        flag |= 4 << k;
+                }
+            }
+            c->flag[cc] = flag;
+        }
+        #undef MC_OWN_LEAF
+        #undef MC_MISSED
+        return nc;
+    }
+
+    /* A parent's fingerprint: its row's sum, kept with it (1 where not kept: the sum is taken here). */
+    static inline uint64_t mc_parent_fp(const uint64_t *row_fp, int64_t i, const int32_t *row, int64_t K) {
+        uint64_t rz = row_fp[i];
+        int64_t k;
+        if (rz == 1)
+            for (rz = 0, k = 0; k < K; k++) rz += mc_z(k, row[k]);
+        return rz;
+    }
+
+    /* ---- Helper threads: passes 1 and 2 of parents ahead of the committing thread ----
+
+       `--workers N` on the tables runs N - 1 helper threads beside the thread that calls mc_memo_expand
+       (the committer, which holds the interpreter).  A helper takes a parent of the level ahead of the
+       committer, runs passes 1 and 2 on it into its ring (candidates, flags, own leaves; its binding
+       leaves into the level's ROW_LEAF, or the ring beyond the bank) and marks it ready; the committer,
+       reaching it, takes the ready candidates instead of computing them and runs pass 3 (the visited set,
+       counts, outputs) as for its own.  So everything that is decided (what is new, the order, the
+       parents, counts, events, misses) is decided by the committer, in the parents' order, exactly as
+       with no helper: a helper's work is a pure function of the parent's row and of the tries, which
+       only grow, so it stays right however late it is used.  A helper that meets a branch not learnt
+       leaves the parent to the committer (which notes and learns it).
+
+       A parent's claim (`state`, one int32 per parent of the level): 0 free, 1 taken by a helper,
+       2 given back (a miss, or too many successors), 3 the committer's, 16 + h ready in helper h's ring.
+       Helpers keep running while the committer is in Python learning; they are parked only while the
+       arrays they read are replaced (a table grown, a new level). */
+    enum { MC_ST_FREE = 0, MC_ST_TAKEN = 1, MC_ST_BACK = 2, MC_ST_MINE = 3, MC_ST_READY = 16 };
+    #define MC_RING_PARENTS 16384
+    #define MC_LEAD 4
+    #define MC_AHEAD 2
+
+    typedef struct mc_crew mc_crew;
+    typedef struct {
+        mc_crew *crew;
+        int id;
+        pthread_t thread;
+        int started;
+        int parked;               /* under crew->mu */
+        int64_t cursor;           /* the next parent it looks at */
+        int64_t head, cons_tail;  /* its candidate ring: next slot to write; first slot not consumed (atomic) */
+        int64_t cr;               /* candidate slots in the ring */
+        int64_t *p_start;         /* per ring parent: its first candidate slot (monotonic), its count */
+        int32_t *p_nc, *p_pl;
+        mc_cands ring;
+        int64_t prepared, given_back;
+    } mc_helper;
+
+    struct mc_crew {
+        pthread_mutex_t mu;
+        pthread_cond_t cv;
+        int n;                    /* helpers */
+        int only_helpers;         /* tests: the committer takes no parent itself, every one passes a helper */
+        int park_req, quit;       /* under mu (park_req also read as an atomic) */
+        long pid;                 /* the process that started the threads (none in a forked child) */
+        mc_trees t;
+        const int32_t *rows;
+        const uint64_t *row_fp;
+        int32_t *row_leaf, *state;
+        int64_t n_parents, leaf_rows, W, enabled, cap;
+        int64_t main_at;          /* parents before it are consumed by the committer (atomic) */
+        mc_helper h[];
+    };
+
+    static inline void mc_relax(void) {
+    #if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+    #endif
+    }
+
+    static void mc_nap(void) {
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+    }
+
+    /* Passes 1 and 2 of parent j into helper h's ring: 1 if ready, 0 if given back. */
+    static int mc_helper_prepare(mc_helper *h, int64_t j, int64_t start) {
+        mc_crew *cr = h->crew;
+        const int64_t K = cr->t.K, W = cr->W, slot = j % MC_RING_PARENTS, at = start % h->cr;
+        const int32_t *row = cr->rows + j * K;
+        int32_t *pl;
+        mc_cands c = h->ring;
+        int64_t nc, k;
+        if (j < cr->leaf_rows) {
+            pl = cr->row_leaf + j * W;
+        } else {
+            pl = h->p_pl + slot * W;
+            for (k = 0; k < W; k++) pl[k] = -1;
+        }
+        c.rows += at * K; c.action += at; c.flag += at; c.own += at * cr->t.NOWN; c.fp += at; c.mask += at;
+        c.cap = cr->cap;
+        nc = mc_parent(&cr->t, j, row, mc_parent_fp(cr->row_fp, j, row, K), pl, &c, cr->enabled, NULL, 1);
+        if (nc < 0) return 0;
+        h->p_start[slot] = start;
+        h->p_nc[slot] = (int32_t)nc;
+        return 1;
+    }
+
+    static void *mc_helper_run(void *arg) {
+        mc_helper *h = arg;
+        mc_crew *cr = h->crew;
+        for (;;) {
+            int64_t j, main_at, start;
+            int32_t st = MC_ST_FREE;
+            if (__atomic_load_n(&cr->park_req, __ATOMIC_ACQUIRE)) {
+                pthread_mutex_lock(&cr->mu);
+                h->parked = 1;
+                pthread_cond_broadcast(&cr->cv);
+                while (cr->park_req && !cr->quit) pthread_cond_wait(&cr->cv, &cr->mu);
+                h->parked = 0;
+                if (cr->quit) { pthread_mutex_unlock(&cr->mu); return NULL; }
+                pthread_mutex_unlock(&cr->mu);
+                continue;
+            }
+            main_at = __atomic_load_n(&cr->main_at, __ATOMIC_ACQUIRE);
+            j = h->cursor;
+            if (j < main_at + (cr->only_helpers ? 0 : MC_LEAD)) j = main_at + (cr->only_helpers ? 0 : MC_LEAD);
+            h->cursor = j;
+            if (j >= cr->n_parents || j >= main_at + MC_RING_PARENTS) { mc_nap(); continue; }
+            /* Room for the most candidates a parent may have, in one piece of the ring. */
+            start = h->head;
+            if (start % h->cr + cr->cap > h->cr) start += h->cr - start % h->cr;
+            if (start + cr->cap - __atomic_load_n(&h->cons_tail, __ATOMIC_ACQUIRE) > h->cr) { mc_nap(); continue; }
+            h->cursor = j + 1;
+            if (!__atomic_compare_exchange_n(cr->state + j, &st, MC_ST_TAKEN, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                continue;
+            if (mc_helper_prepare(h, j, start)) {
+                h->head = start + h->p_nc[j % MC_RING_PARENTS];
+                h->prepared++;
+                __atomic_store_n(cr->state + j, MC_ST_READY + h->id, __ATOMIC_RELEASE);
+            } else {
+                h->given_back++;
+                __atomic_store_n(cr->state + j, MC_ST_BACK, __ATOMIC_RELEASE);
+            }
+        }
+    }
+
+    static void mc_crew_park(mc_crew *cr) {
+        int j, all;
+        if (cr->pid != (long)getpid()) return;  /* a forked child: no threads here */
+        pthread_mutex_lock(&cr->mu);
+        cr->park_req = 1;
+        __atomic_store_n(&cr->park_req, 1, __ATOMIC_RELEASE);
+        for (;;) {
+            for (all = 1, j = 0; j < cr->n; j++) if (cr->h[j].started && !cr->h[j].parked) all = 0;
+            if (all) break;
+            pthread_cond_wait(&cr->cv, &cr->mu);
+        }
+        pthread_mutex_unlock(&cr->mu);
+    }
+
+    static void mc_crew_release(mc_crew *cr) {
+        pthread_mutex_lock(&cr->mu);
+        __atomic_store_n(&cr->park_req, 0, __ATOMIC_RELEASE);
+        pthread_cond_broadcast(&cr->cv);
+        pthread_mutex_unlock(&cr->mu);
+    }
+
+    static void mc_crew_free(PyObject *capsule) {
+        mc_crew *cr = PyCapsule_GetPointer(capsule, "modelcheck.memo.crew");
+        int j;
+        if (!cr) return;
+        if (cr->pid == (long)getpid()) {
+            pthread_mutex_lock(&cr->mu);
+            cr->quit = 1;
+            cr->park_req = 1;
+            pthread_cond_broadcast(&cr->cv);
+            pthread_mutex_unlock(&cr->mu);
+            for (j = 0; j < cr->n; j++) if (cr->h[j].started) pthread_join(cr->h[j].thread, NULL);
+        }
+        for (j = 0; j < cr->n; j++) {
+            mc_helper *h = cr->h + j;
+            free(h->p_start); free(h->p_nc); free(h->p_pl);
+            free(h->ring.rows); free(h->ring.action); free(h->ring.flag); free(h->ring.own);
+            free(h->ring.fp); free(h->ring.mask);
+        }
+        pthread_cond_destroy(&cr->cv);
+        pthread_mutex_destroy(&cr->mu);
+        free(cr);
+    }
+
+    /* A crew of n helper threads, parked until mc_crew_go gives them a level.  `only_helpers` (for tests)
+       makes the committer wait for a helper to take each parent rather than take it itself, so that every
+       parent is prepared by a helper or given back by one. */
+    static PyObject *mc_crew_new(int64_t n, int64_t only_helpers) {
+        mc_crew *cr;
+        PyObject *cap;
+        int j;
+        if (n < 1 || n > 255) { PyErr_SetString(PyExc_ValueError, "memo kernel: 1 to 255 helpers"); return NULL; }
+        cr = calloc(1, sizeof(mc_crew) + n * sizeof(mc_helper));
+        if (!cr) return PyErr_NoMemory();
+        pthread_mutex_init(&cr->mu, NULL);
+        pthread_cond_init(&cr->cv, NULL);
+        cr->n = (int)n;
+        cr->only_helpers = only_helpers != 0;
+        cr->park_req = 1;
+        cr->pid = (long)getpid();
+        cap = PyCapsule_New(cr, "modelcheck.memo.crew", mc_crew_free);
+        if (!cap) { free(cr); return NULL; }
+        for (j = 0; j < n; j++) {
+            cr->h[j].crew = cr;
+            cr->h[j].id = j;
+            if (pthread_create(&cr->h[j].thread, NULL, mc_helper_run, cr->h + j) != 0) {
+                Py_DECREF(cap);
+                PyErr_SetString(PyExc_OSError, "memo kernel: cannot start a helper thread");
+                return NULL;
+            }
+            cr->h[j].started = 1;
+        }
+        mc_crew_park(cr);
+        return cap;
+    }
+
+    static mc_crew *mc_crew_of(PyObject *capsule) {
+        if (capsule == Py_None) return NULL;
+        return PyCapsule_GetPointer(capsule, "modelcheck.memo.crew");
+    }
+
+    static int mc_read_table(PyObject *table, void **p, Py_ssize_t *len) {
+        Py_buffer tv;
+        int j;
+        if (PyObject_GetBuffer(table, &tv, PyBUF_C_CONTIGUOUS) < 0) return -1;
+        if (tv.itemsize != 8 || tv.len < 2 * MC_N_ARRAYS * 8) {
+            PyBuffer_Release(&tv);
+            PyErr_SetString(PyExc_ValueError, "memo kernel: wrong array table");
+            return -1;
+        }
+        for (j = 0; j < MC_N_ARRAYS; j++) {
+            p[j] = (void *)(intptr_t)((const int64_t *)tv.buf)[j];
+            len[j] = (Py_ssize_t)((const int64_t *)tv.buf)[MC_N_ARRAYS + j];
+        }
+        PyBuffer_Release(&tv);
+        return 0;
+    }
+
+    static void mc_trees_of(mc_trees *t, void **p, Py_ssize_t *len, const int64_t *S) {
+        t->comp = p[MC_COMP]; t->root = p[MC_ROOT]; t->entries = p[MC_ENTRIES];
+        t->action_of = p[MC_ACTION_OF]; t->guard_of = p[MC_GUARD_OF];
+        t->leaves = p[MC_LEAVES]; t->edges = p[MC_EDGES];
+        t->esize = (uint64_t)len[MC_EDGES] / 2;
+        t->vkeys = p[MC_VKEYS]; t->vsize = (uint64_t)len[MC_VKEYS];
+        t->K = S[S_K]; t->B = S[S_B]; t->NOWN = S[S_W] - S[S_B];
+        t->constraint_fn = S[S_CONSTRAINT_FN]; t->first_check = S[S_FIRST_CHECK]; t->n_checks = S[S_N_CHECKS];
+        t->when_true = S[S_CHECK_WHEN_TRUE];
+    }
+
+    /* Park the crew (the caller is about to replace arrays they read, or to start a level). */
+    static int64_t mc_crew_stop(PyObject *capsule) {
+        mc_crew *cr = mc_crew_of(capsule);
+        if (!cr) return PyErr_Occurred() ? -1 : 0;
+        mc_crew_park(cr);
+        return 0;
+    }
+
+    /* Give the parked crew the arrays of `table` and `scalars` and let it run.  `state` is the level's
+       claims (int32, one per parent, zero at the level's start); `new_level` 1 starts the rings afresh
+       (their candidates and the parents' claims belong to the level). */
+    static int64_t mc_crew_go(PyObject *capsule, PyObject *table, PyObject *scalars, PyObject *state,
+                              int64_t new_level) {
+        mc_crew *cr = mc_crew_of(capsule);
+        void *p[MC_N_ARRAYS];
+        Py_ssize_t len[MC_N_ARRAYS];
+        Py_buffer sv, st;
+        const int64_t *S;
+        int j;
+        if (!cr) return PyErr_Occurred() ? -1 : 0;
+        if (cr->pid != (long)getpid()) return 0;
+        if (mc_read_table(table, p, len) < 0) return -1;
+        if (PyObject_GetBuffer(scalars, &sv, PyBUF_C_CONTIGUOUS) < 0) return -1;
+        if (PyObject_GetBuffer(state, &st, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) { PyBuffer_Release(&sv); return -1; }
+        if (sv.itemsize != 8 || sv.len < S_N_SCALARS * 8 || st.itemsize != 4) {
+            PyBuffer_Release(&sv); PyBuffer_Release(&st);
+            PyErr_SetString(PyExc_ValueError, "memo kernel: wrong scalars or claims");
+            return -1;
+        }
+        S = sv.buf;
+        mc_crew_park(cr);
+        mc_trees_of(&cr->t, p, len, S);
+        cr->rows = p[MC_ROWS];
+        cr->row_fp = p[MC_ROW_FP];
+        cr->row_leaf = p[MC_ROW_LEAF];
+        cr->leaf_rows = S[S_LEAF_ROWS];
+        cr->W = S[S_W];
+        cr->enabled = S[S_CHECK_ENABLED];
+        cr->state = st.buf;
+        cr->n_parents = st.len / 4;
+        if (new_level) {
+            const int64_t cap = len[MC_CAND_ACTION], K = S[S_K], NOWN = S[S_W] - S[S_B], W = S[S_W];
+            const int64_t slots = 4 * cap > 65536 ? 4 * cap : 65536;
+            cr->main_at = S[S_I];
+            cr->cap = cap;
+            for (j = 0; j < cr->n; j++) {
+                mc_helper *h = cr->h + j;
+                if (h->cr < slots || !h->p_start || !h->p_pl) {
+                    free(h->p_start); free(h->p_nc); free(h->p_pl);
+                    free(h->ring.rows); free(h->ring.action); free(h->ring.flag); free(h->ring.own);
+                    free(h->ring.fp); free(h->ring.mask);
+                    h->p_start = malloc(MC_RING_PARENTS * sizeof(int64_t));
+                    h->p_nc = malloc(MC_RING_PARENTS * sizeof(int32_t));
+                    h->p_pl = malloc(MC_RING_PARENTS * (W > 0 ? W : 1) * sizeof(int32_t));
+                    h->ring.rows = malloc(slots * (K > 0 ? K : 1) * sizeof(int32_t));
+                    h->ring.action = malloc(slots * sizeof(int32_t));
+                    h->ring.flag = malloc(slots * sizeof(int32_t));
+                    h->ring.own = malloc(slots * (NOWN > 0 ? NOWN : 1) * sizeof(int32_t));
+                    h->ring.fp = malloc(slots * sizeof(uint64_t));
+                    h->ring.mask = malloc(slots * sizeof(uint64_t));
+                    h->cr = slots;
+                    if (!h->p_start || !h->p_nc || !h->p_pl || !h->ring.rows || !h->ring.action || !h->ring.flag
+                        || !h->ring.own || !h->ring.fp || !h->ring.mask) {
+                        h->cr = 0;
+                        PyBuffer_Release(&sv); PyBuffer_Release(&st);
+                        PyErr_NoMemory();
+                        return -1;
+                    }
+                }
+                h->cursor = S[S_I];
+                h->head = h->cons_tail = 0;
+            }
+        }
+        PyBuffer_Release(&sv);
+        PyBuffer_Release(&st);
+        if (cr->n_parents > 0 && cr->cap > 0) mc_crew_release(cr);
+        return 0;
+    }
+
+    /* Parents the crew prepared and gave back so far, and calls to it: for tests and the run's report. */
+    static int64_t mc_crew_count(PyObject *capsule, int64_t what) {
+        mc_crew *cr = mc_crew_of(capsule);
+        int64_t n = 0;
+        int j;
+        if (!cr) return PyErr_Occurred() ? -1 : 0;
+        for (j = 0; j < cr->n; j++) n += what ? cr->h[j].given_back : cr->h[j].prepared;
+        return n;
     }
 
     /* Expand parents S_I .. S_HI of `rows`: see kernel.py.  Returns the status (also in S_STATUS). */
     /* `table` is int64 [2][MC_N_ARRAYS]: each array's data address, then its length in items.  The
        caller keeps the arrays alive and C-contiguous of the documented types, and rebuilds the table
-       whenever it replaces one (one buffer here, not one per array: a call costs little). */
-    static int64_t mc_memo_expand(PyObject *table, PyObject *scalars) {
-        Py_buffer tv, sv;
+       whenever it replaces one (one buffer here, not one per array: a call costs little).  `crew` is
+       None, or helper threads (mc_crew_new) given this table by mc_crew_go. */
+    static int64_t mc_memo_expand(PyObject *table, PyObject *scalars, PyObject *crew_obj) {
+        Py_buffer sv;
         void *p[MC_N_ARRAYS];
         Py_ssize_t len[MC_N_ARRAYS];
         int64_t *S, status = MC_DONE;
         int j;
+        mc_crew *crew = mc_crew_of(crew_obj);
+        if (!crew && PyErr_Occurred()) return -1;
+        if (crew && (crew->pid != (long)getpid() || !crew->state)) crew = NULL;
         if (PyObject_GetBuffer(scalars, &sv, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
             return -1;
-        if (PyObject_GetBuffer(table, &tv, PyBUF_C_CONTIGUOUS) < 0) { PyBuffer_Release(&sv); return -1; }
-        if (sv.itemsize != 8 || sv.len < S_N_SCALARS * 8 || tv.itemsize != 8 || tv.len < 2 * MC_N_ARRAYS * 8) {
+        if (sv.itemsize != 8 || sv.len < S_N_SCALARS * 8) {
             PyBuffer_Release(&sv);
-            PyBuffer_Release(&tv);
-            PyErr_SetString(PyExc_ValueError, "memo kernel: wrong scalars or array table");
+            PyErr_SetString(PyExc_ValueError, "memo kernel: wrong scalars");
             return -1;
         }
+        if (mc_read_table(table, p, len) < 0) { PyBuffer_Release(&sv); return -1; }
         S = (int64_t *)sv.buf;
-        for (j = 0; j < MC_N_ARRAYS; j++) {
-            p[j] = (void *)(intptr_t)((const int64_t *)tv.buf)[j];
-            len[j] = (Py_ssize_t)((const int64_t *)tv.buf)[MC_N_ARRAYS + j];
-        }
         {
-            const int32_t *rows = p[MC_ROWS], *comp = p[MC_COMP], *root = p[MC_ROOT];
+            mc_trees t;
+            const int32_t *rows = p[MC_ROWS];
             const mc_leaf *leaves = p[MC_LEAVES];
-            const int32_t *entries = p[MC_ENTRIES];
-            const int32_t *action_of = p[MC_ACTION_OF], *guard_of = p[MC_GUARD_OF];
+            const int32_t *guard_of = p[MC_GUARD_OF];
             const uint64_t *true_mask = p[MC_TRUE_MASK];
             int32_t *row_leaf = p[MC_ROW_LEAF];
             const uint64_t *row_fp = p[MC_ROW_FP];
-            int32_t *out_leaf = p[MC_OUT_LEAF], *cand_own = p[MC_CAND_OWN], *scratch = p[MC_SCRATCH_LEAF];
-            uint64_t *cand_mask = p[MC_CAND_MASK];
-            const int64_t W = S[S_W], NOWN = W - S[S_B], leaf_rows = S[S_LEAF_ROWS];  /* own leaves after B bindings' */
+            int32_t *out_leaf = p[MC_OUT_LEAF], *scratch = p[MC_SCRATCH_LEAF];
+            const int64_t W = S[S_W], leaf_rows = S[S_LEAF_ROWS];
             /* Leaves are kept for the first states of a level only (the bank's rows): past them, a
                parent's leaves are in `scratch`, all unknown. */
             const int64_t out_leaf_rows = W ? len[MC_OUT_LEAF] / W : 0;
-            const int64_t *edges = p[MC_EDGES];
-            uint64_t *vkeys = p[MC_VKEYS], *out_fp = p[MC_OUT_FP], *cand_fp = p[MC_CAND_FP];
             int32_t *out_rows = p[MC_OUT_ROWS], *out_parent = p[MC_OUT_PARENT], *out_action = p[MC_OUT_ACTION];
-            int32_t *cand = p[MC_CAND], *cand_action = p[MC_CAND_ACTION], *cand_flag = p[MC_CAND_FLAG];
+            uint64_t *out_fp = p[MC_OUT_FP];
             int64_t *gen_by_action = p[MC_GEN_BY_ACTION], *new_by_action = p[MC_NEW_BY_ACTION];
-            const int64_t K = S[S_K], B = S[S_B], hi = S[S_HI];
-            const int64_t constraint_fn = S[S_CONSTRAINT_FN], first_check = S[S_FIRST_CHECK], n_checks = S[S_N_CHECKS];
-            const int64_t when_true = S[S_CHECK_WHEN_TRUE];
-            const uint64_t esize = (uint64_t)len[MC_EDGES] / 2, vsize = (uint64_t)len[MC_VKEYS];
-            const int64_t ccap = len[MC_CAND_ACTION], ocap = len[MC_OUT_PARENT];
-            int32_t *miss_fn = p[MC_MISS_FN], *miss_parent = p[MC_MISS_PARENT], *miss_rows = p[MC_MISS_ROWS];
-            int32_t *miss_node = p[MC_MISS_NODE], *miss_depth = p[MC_MISS_DEPTH];
-            const int64_t mcap = len[MC_MISS_FN], probe = S[S_PROBE];
+            int64_t K, B, NOWN, hi = S[S_HI];
+            const int64_t ocap = len[MC_OUT_PARENT], probe = S[S_PROBE];
+            mc_cands mine;
+            mc_misses m;
             const int avx2 = S[S_SIMD] && mc_cpu_avx2();
             int64_t i = S[S_I], n_out = S[S_N_OUT], vcount = S[S_VCOUNT];
-            int64_t n_miss = 0, first_miss = -1, end = hi;
+            int64_t first_miss = -1, end = hi;
+            uint64_t *guard_true, *pm;
+            mc_trees_of(&t, p, len, S);
+            K = t.K; B = t.B; NOWN = t.NOWN;
+            mine.rows = p[MC_CAND]; mine.action = p[MC_CAND_ACTION]; mine.fp = p[MC_CAND_FP];
+            mine.flag = p[MC_CAND_FLAG]; mine.mask = p[MC_CAND_MASK]; mine.own = p[MC_CAND_OWN];
+            mine.cap = len[MC_CAND_ACTION];
+            m.fn = p[MC_MISS_FN]; m.parent = p[MC_MISS_PARENT]; m.rows = p[MC_MISS_ROWS];
+            m.node = p[MC_MISS_NODE]; m.depth = p[MC_MISS_DEPTH]; m.cap = len[MC_MISS_FN]; m.n = 0;
             /* Each binding's guard's true_mask (0 without a guard), for step 3: learning only adds to them,
                between calls. */
-            uint64_t *guard_true = malloc(2 * (B > 0 ? B : 1) * sizeof(uint64_t)), *pm;
+            guard_true = malloc(2 * (B > 0 ? B : 1) * sizeof(uint64_t));
             if (!guard_true) {
-                PyBuffer_Release(&tv);
                 PyBuffer_Release(&sv);
                 PyErr_NoMemory();
                 return -1;
@@ -274,144 +760,76 @@ cdef extern from *:
             /* A walk that reaches a branch not learnt yet is noted (function, row); from the first such
                parent on nothing is kept, and up to `probe` more parents are only walked, to note their
                misses too, so that the caller learns many branches per call. */
-            #define MC_NOTE_MISS(fn, r) do { \
-                if (n_miss < mcap) { \
-                    miss_fn[n_miss] = (int32_t)(fn); miss_parent[n_miss] = (int32_t)i; \
-                    memcpy(miss_rows + n_miss * K, (r), K * sizeof(int32_t)); \
-                    mc_walk_miss(root[fn], (r), comp, edges, esize, miss_node + n_miss, \
-                                 miss_depth + n_miss); \
-                    n_miss++; \
-                } \
-                missed = 1; \
-            } while (0)
             for (; i < end; i++) {
                 const int32_t *row = rows + i * K;
                 int32_t *pl = i < leaf_rows ? row_leaf + i * W : scratch;
-                int64_t nc = 0, b, c, k, s, base;
-                int fired = 0, missed = 0, have_pm = 0;
-                /* The parent's own sum is its fingerprint, unless that is 1 (a sum of 0 is made 1). */
-                uint64_t rz = row_fp[i];
-                int32_t code, leaf;
-                if (rz == 1)
-                    for (rz = 0, k = 0; k < K; k++) rz += mc_z(k, row[k]);
+                mc_cands c = mine;
+                mc_helper *from = NULL;
+                int64_t nc, cidx, k;
+                int fired = 0, have_pm = 0;
+                if (crew) {
+                    /* The parent's claim: take it if free; wait for a helper that has it (a parent's passes
+                       take microseconds); use its candidates if ready. */
+                    int32_t st = __atomic_load_n(crew->state + i, __ATOMIC_ACQUIRE);
+                    if (st == MC_ST_FREE && crew->only_helpers) {
+                        if (first_miss >= 0) continue;
+                        while (st == MC_ST_FREE) { mc_relax(); st = __atomic_load_n(crew->state + i, __ATOMIC_ACQUIRE); }
+                    }
+                    if (st == MC_ST_FREE && __atomic_compare_exchange_n(crew->state + i, &st, MC_ST_MINE, 0,
+                                                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                        st = MC_ST_MINE;
+                    if (st == MC_ST_TAKEN && first_miss >= 0) continue;  /* probing: not worth the wait */
+                    while (st == MC_ST_TAKEN) { mc_relax(); st = __atomic_load_n(crew->state + i, __ATOMIC_ACQUIRE); }
+                    if (st >= MC_ST_READY) {
+                        const int64_t slot = i % MC_RING_PARENTS;
+                        int64_t at;
+                        if (first_miss >= 0) continue;  /* ready: nothing of it is missing */
+                        from = crew->h + (st - MC_ST_READY);
+                        at = from->p_start[slot] % from->cr;
+                        c = from->ring;
+                        c.rows += at * K; c.action += at; c.flag += at; c.own += at * NOWN; c.fp += at; c.mask += at;
+                        nc = from->p_nc[slot];
+                        if (i >= leaf_rows) pl = from->p_pl + slot * W;
+                        /* The helper prefetched the candidates' visited slots into its own core's cache:
+                           those of a parent two ahead are fetched here, so that its probes hit. */
+                        if (i + MC_AHEAD < hi) {
+                            const int32_t sa = __atomic_load_n(crew->state + i + MC_AHEAD, __ATOMIC_ACQUIRE);
+                            if (sa >= MC_ST_READY) {
+                                const mc_helper *ha = crew->h + (sa - MC_ST_READY);
+                                const int64_t sl = (i + MC_AHEAD) % MC_RING_PARENTS, na = ha->p_nc[sl];
+                                const uint64_t *fa = ha->ring.fp + ha->p_start[sl] % ha->cr;
+                                for (k = 0; k < na; k++) __builtin_prefetch(t.vkeys + mc_slot(fa[k], t.vsize));
+                            }
+                        }
+                        goto keep;
+                    }
+                }
                 if (pl == scratch)
                     for (k = 0; k < W; k++) scratch[k] = -1;
-                /* 1. Every successor, by the tries.  The parent's leaves `pl` are those its own parent's
-                   step left valid, or -1; a walk's leaf is written there (a parent expanded again after a
-                   miss does not walk twice).  A binding's slot holds 4 * (its effect's leaf) + 1, or + 3
-                   where that leaf has no successor, or for a split action whose guard fails, 4 * (the
-                   guard's leaf).  Most slots hold a leaf without successors, known: the bindings left
-                   (unknown, or with successors) are found 64 at a time as the bits of a mask, without a
-                   branch or a leaf's record read per binding.  (With four slot values a leaf, an int32
-                   holds 2^29 leaves: 8 GiB of leaf records, more than the memory this runs in.) */
-                for (base = 0; base < B; base += 64) {
-                  uint64_t todo = mc_todo(pl + base, B - base < 64 ? B - base : 64);
-                  for (; todo; todo &= todo - 1) {
-                    int32_t v;
-                    b = base + __builtin_ctzll(todo);
-                    v = pl[b];
-                    if (v < 0) {
-                        if (guard_of[b] >= 0) {  /* a split action: its guard's tree, then its effect's */
-                            code = mc_walk(root[guard_of[b]], row, comp, edges, esize);
-                            if (code == -1) { MC_NOTE_MISS(guard_of[b], row); continue; }
-                            if (!leaves[-2 - code].count) { pl[b] = 4 * (-2 - code); continue; }
-                        }
-                        code = mc_walk(root[b], row, comp, edges, esize);
-                        if (code == -1) { MC_NOTE_MISS(b, row); continue; }
-                        pl[b] = v = 4 * (-2 - code) + (leaves[-2 - code].count ? 1 : 3);
-                    }
-                    if ((v & 3) != 1)
-                        continue;  /* the guard fails, or the effect has no successor */
-                    leaf = v >> 2;
-                    if (missed || first_miss >= 0) continue;  /* nothing is kept: only misses are noted */
-                    {
-                        int32_t cnt = leaves[leaf].count;
-                        const int32_t *e = entries + leaves[leaf].start;
-                        if (nc + cnt > ccap) {
-                            if (first_miss >= 0) goto probed;
-                            status = MC_GROW_CAND;
-                            goto stop;
-                        }
-                        /* A successor's entries are its changes: how many, then (component, entry) each,
-                           an entry being an id or ~k for the parent's component k.  Its fingerprint is
-                           taken as it is written, and its visited slot prefetched: the walks of the
-                           bindings after it hide the miss. */
-                        for (s = 0; s < cnt; s++, nc++) {
-                            int32_t *t = cand + nc * K;
-                            int32_t n_changes = *e++;
-                            uint64_t changed = 0, h = rz;
-                            memcpy(t, row, K * sizeof(int32_t));
-                            for (; n_changes > 0; n_changes--, e += 2) {
-                                int32_t at = e[0], v = e[1], x = v >= 0 ? v : row[~v];
-                                if (x == row[at]) continue;  /* an equal value, built anew */
-                                h += mc_z(at, x) - mc_z(at, row[at]);
-                                changed |= (uint64_t)1 << (at & 63);
-                                t[at] = x;
-                            }
-                            cand_fp[nc] = h = h ? h : 1;
-                            __builtin_prefetch(vkeys + mc_slot(h, vsize));
-                            cand_action[nc] = action_of[b];
-                            cand_mask[nc] = changed;
-                        }
-                    }
-                  }
-                }
-                /* 2. The constraint, and the checks of those not seen before (still nothing kept). */
-                /* A candidate's own leaves (constraint, checks) are the parent's where its step changed
-                   nothing they read; they are kept with it, for its own successors. */
-                #define MC_OWN_LEAF(slot, fn, t, out) do { \
-                    int32_t l_ = pl[B + (slot)]; \
-                    if (l_ < 0 || (leaves[l_].mask & cand_mask[c])) { \
-                        code = mc_walk(root[fn], (t), comp, edges, esize); \
-                        l_ = code == -1 ? -1 : -2 - code; \
-                    } \
-                    (out) = l_; \
-                } while (0)
-                for (c = 0; c < nc && !missed && first_miss < 0; c++) {
-                    const int32_t *t = cand + c * K;
-                    int32_t *own = cand_own + c * NOWN;
-                    int32_t flag = 0;
-                    for (k = 0; k < NOWN; k++) own[k] = -1;
-                    if (constraint_fn >= 0) {
-                        MC_OWN_LEAF(0, constraint_fn, t, own[0]);
-                        if (own[0] == -1) { MC_NOTE_MISS(constraint_fn, t); break; }
-                        if (!leaves[own[0]].count) { cand_flag[c] = 0; continue; }
-                    }
-                    flag = 1;
-                    if (mc_visit(vkeys, vsize, cand_fp[c], 0)) {
-                        flag |= 2;
-                        for (k = 0; k < n_checks; k++) {
-                            int32_t *o = own + (constraint_fn >= 0) + k;
-                            if (!((S[S_CHECK_ENABLED] >> k) & 1)) continue;
-                            MC_OWN_LEAF((constraint_fn >= 0) + k, first_check + k, t, *o);
-                            if (*o == -1) { MC_NOTE_MISS(first_check + k, t); break; }
-                            if ((leaves[*o].count != 0) == ((when_true >> k) & 1))
-                                flag |= 4 << k;
-                        }
-                    }
-                    cand_flag[c] = flag;
-                }
-                #undef MC_OWN_LEAF
-                if (missed || first_miss >= 0) {
+                nc = mc_parent(&t, i, row, mc_parent_fp(row_fp, i, row, K), pl, &c, S[S_CHECK_ENABLED], &m,
+                               first_miss < 0);
+                if (nc == MC_P_FULL) { status = MC_GROW_CAND; goto stop; }
+                if (nc == MC_P_MISS || first_miss >= 0) {
                     if (first_miss < 0) {
                         first_miss = i;
                         end = i + 1 + probe < hi ? i + 1 + probe : hi;
                     }
-                    if (n_miss >= mcap) break;
+                    if (m.n >= m.cap) break;
                     continue;
                 }
-                if ((uint64_t)(vcount + nc) * 4 > vsize * 3) { status = MC_GROW_VISITED; goto stop; }
+            keep:
+                if ((uint64_t)(vcount + nc) * 4 > t.vsize * 3) { status = MC_GROW_VISITED; goto stop; }
                 if (n_out + nc > ocap) { status = MC_GROW_OUT; goto stop; }
                 /* 3. Keep the parent's expansion. */
                 S[S_GENERATED] += nc;
-                for (c = 0; c < nc; c++) {
-                    gen_by_action[cand_action[c]]++;
-                    if ((cand_flag[c] & 3) == 3 && mc_visit(vkeys, vsize, cand_fp[c], 1)) {
+                for (cidx = 0; cidx < nc; cidx++) {
+                    gen_by_action[c.action[cidx]]++;
+                    if ((c.flag[cidx] & 3) == 3 && mc_visit(t.vkeys, t.vsize, c.fp[cidx], 1)) {
                         vcount++;
-                        memcpy(out_rows + n_out * K, cand + c * K, K * sizeof(int32_t));
+                        memcpy(out_rows + n_out * K, c.rows + cidx * K, K * sizeof(int32_t));
                         if (n_out < out_leaf_rows) {
                             int32_t *ol = out_leaf + n_out * W;
-                            const uint64_t cm = cand_mask[c];
+                            const uint64_t cm = c.mask[cidx];
                             /* An effect's leaf stands while its path and the paths of every state its
                                guard ever held on (guard_true, by binding) are unchanged.  Those masks
                                are gathered once per parent (pm), at its first new state, so that each
@@ -429,35 +847,49 @@ cdef extern from *:
                             if (avx2) mc_keep_leaves_avx2(pm, cm, pl, ol, B); else
                         #endif
                             mc_keep_leaves(pm, cm, pl, ol, B);
-                            memcpy(ol + B, cand_own + c * NOWN, NOWN * sizeof(int32_t));
+                            memcpy(ol + B, c.own + cidx * NOWN, NOWN * sizeof(int32_t));
                         }
                         out_parent[n_out] = (int32_t)i;
-                        out_action[n_out] = cand_action[c];
-                        out_fp[n_out] = cand_fp[c];
-                        new_by_action[cand_action[c]]++;
+                        out_action[n_out] = c.action[cidx];
+                        out_fp[n_out] = c.fp[cidx];
+                        new_by_action[c.action[cidx]]++;
                         n_out++;
-                        if ((cand_flag[c] >> 2) & S[S_CHECK_REPORT])
+                        if ((c.flag[cidx] >> 2) & S[S_CHECK_REPORT])
                             fired = 1;
                     }
                 }
                 if (fired || (nc == 0 && S[S_DEADLOCK])) {
-                    /* The parent's candidates and flags stay in the scratch arrays for the caller. */
+                    /* The parent's candidates and flags are in the scratch arrays for the caller (copied
+                       there from a helper's ring). */
+                    if (from) {
+                        memcpy(mine.rows, c.rows, nc * K * sizeof(int32_t));
+                        memcpy(mine.action, c.action, nc * sizeof(int32_t));
+                        memcpy(mine.flag, c.flag, nc * sizeof(int32_t));
+                        memcpy(mine.own, c.own, nc * NOWN * sizeof(int32_t));
+                        memcpy(mine.fp, c.fp, nc * sizeof(uint64_t));
+                        memcpy(mine.mask, c.mask, nc * sizeof(uint64_t));
+                    }
                     S[S_EV_PARENT] = i;
                     S[S_EV_CAND] = nc;
                     S[S_EV_MASK] = fired;
                     S[S_EV_DEADLOCK] = nc == 0 && S[S_DEADLOCK];
-                    i++;
                     status = MC_EVENT;
+                }
+                if (crew) {
+                    if (from)
+                        __atomic_store_n(&from->cons_tail, from->p_start[i % MC_RING_PARENTS] + nc, __ATOMIC_RELEASE);
+                    __atomic_store_n(&crew->main_at, i + 1, __ATOMIC_RELEASE);
+                }
+                if (status == MC_EVENT) {
+                    i++;
                     goto stop;
                 }
             }
-        probed:
             if (first_miss >= 0) {
                 i = first_miss;
                 status = MC_MISS;
             }
-            S[S_N_MISS] = n_miss;
-            #undef MC_NOTE_MISS
+            S[S_N_MISS] = m.n;
         stop:
             S[S_I] = i;
             S[S_N_OUT] = n_out;
@@ -465,7 +897,6 @@ cdef extern from *:
             S[S_STATUS] = status;
             free(guard_true);
         }
-        PyBuffer_Release(&tv);
         PyBuffer_Release(&sv);
         return status;
     }
@@ -655,7 +1086,12 @@ cdef extern from *:
         return n;
     }
     """
-    long long mc_memo_expand(object table, object scalars) except -1
+    long long mc_memo_expand(object table, object scalars, object crew) except -1
+    object mc_crew_new(long long n, long long only_helpers)
+    long long mc_crew_stop(object crew) except -1
+    long long mc_crew_go(object crew, object table, object scalars, object state, long long new_level) except -1
+    long long mc_crew_count(object crew, long long what) except -1
+
     long long mc_rehash(object old, object new) except -1
     long long mc_pair_insert(object edges, object keys, object vals) except -1
     long long mc_pair_rehash(object old, object new) except -1

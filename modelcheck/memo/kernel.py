@@ -99,11 +99,46 @@ def array_table(arrs: tuple) -> np.ndarray:
     return table
 
 
-def expand(table: np.ndarray, scalars: np.ndarray) -> int:
-    """Expand parents ``scalars[S_I]`` .. ``scalars[S_HI]``; the status (see the module docstring)."""
+def expand(table: np.ndarray, scalars: np.ndarray, crew: object = None) -> int:
+    """Expand parents ``scalars[S_I]`` .. ``scalars[S_HI]``; the status (see the module docstring).
+
+    ``crew`` is None or helper threads (:func:`crew_new`) that :func:`crew_go`
+    gave this table: they run passes 1 and 2 of parents ahead, and this call
+    takes their candidates where they are ready.
+    """
     if not COMPILED:
         raise RuntimeError("the memo kernel runs compiled only (modelcheck compile)")
-    return mc_memo_expand(table, scalars)
+    return mc_memo_expand(table, scalars, crew)
+
+
+def crew_new(n: int, only_helpers: bool = False) -> object:
+    """``n`` helper threads for :func:`expand`, parked until :func:`crew_go` (stopped when the handle is freed).
+
+    They run C only and never take the interpreter's lock, so they go on
+    while this thread learns in Python.  ``only_helpers`` is for tests: the
+    caller's loop then waits for a helper to take each parent instead of
+    taking it itself, so that every parent is prepared (or given back) by a
+    helper whatever the timing.
+    """
+    if not COMPILED:
+        raise RuntimeError("the memo kernel runs compiled only (modelcheck compile)")
+    return mc_crew_new(n, 1 if only_helpers else 0)
+
+
+def crew_stop(crew: object) -> None:
+    """Park the helpers: before any array they read is replaced or freed (a table grown, a new level)."""
+    mc_crew_stop(crew)
+
+
+def crew_go(crew: object, table: np.ndarray, scalars: np.ndarray, claims: np.ndarray, new_level: bool) -> None:
+    """Let the helpers run on the arrays of ``table``; ``claims`` is the level's (int32, one per parent,
+    zeros at its start); ``new_level`` starts their rings afresh."""
+    mc_crew_go(crew, table, scalars, claims, 1 if new_level else 0)
+
+
+def crew_counts(crew: object) -> tuple[int, int]:
+    """(parents the helpers prepared, parents they gave back to the caller) so far."""
+    return int(mc_crew_count(crew, 0)), int(mc_crew_count(crew, 1))
 
 
 def slot(key: int, size: int) -> int:

@@ -53,7 +53,8 @@ cdef class Tries:
     cdef public Py_ssize_t width, n_nodes, n_leaves, n_entries, n_edges, version
     cdef public object comp, edges, root, true_mask, leaves, entries
     cdef public list _true_masks, comps, roots
-    cdef public dict _pending
+    cdef public dict _pending, _pending_roots
+    cdef public object before_replace
     cdef public object _empty, _flushed
     cdef public list _new_counts, _new_starts, _new_entries, _new_masks
     cpdef Py_ssize_t node(self, Py_ssize_t k)

@@ -127,6 +127,11 @@ class Tries:
         self.comps: list[int] = []
         """``comp`` again, and ``roots`` is ``root``: Python lists for the walks made in Python."""
         self.roots: list[int] = [MISSING] * n_functions
+        self._pending_roots: dict[int, int] = {}
+        """Roots learnt since the last :meth:`flush`: written into ``root`` last, after what they lead to."""
+        self.before_replace: Callable[[], None] | None = None
+        """Called before :meth:`flush` replaces an array: helper threads of the C loop read the arrays while
+        learning goes on, and must be parked before one is replaced (they would walk past its end)."""
 
     # -- building --------------------------------------------------------------------------
 
@@ -136,8 +141,8 @@ class Tries:
         return self.n_nodes - 1
 
     def set_root(self, f: int, code: int) -> None:
-        self.root[f] = code
         self.roots[f] = code
+        self._pending_roots[f] = code
 
     def leaf(self, count: int, entries: tuple = ()) -> int:
         """The code of a new leaf with these contents (its mask: every component, until :meth:`set_mask`).
@@ -219,6 +224,13 @@ class Tries:
     def flush(self) -> None:
         """Put what was learnt since the last flush into the arrays the C loop reads (growing them first)."""
         nodes, leaves, n_entries = self._flushed
+        if self.before_replace is not None and (
+                self.n_nodes > len(self.comp) or self.n_leaves > len(self.leaves)
+                or self.n_entries > len(self.entries)
+                or grown_size(len(self.edges) >> 1, self.n_edges) != len(self.edges) >> 1):
+            self.before_replace()
+        # What a new edge or root leads to is written before it: a helper thread walking meanwhile meets
+        # either nothing (a branch not learnt) or what is complete.
         if self.n_nodes > nodes:
             self.comp = self._room(self.comp, self.n_nodes)
             put_list(self.comp, nodes, self.comps, nodes)
@@ -232,16 +244,19 @@ class Tries:
             self._new_entries = []
             self._new_masks = []
         self._flushed = (self.n_nodes, self.n_leaves, self.n_entries)
-        if not self._pending:
-            return
-        size = grown_size(len(self.edges) >> 1, self.n_edges)
-        if size != len(self.edges) >> 1:
-            edges = np.zeros(2 * size, np.int64)
-            pair_rehash(self.edges, edges)
-            self.edges = edges
-            self.version += 1
-        pair_insert_codes(self.edges, self._pending, self.comps)
-        self._pending.clear()
+        if self._pending:
+            size = grown_size(len(self.edges) >> 1, self.n_edges)
+            if size != len(self.edges) >> 1:
+                edges = np.zeros(2 * size, np.int64)
+                pair_rehash(self.edges, edges)
+                self.edges = edges
+                self.version += 1
+            pair_insert_codes(self.edges, self._pending, self.comps)
+            self._pending.clear()
+        if self._pending_roots:
+            for f, code in self._pending_roots.items():
+                self.root[f] = code
+            self._pending_roots.clear()
 
     def _room(self, a: np.ndarray, need: int) -> np.ndarray:
         """``a``, or a larger copy if it cannot hold ``need`` items (the version changes)."""
