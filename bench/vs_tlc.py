@@ -7,7 +7,8 @@ Per workload it runs, each ``--runs`` times (median reported), as whole processe
 
 * ``modelcheck check ... -q --json --workers 1`` (one process, on the memo tables);
 * the same with ``--no-memo`` (every successor by the spec's own code; ``--no-readable`` skips it);
-* the same with ``--workers 2``;
+* the same with ``--workers 2`` (two threads on the memo tables), right after the one-process run of
+  each round, so that each round also gives a paired ratio of the two;
 * on the Kip320 workloads (not with ``--no-vectorised``): ``bench/packed_kip320.py --json``, the
   hand-written packed, level-vectorised numpy encoding of Kip320 (every state a few bit fields of
   one or two uint64 words, no Python object per state; not derived from the spec, and
@@ -360,6 +361,10 @@ def main() -> None:
             tag = f"-{k + 1}" if args.runs > 1 else ""
             print(f"[{name}] run {k + 1}/{args.runs}: modelcheck, 1 process ...", file=sys.stderr, flush=True)
             engines["mc1"].append(run_modelcheck(w, 1, args.timeout))
+            # --workers 2 right after, for a paired ratio of one thread over two (as for the encoding below).
+            if not args.no_workers2:
+                print(f"[{name}] run {k + 1}/{args.runs}: modelcheck --workers 2 ...", file=sys.stderr, flush=True)
+                engines["mc2"].append(run_modelcheck(w, 2, args.timeout))
             # The vectorised encoding right after, so that each round gives a ratio of two runs taken
             # seconds apart (this machine's speed drifts by a third between minutes).
             if "packed" in w and not args.no_vectorised:
@@ -369,9 +374,6 @@ def main() -> None:
             if not args.no_readable:
                 print(f"[{name}] run {k + 1}/{args.runs}: modelcheck --no-memo ...", file=sys.stderr, flush=True)
                 engines["mc0"].append(run_modelcheck(w, 1, args.timeout, memo=False))
-            if not args.no_workers2:
-                print(f"[{name}] run {k + 1}/{args.runs}: modelcheck --workers 2 ...", file=sys.stderr, flush=True)
-                engines["mc2"].append(run_modelcheck(w, 2, args.timeout))
             if args.tlc_jar:
                 print(f"[{name}] run {k + 1}/{args.runs}: TLC -workers 1 ...", file=sys.stderr, flush=True)
                 engines["tlc"].append(run_tlc(w, args.tlc_jar.resolve(), args.tla_dir.resolve(), args.java,
@@ -409,6 +411,8 @@ def main() -> None:
             "tlc_over_mc2_wall": ratio(tlc and tlc["wall_s"], mc2 and mc2["wall_s"]),
             "mc1_over_mc2_wall": ratio(mc1["wall_s"], mc2 and mc2["wall_s"]),
             "mc1_over_mc2_cpu": ratio(mc1["cpu_s"], mc2 and mc2["cpu_s"]),
+            "mc1_over_mc2_wall_paired": (round(statistics.median(
+                a["wall_s"] / b["wall_s"] for a, b in zip(engines["mc1"], engines["mc2"])), 2) if mc2 else None),
             "mc1_over_vectorised_cpu": ratio(mc1["cpu_s"], vec and vec["cpu_s"]),
             "mc1_over_vectorised_cpu_paired": (round(statistics.median(
                 a["cpu_s"] / b["cpu_s"] for a, b in zip(engines["mc1"], engines["vec"])), 2) if vec else None),
@@ -437,7 +441,7 @@ def main() -> None:
             print(f"  memo tables: {fmt(ref['memo_evaluations'])} evaluations of the spec's functions")
         print(f"  modelcheck CPU per generated state: {row['mc1_cpu_us_per_generated']:.2f} µs (1 process)"
               + (f", {row['mc0_cpu_us_per_generated']:.2f} µs (--no-memo)" if mc0 else "")
-              + (f", {row['mc2_cpu_us_per_generated']:.2f} µs (--workers 2, all processes)" if mc2 else "")
+              + (f", {row['mc2_cpu_us_per_generated']:.2f} µs (--workers 2, all threads)" if mc2 else "")
               + (f"; vectorised {row['vectorised_cpu_us_per_generated']:.2f} µs" if vec else "")
               + (f"; TLC {row['tlc_cpu_us_per_generated']:.2f} µs" if tlc else ""))
         if vec:
@@ -449,7 +453,8 @@ def main() -> None:
                      f"times slower than one word's: the encoding is handicapped and the ratio flatters modelcheck"))
         print(f"  ratios: TLC/modelcheck-1 wall {fmt(row['tlc_over_mc1_wall'])}, CPU {fmt(row['tlc_over_mc1_cpu'])}, "
               f"RSS {fmt(row['tlc_over_mc1_rss'])}; TLC/modelcheck-w2 wall {fmt(row['tlc_over_mc2_wall'])}; "
-              f"1-process/workers-2 wall {fmt(row['mc1_over_mc2_wall'])}, CPU {fmt(row['mc1_over_mc2_cpu'])}"
+              f"1-process/workers-2 wall {fmt(row['mc1_over_mc2_wall'])} (paired: "
+              f"{fmt(row['mc1_over_mc2_wall_paired'])}), CPU {fmt(row['mc1_over_mc2_cpu'])}"
               + (f"; --no-memo/memo wall {fmt(row['mc0_over_mc1_wall'])}, TLC/--no-memo wall "
                  f"{fmt(row['tlc_over_mc0_wall'])}" if mc0 else ""))
 
