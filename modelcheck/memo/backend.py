@@ -485,6 +485,7 @@ class MemoBackend:
     # -- one level ------------------------------------------------------------------------
 
     def expand(self, request: LevelRequest) -> Iterator[LevelReport]:
+        self._park()  # the level's arrays are its own (parked at the last level's end already)
         model = self.model
         S = self.S
         n = len(self.rows)
@@ -525,7 +526,6 @@ class MemoBackend:
         S[kn.S_N_OUT] = 0
         S[kn.S_GENERATED] = 0
         deadlock_reported = False
-        self._park()
         self._claims = np.zeros(n, np.int32)
         self._crew_new_level = True
         for lo in range(0, n, CHUNK):
