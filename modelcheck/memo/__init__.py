@@ -7,6 +7,7 @@ a decision tree over component ids (:mod:`.tries`), grown by running the
 readable spec on states whose components note their use (:mod:`.traced`):
 a tree's path is the order in which the function first used components, so
 every state that agrees on them gets the stored result.  A C loop
-(:mod:`.kernel`) walks the trees for a whole level; the readable spec runs
-only where a tree has no branch yet (:mod:`.backend`).
+(:mod:`.kernel`) walks the trees for a whole level, with helper threads
+walking parents ahead under ``--workers``; the readable spec runs only where
+a tree has no branch yet (:mod:`.backend`).
 """

@@ -37,6 +37,13 @@ being too small (``GROW_*``).  After a parent with a new state whose checks
 fired, or without successors (when deadlocks are checked), it returns
 ``EVENT`` with that parent's candidates still in the scratch arrays.
 
+Since passes 1 and 2 write nothing but the parent's leaves and its
+candidates, helper threads (:func:`crew_new`, ``--workers``) run them on
+parents ahead of the loop, into rings of their own; the loop takes a
+parent's candidates from a helper where they are ready and runs pass 3 on
+them as on its own, so that what is kept, and in which order, is decided
+here alone.
+
 Fingerprints are a 64-bit mix of the row's ids; they are this engine's own
 (ids depend on the order values were met), so traces are rebuilt from rows
 and then named by the readable fingerprints (:mod:`modelcheck.memo.backend`).
