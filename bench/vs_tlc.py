@@ -384,6 +384,10 @@ def main() -> None:
         for r in engines["vec"]:
             if r["invariants"] != w["invariants"]:
                 mismatches.append(f"{name}: vec checked invariants {r['invariants']}, TLC {w['invariants']}")
+        for label in ("mc1", "mc2"):
+            for r in engines[label]:
+                if r.get("memo_evaluations") is None:  # a build out of date runs the spec's own code
+                    mismatches.append(f"{name}: {label} ran without the memo tables (modelcheck compile?)")
         for label, runs in engines.items():
             for r in runs:
                 if r["result"] != "holds":
