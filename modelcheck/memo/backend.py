@@ -436,7 +436,6 @@ class MemoBackend:
         size = kn.grown_size(len(self.vkeys), self.vcount + more)
         if size == len(self.vkeys):
             return
-        self._park()
         keys = np.zeros(size, np.uint64)
         kn.rehash(self.vkeys, keys)
         self.vkeys = keys
@@ -485,7 +484,6 @@ class MemoBackend:
     # -- one level ------------------------------------------------------------------------
 
     def expand(self, request: LevelRequest) -> Iterator[LevelReport]:
-        self._park()  # the level's arrays are its own (parked at the last level's end already)
         model = self.model
         S = self.S
         n = len(self.rows)

@@ -421,6 +421,12 @@ cdef extern from *:
         mc_helper h[];
     };
 
+    /* The ring `ring`'s candidates from slot `at` on (rows of K, own leaves of NOWN). */
+    static inline mc_cands mc_cands_at(mc_cands ring, int64_t at, int64_t K, int64_t NOWN) {
+        ring.rows += at * K; ring.action += at; ring.flag += at; ring.own += at * NOWN; ring.fp += at; ring.mask += at;
+        return ring;
+    }
+
     static inline void mc_relax(void) {
     #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
@@ -438,7 +444,7 @@ cdef extern from *:
         const int64_t K = cr->t.K, W = cr->W, slot = j % MC_RING_PARENTS, at = start % h->cr;
         const int32_t *row = cr->rows + j * K;
         int32_t *pl;
-        mc_cands c = h->ring;
+        mc_cands c = mc_cands_at(h->ring, at, K, cr->t.NOWN);
         int64_t nc, k;
         if (j < cr->leaf_rows) {
             pl = cr->row_leaf + j * W;
@@ -446,7 +452,6 @@ cdef extern from *:
             pl = h->p_pl + slot * W;
             for (k = 0; k < W; k++) pl[k] = -1;
         }
-        c.rows += at * K; c.action += at; c.flag += at; c.own += at * cr->t.NOWN; c.fp += at; c.mask += at;
         c.cap = cr->cap;
         nc = mc_parent(&cr->t, j, row, mc_parent_fp(cr->row_fp, j, row, K), pl, &c, cr->enabled, NULL, 1);
         if (nc < 0) return 0;
@@ -782,12 +787,9 @@ cdef extern from *:
                     while (st == MC_ST_TAKEN) { mc_relax(); st = __atomic_load_n(crew->state + i, __ATOMIC_ACQUIRE); }
                     if (st >= MC_ST_READY) {
                         const int64_t slot = i % MC_RING_PARENTS;
-                        int64_t at;
                         if (first_miss >= 0) continue;  /* ready: nothing of it is missing */
                         from = crew->h + (st - MC_ST_READY);
-                        at = from->p_start[slot] % from->cr;
-                        c = from->ring;
-                        c.rows += at * K; c.action += at; c.flag += at; c.own += at * NOWN; c.fp += at; c.mask += at;
+                        c = mc_cands_at(from->ring, from->p_start[slot] % from->cr, K, NOWN);
                         nc = from->p_nc[slot];
                         if (i >= leaf_rows) pl = from->p_pl + slot * W;
                         /* The helper prefetched the candidates' visited slots into its own core's cache:

@@ -224,10 +224,10 @@ class Tries:
     def flush(self) -> None:
         """Put what was learnt since the last flush into the arrays the C loop reads (growing them first)."""
         nodes, leaves, n_entries = self._flushed
+        size = grown_size(len(self.edges) >> 1, self.n_edges)
         if self.before_replace is not None and (
                 self.n_nodes > len(self.comp) or self.n_leaves > len(self.leaves)
-                or self.n_entries > len(self.entries)
-                or grown_size(len(self.edges) >> 1, self.n_edges) != len(self.edges) >> 1):
+                or self.n_entries > len(self.entries) or size != len(self.edges) >> 1):
             self.before_replace()
         # What a new edge or root leads to is written before it: a helper thread walking meanwhile meets
         # either nothing (a branch not learnt) or what is complete.
@@ -245,7 +245,6 @@ class Tries:
             self._new_masks = []
         self._flushed = (self.n_nodes, self.n_leaves, self.n_entries)
         if self._pending:
-            size = grown_size(len(self.edges) >> 1, self.n_edges)
             if size != len(self.edges) >> 1:
                 edges = np.zeros(2 * size, np.int64)
                 pair_rehash(self.edges, edges)
