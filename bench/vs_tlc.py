@@ -1,7 +1,7 @@
 """modelcheck against TLC on the same models, whole processes: ``.venv/bin/python bench/vs_tlc.py``.
 
     .venv/bin/python bench/vs_tlc.py [--runs 3] [--large] [--only NAME] [--json OUT] [--no-vectorised] \\
-        [--tlc-jar PATH/tla2tools.jar --tla-dir PATH/kafka-specification]
+        [--tlc-jar PATH/tla2tools.jar --tla-dir PATH/kafka-specification [--tlc-workers2]]
 
 Per workload it runs, each ``--runs`` times (median reported), as whole processes:
 
@@ -20,7 +20,8 @@ Per workload it runs, each ``--runs`` times (median reported), as whole processe
   (on kip320-r3-epoch3 a state takes two words and the encoding's visited set is several times
   slower a state, so there the ratio flatters modelcheck);
 * with ``--tlc-jar``: TLC, one worker, breadth-first, on the published TLA+ module
-  with the same constants, invariant and bounds.
+  with the same constants, invariant and bounds; with ``--tlc-workers2`` also TLC with two workers,
+  right after it in each round (TLC's own ratio of one worker over two, beside modelcheck's).
 
 ``--tlc-jar`` is a ``tla2tools.jar`` (e.g. from the TLA+ tools releases,
 github.com/tlaplus/tlaplus; bench/tlc/README.md names the version used for the
@@ -243,7 +244,8 @@ def parse_tlc(text: str) -> dict:
     return r
 
 
-def run_tlc(w: dict, jar: Path, tla_dir: Path, java: str, timeout: float, keep: Path | None, tag: str) -> dict:
+def run_tlc(w: dict, jar: Path, tla_dir: Path, java: str, timeout: float, keep: Path | None, tag: str,
+            workers: int = 1) -> dict:
     with tempfile.TemporaryDirectory(prefix="vs-tlc-") as tmp:
         work = Path(tmp)
         for name in w["tlc_modules"]:
@@ -260,12 +262,12 @@ def run_tlc(w: dict, jar: Path, tla_dir: Path, java: str, timeout: float, keep: 
             cfg_name = w["tlc_cfg"]
             shutil.copy(TLC_DIR / cfg_name, work / cfg_name)
         cmd = [java, "-XX:+UseParallelGC", f"-Djava.io.tmpdir={work}", "-cp", str(jar), "tlc2.TLC",
-               "-workers", "1", "-fp", "0", "-deadlock", "-metadir", str(work / "states"),
+               "-workers", str(workers), "-fp", "0", "-deadlock", "-metadir", str(work / "states"),
                "-config", cfg_name, w["tlc_module"]]
         m = measure(cmd, work, timeout)
     text = m["stdout"] + m["stderr"]
     if keep is not None:
-        (keep / f"{w['name']}{tag}.tlc.out").write_text(text)
+        (keep / f"{w['name']}{tag}{'' if workers == 1 else f'-w{workers}'}.tlc.out").write_text(text)
     r = parse_tlc(text)
     if m["timed_out"]:
         r["result"] = "timeout"
@@ -321,6 +323,8 @@ def main() -> None:
     ap.add_argument("--tla-dir", type=Path, help="directory of the published TLA+ modules (with --tlc-jar)")
     ap.add_argument("--java", default="java", help="the java command (default: java on PATH)")
     ap.add_argument("--no-workers2", action="store_true", help="skip the modelcheck --workers 2 runs")
+    ap.add_argument("--tlc-workers2", action="store_true",
+                    help="also run TLC -workers 2, right after TLC -workers 1 in each round (TLC's own scaling)")
     ap.add_argument("--no-readable", action="store_true",
                     help="skip the one-process runs with --no-memo (every successor by the spec's own code)")
     ap.add_argument("--no-vectorised", action="store_true",
@@ -356,7 +360,7 @@ def main() -> None:
     results = []
     for w in workloads:
         name = w["name"]
-        engines: dict[str, list[dict]] = {"mc1": [], "mc0": [], "mc2": [], "vec": [], "tlc": []}
+        engines: dict[str, list[dict]] = {"mc1": [], "mc0": [], "mc2": [], "vec": [], "tlc": [], "tlc2": []}
         for k in range(args.runs):
             tag = f"-{k + 1}" if args.runs > 1 else ""
             print(f"[{name}] run {k + 1}/{args.runs}: modelcheck, 1 process ...", file=sys.stderr, flush=True)
@@ -378,6 +382,10 @@ def main() -> None:
                 print(f"[{name}] run {k + 1}/{args.runs}: TLC -workers 1 ...", file=sys.stderr, flush=True)
                 engines["tlc"].append(run_tlc(w, args.tlc_jar.resolve(), args.tla_dir.resolve(), args.java,
                                               args.timeout, args.keep_tlc_output, tag))
+                if args.tlc_workers2:
+                    print(f"[{name}] run {k + 1}/{args.runs}: TLC -workers 2 ...", file=sys.stderr, flush=True)
+                    engines["tlc2"].append(run_tlc(w, args.tlc_jar.resolve(), args.tla_dir.resolve(), args.java,
+                                                   args.timeout, args.keep_tlc_output, tag, workers=2))
         ref = engines["mc1"][0]
         if ref["invariants"] != w["invariants"]:
             mismatches.append(f"{name}: modelcheck checked invariants {ref['invariants']}, TLC {w['invariants']}")
@@ -396,12 +404,15 @@ def main() -> None:
                 if diff:
                     mismatches.append(f"{name}: {label} {', '.join(diff)}")
         med = {label: median_of(runs) if runs else None for label, runs in engines.items()}
-        mc1, mc0, mc2, vec, tlc = med["mc1"], med["mc0"], med["mc2"], med["vec"], med["tlc"]
+        mc1, mc0, mc2, vec, tlc, tlc2 = med["mc1"], med["mc0"], med["mc2"], med["vec"], med["tlc"], med["tlc2"]
         gen = ref["generated"]
         row = {
             "workload": name, "distinct": ref["distinct"], "generated": gen, "depth": ref["depth"],
             "modelcheck_1": mc1, "modelcheck_no_memo": mc0, "modelcheck_workers2": mc2, "vectorised": vec,
-            "tlc_workers1": tlc,
+            "tlc_workers1": tlc, "tlc_workers2": tlc2,
+            "tlc1_over_tlc2_wall": ratio(tlc and tlc["wall_s"], tlc2 and tlc2["wall_s"]),
+            "tlc1_over_tlc2_wall_paired": (round(statistics.median(
+                a["wall_s"] / b["wall_s"] for a, b in zip(engines["tlc"], engines["tlc2"])), 2) if tlc2 else None),
             "memo_evaluations": ref.get("memo_evaluations"),
             "mc0_cpu_us_per_generated": round(mc0["cpu_s"] / gen * 1e6, 2) if mc0 else None,
             "tlc_over_mc0_wall": ratio(tlc and tlc["wall_s"], mc0 and mc0["wall_s"]),
@@ -430,7 +441,7 @@ def main() -> None:
                "modelcheck, 1 process (NOT on the memo tables: is the C loop built? modelcheck compile)")
         for label, title in (("mc1", one), ("mc0", "modelcheck --no-memo"),
                              ("mc2", "modelcheck --workers 2"), ("vec", "vectorised (hand-written)"),
-                             ("tlc", "TLC -workers 1")):
+                             ("tlc", "TLC -workers 1"), ("tlc2", "TLC -workers 2")):
             r = med[label]
             if r is None:
                 continue
@@ -460,7 +471,9 @@ def main() -> None:
               f"1-process/workers-2 wall {fmt(row['mc1_over_mc2_wall'])} (paired: "
               f"{fmt(row['mc1_over_mc2_wall_paired'])}), CPU {fmt(row['mc1_over_mc2_cpu'])}"
               + (f"; --no-memo/memo wall {fmt(row['mc0_over_mc1_wall'])}, TLC/--no-memo wall "
-                 f"{fmt(row['tlc_over_mc0_wall'])}" if mc0 else ""))
+                 f"{fmt(row['tlc_over_mc0_wall'])}" if mc0 else "")
+              + (f"; TLC -workers 1 / -workers 2 wall {fmt(row['tlc1_over_tlc2_wall'])} (paired: "
+                 f"{fmt(row['tlc1_over_tlc2_wall_paired'])})" if tlc2 else ""))
 
     load_after = os.getloadavg()
     print("\n| workload | modelcheck, 1 process | --no-memo | modelcheck --workers 2 | vectorised (hand-written) "

@@ -388,6 +388,7 @@ cdef extern from *:
     #define MC_RING_PARENTS 16384
     #define MC_LEAD 4
     #define MC_AHEAD 2
+    #define MC_PUBLISH 16  /* the committer tells the helpers how far it is every MC_PUBLISH parents */
 
     typedef struct mc_crew mc_crew;
     typedef struct {
@@ -499,6 +500,49 @@ cdef extern from *:
         }
     }
 
+    /* The committer's progress, for the helpers: parents before `main_at` are consumed, and so are the
+       ring slots before `tail_of[h]` (-1: none since the last call).  Stored every MC_PUBLISH parents,
+       not at each: each store takes the line from the helper's cache.  Until then a helper sees less room
+       than there is, which only holds it back. */
+    static inline void mc_publish(mc_crew *cr, int64_t *tail_of, int64_t main_at) {
+        int j;
+        for (j = 0; j <= cr->n; j++)
+            if (tail_of[j] >= 0) {
+                __atomic_store_n(&cr->h[j].cons_tail, tail_of[j], __ATOMIC_RELEASE);
+                tail_of[j] = -1;
+            }
+        __atomic_store_n(&cr->main_at, main_at, __ATOMIC_RELEASE);
+    }
+
+    /* The committer, waiting for parent `i` that a helper is preparing, prepares a later free parent into
+       its own ring (h[n]) instead of spinning: where the helpers are the slower side (the committer only
+       runs pass 3 on their parents) it would otherwise wait at every parent.  0 if there was nothing to
+       take. */
+    static int mc_prepare_ahead(mc_crew *cr, int64_t i, const int64_t *tail_of) {
+        mc_helper *h = cr->h + cr->n;
+        int64_t j = h->cursor > i + 1 ? h->cursor : i + 1, start, tail;
+        const int64_t lim = cr->n_parents < i + MC_RING_PARENTS ? cr->n_parents : i + MC_RING_PARENTS;
+        int32_t st;
+        while (j < lim && __atomic_load_n(cr->state + j, __ATOMIC_RELAXED) != MC_ST_FREE) j++;
+        h->cursor = j;
+        if (j >= lim) return 0;
+        start = h->head;
+        if (start % h->cr + cr->cap > h->cr) start += h->cr - start % h->cr;
+        tail = tail_of[cr->n] >= 0 ? tail_of[cr->n] : h->cons_tail;
+        if (start + cr->cap - tail > h->cr) return 0;
+        st = MC_ST_FREE;
+        if (!__atomic_compare_exchange_n(cr->state + j, &st, MC_ST_TAKEN, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return 1;  /* a helper took it meanwhile */
+        h->cursor = j + 1;
+        if (mc_helper_prepare(h, j, start)) {
+            h->head = start + h->p_nc[j % MC_RING_PARENTS];
+            __atomic_store_n(cr->state + j, MC_ST_READY + h->id, __ATOMIC_RELEASE);
+        } else {
+            __atomic_store_n(cr->state + j, MC_ST_BACK, __ATOMIC_RELEASE);
+        }
+        return 1;
+    }
+
     static void mc_crew_park(mc_crew *cr) {
         int j, all;
         if (cr->pid != (long)getpid()) return;  /* a forked child: no threads here */
@@ -532,7 +576,7 @@ cdef extern from *:
             pthread_mutex_unlock(&cr->mu);
             for (j = 0; j < cr->n; j++) if (cr->h[j].started) pthread_join(cr->h[j].thread, NULL);
         }
-        for (j = 0; j < cr->n; j++) {
+        for (j = 0; j <= cr->n; j++) {
             mc_helper *h = cr->h + j;
             free(h->p_start); free(h->p_nc); free(h->p_pl);
             free(h->ring.rows); free(h->ring.action); free(h->ring.flag); free(h->ring.own);
@@ -551,7 +595,7 @@ cdef extern from *:
         PyObject *cap;
         int j;
         if (n < 1 || n > 255) { PyErr_SetString(PyExc_ValueError, "memo kernel: 1 to 255 helpers"); return NULL; }
-        cr = calloc(1, sizeof(mc_crew) + n * sizeof(mc_helper));
+        cr = calloc(1, sizeof(mc_crew) + (n + 1) * sizeof(mc_helper));  /* h[n]: the committer's own ring */
         if (!cr) return PyErr_NoMemory();
         pthread_mutex_init(&cr->mu, NULL);
         pthread_cond_init(&cr->cv, NULL);
@@ -559,6 +603,8 @@ cdef extern from *:
         cr->only_helpers = only_helpers != 0;
         cr->park_req = 1;
         cr->pid = (long)getpid();
+        cr->h[n].crew = cr;
+        cr->h[n].id = (int)n;
         cap = PyCapsule_New(cr, "modelcheck.memo.crew", mc_crew_free);
         if (!cap) { free(cr); return NULL; }
         for (j = 0; j < n; j++) {
@@ -653,7 +699,7 @@ cdef extern from *:
             const int64_t slots = 4 * cap > 65536 ? 4 * cap : 65536;
             cr->main_at = S[S_I];
             cr->cap = cap;
-            for (j = 0; j < cr->n; j++) {
+            for (j = 0; j <= cr->n; j++) {
                 mc_helper *h = cr->h + j;
                 if (h->cr < slots || !h->p_start || !h->p_pl) {
                     free(h->p_start); free(h->p_nc); free(h->p_pl);
@@ -744,6 +790,7 @@ cdef extern from *:
             int64_t i = S[S_I], n_out = S[S_N_OUT], vcount = S[S_VCOUNT];
             int64_t first_miss = -1, end = hi;
             uint64_t *guard_true, *pm;
+            int64_t *tail_of;  /* per helper, its ring's first slot not consumed, until published */
             mc_trees_of(&t, p, len, S);
             K = t.K; B = t.B; NOWN = t.NOWN;
             mine.rows = p[MC_CAND]; mine.action = p[MC_CAND_ACTION]; mine.fp = p[MC_CAND_FP];
@@ -753,13 +800,15 @@ cdef extern from *:
             m.node = p[MC_MISS_NODE]; m.depth = p[MC_MISS_DEPTH]; m.cap = len[MC_MISS_FN]; m.n = 0;
             /* Each binding's guard's true_mask (0 without a guard), for step 3: learning only adds to them,
                between calls. */
-            guard_true = malloc(2 * (B > 0 ? B : 1) * sizeof(uint64_t));
+            guard_true = malloc((2 * (B > 0 ? B : 1) + (crew ? crew->n + 1 : 0)) * sizeof(uint64_t));
             if (!guard_true) {
                 PyBuffer_Release(&sv);
                 PyErr_NoMemory();
                 return -1;
             }
             pm = guard_true + (B > 0 ? B : 1);  /* step 3's masks of one parent's slots */
+            tail_of = (int64_t *)(pm + (B > 0 ? B : 1));
+            for (j = 0; crew && j <= crew->n; j++) tail_of[j] = -1;
             for (j = 0; j < B; j++)
                 guard_true[j] = guard_of[j] >= 0 ? true_mask[guard_of[j]] : 0;
             /* A walk that reaches a branch not learnt yet is noted (function, row); from the first such
@@ -778,13 +827,18 @@ cdef extern from *:
                     int32_t st = __atomic_load_n(crew->state + i, __ATOMIC_ACQUIRE);
                     if (st == MC_ST_FREE && crew->only_helpers) {
                         if (first_miss >= 0) continue;
+                        mc_publish(crew, tail_of, i);  /* the helper may be waiting for room in its ring */
                         while (st == MC_ST_FREE) { mc_relax(); st = __atomic_load_n(crew->state + i, __ATOMIC_ACQUIRE); }
                     }
                     if (st == MC_ST_FREE && __atomic_compare_exchange_n(crew->state + i, &st, MC_ST_MINE, 0,
                                                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
                         st = MC_ST_MINE;
                     if (st == MC_ST_TAKEN && first_miss >= 0) continue;  /* probing: not worth the wait */
-                    while (st == MC_ST_TAKEN) { mc_relax(); st = __atomic_load_n(crew->state + i, __ATOMIC_ACQUIRE); }
+                    if (st == MC_ST_TAKEN) mc_publish(crew, tail_of, i);
+                    while (st == MC_ST_TAKEN) {
+                        if (crew->only_helpers || !mc_prepare_ahead(crew, i, tail_of)) mc_relax();
+                        st = __atomic_load_n(crew->state + i, __ATOMIC_ACQUIRE);
+                    }
                     if (st >= MC_ST_READY) {
                         const int64_t slot = i % MC_RING_PARENTS;
                         if (first_miss >= 0) continue;  /* ready: nothing of it is missing */
@@ -879,8 +933,9 @@ cdef extern from *:
                 }
                 if (crew) {
                     if (from)
-                        __atomic_store_n(&from->cons_tail, from->p_start[i % MC_RING_PARENTS] + nc, __ATOMIC_RELEASE);
-                    __atomic_store_n(&crew->main_at, i + 1, __ATOMIC_RELEASE);
+                        tail_of[from - crew->h] = from->p_start[i % MC_RING_PARENTS] + nc;
+                    if (!((i + 1) & (MC_PUBLISH - 1)))
+                        mc_publish(crew, tail_of, i + 1);
                 }
                 if (status == MC_EVENT) {
                     i++;
@@ -893,6 +948,7 @@ cdef extern from *:
             }
             S[S_N_MISS] = m.n;
         stop:
+            if (crew) mc_publish(crew, tail_of, i);
             S[S_I] = i;
             S[S_N_OUT] = n_out;
             S[S_VCOUNT] = vcount;
