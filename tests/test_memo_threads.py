@@ -11,7 +11,9 @@ Which parents a helper reaches first depends on timing, so besides runs as
 users make them, every spec also runs with ``only_helpers``: the loop waits
 for a helper to take each parent, and every parent is prepared by a helper
 or given back by one (a branch not learnt, too many successors), whatever
-the machine's load.
+the machine's load; and with ``own_ring``: every parent passes through
+the ring the loop otherwise fills only with parents it prepares ahead
+while it waits for a helper.
 """
 
 from __future__ import annotations
@@ -68,6 +70,21 @@ def test_every_parent_through_a_helper_gives_the_same_result(name, options):
     result = LevelDriver(model, backend).run()
     prepared, given_back = backend.engine_report()["helper_parents"].values()
     assert prepared > 0
+    assert _summary(result) == _summary(plain)
+
+
+@pytest.mark.parametrize("name", SPECS)
+@pytest.mark.parametrize("options", [{}, {"continue_after_violation": True}, {"max_states": 700}])
+def test_every_parent_the_loop_takes_through_its_own_ring_gives_the_same_result(name, options):
+    """The ring the loop fills while it waits for a helper (parents prepared ahead), used for every parent
+    (the helper takes none): its candidates, given-back parents, violations and stops found there."""
+    consts = _consts(name)
+    plain = modelcheck.check(name, consts, memo=False, **options)
+    model = _model(name, consts, **options)
+    backend = MemoBackend(model, threads=2, own_ring=True)
+    result = LevelDriver(model, backend).run()
+    assert sum(backend.engine_report()["committer_ahead"].values()) > 0
+    assert sum(backend.engine_report()["helper_parents"].values()) == 0
     assert _summary(result) == _summary(plain)
 
 

@@ -137,10 +137,11 @@ class MemoBackend:
     keeps_parents = True
 
     def __init__(self, model: BoundModel, samples: list | None = None, simd: bool = True, threads: int = 1,
-                 only_helpers: bool = False) -> None:
+                 only_helpers: bool = False, own_ring: bool = False) -> None:
         """``simd=False`` keeps the C loop on its portable code where the CPU has AVX2 (the tests compare
         the two).  ``threads`` > 1 runs ``threads - 1`` helper threads beside this one (``--workers``):
-        see :func:`modelcheck.memo.kernel.crew_new`, which also says what ``only_helpers`` is for."""
+        see :func:`modelcheck.memo.kernel.crew_new`, which also says what ``only_helpers`` and ``own_ring``
+        are for."""
         self.model = model
         self.simd = simd
         self.threads = threads
@@ -194,10 +195,10 @@ class MemoBackend:
         self.functions = functions
         self.tries = Tries(len(functions), self.width)
         self.learner = Learner(self.layout, self.tries, self.interner, model.c, functions, model.state_type)
-        self.crew = kn.crew_new(threads - 1, only_helpers) if threads > 1 else None
+        self.crew = kn.crew_new(threads - 1, only_helpers, own_ring) if threads > 1 else None
         """Helper threads (or None): they run passes 1 and 2 of parents ahead of this thread's C loop."""
         self._crew_running = False
-        self._crew_final = (0, 0)
+        self._crew_final = (0, 0, 0, 0)
         self._crew_new_level = True
         self._claims = np.zeros(0, np.int32)
         """The level's claims on its parents (this thread's, a helper's, ready): read by the C loop."""
@@ -287,7 +288,8 @@ class MemoBackend:
             "table_bytes": self.tries.nbytes(),
             "visited_bytes": int(self.vkeys.nbytes),
             "threads": self.threads,
-            **({"helper_parents": dict(zip(("prepared", "given_back"), self._helper_counts()))}
+            **({"helper_parents": dict(zip(("prepared", "given_back"), self._helper_counts()[:2])),
+                "committer_ahead": dict(zip(("prepared", "given_back"), self._helper_counts()[2:]))}
                if self.threads > 1 else {}),
         }
 
@@ -422,8 +424,9 @@ class MemoBackend:
         self.new_by_action = np.zeros(n_actions, np.int64)
         self.S = np.zeros(kn.S_N_SCALARS, np.int64)
 
-    def _helper_counts(self) -> tuple[int, int]:
-        """(parents the helper threads prepared, parents they gave back) so far."""
+    def _helper_counts(self) -> tuple[int, int, int, int]:
+        """(parents the helper threads prepared, parents they gave back, the same two for the parents this
+        thread prepared ahead into its own ring) so far."""
         return kn.crew_counts(self.crew) if self.crew is not None else self._crew_final
 
     def _park(self) -> None:

@@ -411,6 +411,8 @@ cdef extern from *:
         pthread_cond_t cv;
         int n;                    /* helpers */
         int only_helpers;         /* tests: the committer takes no parent itself, every one passes a helper */
+        int own_ring;             /* tests: the helpers take nothing, and every parent passes the committer's
+                                     own ring (h[n]) first */
         int park_req, quit;       /* under mu (park_req also read as an atomic) */
         long pid;                 /* the process that started the threads (none in a forked child) */
         mc_trees t;
@@ -477,6 +479,7 @@ cdef extern from *:
                 pthread_mutex_unlock(&cr->mu);
                 continue;
             }
+            if (cr->own_ring) { mc_nap(); continue; }  /* tests: the committer's own ring takes every parent */
             main_at = __atomic_load_n(&cr->main_at, __ATOMIC_ACQUIRE);
             j = h->cursor;
             if (j < main_at + (cr->only_helpers ? 0 : MC_LEAD)) j = main_at + (cr->only_helpers ? 0 : MC_LEAD);
@@ -514,32 +517,41 @@ cdef extern from *:
         __atomic_store_n(&cr->main_at, main_at, __ATOMIC_RELEASE);
     }
 
+    /* The committer prepares parent `j` into its own ring (h[n]) as a helper would: 1 if it is ready
+       there or given back, 0 if a helper took it first, -1 if the ring has no room. */
+    static int mc_own_prepare(mc_crew *cr, int64_t j, const int64_t *tail_of) {
+        mc_helper *h = cr->h + cr->n;
+        int64_t start = h->head, tail;
+        int32_t st = MC_ST_FREE;
+        if (start % h->cr + cr->cap > h->cr) start += h->cr - start % h->cr;
+        tail = tail_of[cr->n] >= 0 ? tail_of[cr->n] : h->cons_tail;
+        if (start + cr->cap - tail > h->cr) return -1;
+        if (!__atomic_compare_exchange_n(cr->state + j, &st, MC_ST_TAKEN, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return 0;
+        if (mc_helper_prepare(h, j, start)) {
+            h->head = start + h->p_nc[j % MC_RING_PARENTS];
+            h->prepared++;
+            __atomic_store_n(cr->state + j, MC_ST_READY + h->id, __ATOMIC_RELEASE);
+        } else {
+            h->given_back++;
+            __atomic_store_n(cr->state + j, MC_ST_BACK, __ATOMIC_RELEASE);
+        }
+        return 1;
+    }
+
     /* The committer, waiting for parent `i` that a helper is preparing, prepares a later free parent into
        its own ring (h[n]) instead of spinning: where the helpers are the slower side (the committer only
        runs pass 3 on their parents) it would otherwise wait at every parent.  0 if there was nothing to
        take. */
     static int mc_prepare_ahead(mc_crew *cr, int64_t i, const int64_t *tail_of) {
         mc_helper *h = cr->h + cr->n;
-        int64_t j = h->cursor > i + 1 ? h->cursor : i + 1, start, tail;
+        int64_t j = h->cursor > i + 1 ? h->cursor : i + 1;
         const int64_t lim = cr->n_parents < i + MC_RING_PARENTS ? cr->n_parents : i + MC_RING_PARENTS;
-        int32_t st;
         while (j < lim && __atomic_load_n(cr->state + j, __ATOMIC_RELAXED) != MC_ST_FREE) j++;
         h->cursor = j;
         if (j >= lim) return 0;
-        start = h->head;
-        if (start % h->cr + cr->cap > h->cr) start += h->cr - start % h->cr;
-        tail = tail_of[cr->n] >= 0 ? tail_of[cr->n] : h->cons_tail;
-        if (start + cr->cap - tail > h->cr) return 0;
-        st = MC_ST_FREE;
-        if (!__atomic_compare_exchange_n(cr->state + j, &st, MC_ST_TAKEN, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-            return 1;  /* a helper took it meanwhile */
+        if (mc_own_prepare(cr, j, tail_of) < 0) return 0;
         h->cursor = j + 1;
-        if (mc_helper_prepare(h, j, start)) {
-            h->head = start + h->p_nc[j % MC_RING_PARENTS];
-            __atomic_store_n(cr->state + j, MC_ST_READY + h->id, __ATOMIC_RELEASE);
-        } else {
-            __atomic_store_n(cr->state + j, MC_ST_BACK, __ATOMIC_RELEASE);
-        }
         return 1;
     }
 
@@ -600,7 +612,8 @@ cdef extern from *:
         pthread_mutex_init(&cr->mu, NULL);
         pthread_cond_init(&cr->cv, NULL);
         cr->n = (int)n;
-        cr->only_helpers = only_helpers != 0;
+        cr->only_helpers = (only_helpers & 1) != 0;
+        cr->own_ring = (only_helpers & 2) != 0 && !cr->only_helpers;
         cr->park_req = 1;
         cr->pid = (long)getpid();
         cr->h[n].crew = cr;
@@ -733,12 +746,15 @@ cdef extern from *:
         return 0;
     }
 
-    /* Parents the crew prepared and gave back so far, and calls to it: for tests and the run's report. */
+    /* Parents the helpers prepared (what 0) and gave back (1) so far; 2 and 3: the same for the committer's
+       own ring.  For tests and the run's report. */
     static int64_t mc_crew_count(PyObject *capsule, int64_t what) {
         mc_crew *cr = mc_crew_of(capsule);
         int64_t n = 0;
         int j;
         if (!cr) return PyErr_Occurred() ? -1 : 0;
+        if (what >= 2)  /* the committer's own ring */
+            return what == 2 ? cr->h[cr->n].prepared : cr->h[cr->n].given_back;
         for (j = 0; j < cr->n; j++) n += what ? cr->h[j].given_back : cr->h[j].prepared;
         return n;
     }
@@ -829,6 +845,10 @@ cdef extern from *:
                         if (first_miss >= 0) continue;
                         mc_publish(crew, tail_of, i);  /* the helper may be waiting for room in its ring */
                         while (st == MC_ST_FREE) { mc_relax(); st = __atomic_load_n(crew->state + i, __ATOMIC_ACQUIRE); }
+                    }
+                    if (st == MC_ST_FREE && crew->own_ring && first_miss < 0) {
+                        mc_publish(crew, tail_of, i);
+                        if (mc_own_prepare(crew, i, tail_of) >= 0) st = __atomic_load_n(crew->state + i, __ATOMIC_ACQUIRE);
                     }
                     if (st == MC_ST_FREE && __atomic_compare_exchange_n(crew->state + i, &st, MC_ST_MINE, 0,
                                                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))

@@ -118,18 +118,21 @@ def expand(table: np.ndarray, scalars: np.ndarray, crew: object = None) -> int:
     return mc_memo_expand(table, scalars, crew)
 
 
-def crew_new(n: int, only_helpers: bool = False) -> object:
+def crew_new(n: int, only_helpers: bool = False, own_ring: bool = False) -> object:
     """``n`` helper threads for :func:`expand`, parked until :func:`crew_go` (stopped when the handle is freed).
 
     They run C only and never take the interpreter's lock, so they go on
     while this thread learns in Python.  ``only_helpers`` is for tests: the
     caller's loop then waits for a helper to take each parent instead of
     taking it itself, so that every parent is prepared (or given back) by a
-    helper whatever the timing.
+    helper whatever the timing.  ``own_ring`` is for tests too: the helpers
+    take no parent, and every parent passes through the ring the caller's
+    loop otherwise fills only with parents it prepares ahead while it waits
+    for a helper, so that this path runs on every parent.
     """
     if not COMPILED:
         raise RuntimeError("the memo kernel runs compiled only (modelcheck compile)")
-    return mc_crew_new(n, 1 if only_helpers else 0)
+    return mc_crew_new(n, (1 if only_helpers else 0) | (2 if own_ring else 0))
 
 
 def crew_stop(crew: object) -> None:
@@ -143,9 +146,10 @@ def crew_go(crew: object, table: np.ndarray, scalars: np.ndarray, claims: np.nda
     mc_crew_go(crew, table, scalars, claims, 1 if new_level else 0)
 
 
-def crew_counts(crew: object) -> tuple[int, int]:
-    """(parents the helpers prepared, parents they gave back to the caller) so far."""
-    return int(mc_crew_count(crew, 0)), int(mc_crew_count(crew, 1))
+def crew_counts(crew: object) -> tuple[int, int, int, int]:
+    """(parents the helpers prepared, parents they gave back to the caller, the same two for the caller's
+    own ring: parents it prepared ahead while it waited for a helper) so far."""
+    return tuple(int(mc_crew_count(crew, k)) for k in range(4))
 
 
 def slot(key: int, size: int) -> int:
