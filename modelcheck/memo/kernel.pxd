@@ -380,8 +380,10 @@ cdef extern from *:
        only grow, so it stays right however late it is used.  A helper that meets a branch not learnt
        leaves the parent to the committer (which notes and learns it).
 
-       A parent's claim (`state`, one int32 per parent of the level): 0 free, 1 taken by a helper,
-       2 given back (a miss, or too many successors), 3 the committer's, 16 + h ready in helper h's ring.
+       A parent's claim (`state`, one int32 per parent of the level): 0 free, 1 taken (by a helper, or
+       by the committer preparing it ahead), 2 given back (a miss, or too many successors), 3 the
+       committer's, 16 + h ready in helper h's ring (h = n: the committer's own ring, for the parents it
+       prepared ahead while it waited for a helper).
        Helpers keep running while the committer is in Python learning; they are parked only while the
        arrays they read are replaced (a table grown, a new level). */
     enum { MC_ST_FREE = 0, MC_ST_TAKEN = 1, MC_ST_BACK = 2, MC_ST_MINE = 3, MC_ST_READY = 16 };
