@@ -288,10 +288,14 @@ class MemoBackend:
             "table_bytes": self.tries.nbytes(),
             "visited_bytes": int(self.vkeys.nbytes),
             "threads": self.threads,
-            **({"helper_parents": dict(zip(("prepared", "given_back"), self._helper_counts()[:2])),
-                "committer_ahead": dict(zip(("prepared", "given_back"), self._helper_counts()[2:]))}
-               if self.threads > 1 else {}),
+            **(self._crew_report() if self.threads > 1 else {}),
         }
+
+    def _crew_report(self) -> dict:
+        """Parents prepared and given back by the helper threads, and by this thread ahead of its turn."""
+        counts = self._helper_counts()
+        return {"helper_parents": dict(zip(("prepared", "given_back"), counts[:2])),
+                "committer_ahead": dict(zip(("prepared", "given_back"), counts[2:]))}
 
     def memory_bytes(self) -> int | None:
         return current_rss_bytes()

@@ -465,6 +465,28 @@ cdef extern from *:
         return 1;
     }
 
+    /* Where parent candidates may start in h's ring (room for the most a parent may have, in one piece),
+       or -1 if the ring, consumed up to slot `tail`, has no such room. */
+    static inline int64_t mc_ring_start(const mc_helper *h, int64_t cap, int64_t tail) {
+        int64_t start = h->head;
+        if (start % h->cr + cap > h->cr) start += h->cr - start % h->cr;
+        return start + cap - tail > h->cr ? -1 : start;
+    }
+
+    /* Parent j, just claimed (MC_ST_TAKEN) by h's thread: its passes into h's ring from `start`, then
+       marked ready there, or given back. */
+    static void mc_prepare_claimed(mc_helper *h, int64_t j, int64_t start) {
+        mc_crew *cr = h->crew;
+        if (mc_helper_prepare(h, j, start)) {
+            h->head = start + h->p_nc[j % MC_RING_PARENTS];
+            h->prepared++;
+            __atomic_store_n(cr->state + j, MC_ST_READY + h->id, __ATOMIC_RELEASE);
+        } else {
+            h->given_back++;
+            __atomic_store_n(cr->state + j, MC_ST_BACK, __ATOMIC_RELEASE);
+        }
+    }
+
     static void *mc_helper_run(void *arg) {
         mc_helper *h = arg;
         mc_crew *cr = h->crew;
@@ -487,21 +509,11 @@ cdef extern from *:
             if (j < main_at + (cr->only_helpers ? 0 : MC_LEAD)) j = main_at + (cr->only_helpers ? 0 : MC_LEAD);
             h->cursor = j;
             if (j >= cr->n_parents || j >= main_at + MC_RING_PARENTS) { mc_nap(); continue; }
-            /* Room for the most candidates a parent may have, in one piece of the ring. */
-            start = h->head;
-            if (start % h->cr + cr->cap > h->cr) start += h->cr - start % h->cr;
-            if (start + cr->cap - __atomic_load_n(&h->cons_tail, __ATOMIC_ACQUIRE) > h->cr) { mc_nap(); continue; }
+            start = mc_ring_start(h, cr->cap, __atomic_load_n(&h->cons_tail, __ATOMIC_ACQUIRE));
+            if (start < 0) { mc_nap(); continue; }
             h->cursor = j + 1;
-            if (!__atomic_compare_exchange_n(cr->state + j, &st, MC_ST_TAKEN, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-                continue;
-            if (mc_helper_prepare(h, j, start)) {
-                h->head = start + h->p_nc[j % MC_RING_PARENTS];
-                h->prepared++;
-                __atomic_store_n(cr->state + j, MC_ST_READY + h->id, __ATOMIC_RELEASE);
-            } else {
-                h->given_back++;
-                __atomic_store_n(cr->state + j, MC_ST_BACK, __ATOMIC_RELEASE);
-            }
+            if (__atomic_compare_exchange_n(cr->state + j, &st, MC_ST_TAKEN, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                mc_prepare_claimed(h, j, start);
         }
     }
 
@@ -523,21 +535,12 @@ cdef extern from *:
        there or given back, 0 if a helper took it first, -1 if the ring has no room. */
     static int mc_own_prepare(mc_crew *cr, int64_t j, const int64_t *tail_of) {
         mc_helper *h = cr->h + cr->n;
-        int64_t start = h->head, tail;
+        const int64_t start = mc_ring_start(h, cr->cap, tail_of[cr->n] >= 0 ? tail_of[cr->n] : h->cons_tail);
         int32_t st = MC_ST_FREE;
-        if (start % h->cr + cr->cap > h->cr) start += h->cr - start % h->cr;
-        tail = tail_of[cr->n] >= 0 ? tail_of[cr->n] : h->cons_tail;
-        if (start + cr->cap - tail > h->cr) return -1;
+        if (start < 0) return -1;
         if (!__atomic_compare_exchange_n(cr->state + j, &st, MC_ST_TAKEN, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             return 0;
-        if (mc_helper_prepare(h, j, start)) {
-            h->head = start + h->p_nc[j % MC_RING_PARENTS];
-            h->prepared++;
-            __atomic_store_n(cr->state + j, MC_ST_READY + h->id, __ATOMIC_RELEASE);
-        } else {
-            h->given_back++;
-            __atomic_store_n(cr->state + j, MC_ST_BACK, __ATOMIC_RELEASE);
-        }
+        mc_prepare_claimed(h, j, start);
         return 1;
     }
 
@@ -601,10 +604,11 @@ cdef extern from *:
         free(cr);
     }
 
-    /* A crew of n helper threads, parked until mc_crew_go gives them a level.  `only_helpers` (for tests)
-       makes the committer wait for a helper to take each parent rather than take it itself, so that every
-       parent is prepared by a helper or given back by one. */
-    static PyObject *mc_crew_new(int64_t n, int64_t only_helpers) {
+    /* A crew of n helper threads, parked until mc_crew_go gives them a level.  `test_mode` bit 1
+       (only_helpers) makes the committer wait for a helper to take each parent rather than take it itself,
+       so that every parent is prepared by a helper or given back by one; bit 2 (own_ring) keeps the
+       helpers idle and sends every parent through the committer's own ring. */
+    static PyObject *mc_crew_new(int64_t n, int64_t test_mode) {
         mc_crew *cr;
         PyObject *cap;
         int j;
@@ -614,8 +618,8 @@ cdef extern from *:
         pthread_mutex_init(&cr->mu, NULL);
         pthread_cond_init(&cr->cv, NULL);
         cr->n = (int)n;
-        cr->only_helpers = (only_helpers & 1) != 0;
-        cr->own_ring = (only_helpers & 2) != 0 && !cr->only_helpers;
+        cr->only_helpers = (test_mode & 1) != 0;
+        cr->own_ring = (test_mode & 2) != 0 && !cr->only_helpers;
         cr->park_req = 1;
         cr->pid = (long)getpid();
         cr->h[n].crew = cr;
@@ -1167,7 +1171,7 @@ cdef extern from *:
     }
     """
     long long mc_memo_expand(object table, object scalars, object crew) except -1
-    object mc_crew_new(long long n, long long only_helpers)
+    object mc_crew_new(long long n, long long test_mode)
     long long mc_crew_stop(object crew) except -1
     long long mc_crew_go(object crew, object table, object scalars, object state, long long new_level) except -1
     long long mc_crew_count(object crew, long long what) except -1
