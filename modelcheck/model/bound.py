@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Iterator
 
-from modelcheck.errors import SpecResultError, SpecRuntimeError, StateError
+from modelcheck.errors import SpecResultError, SpecRuntimeError, StateError, UsageError
 from modelcheck.model.blame import call_spec, passes_through, spec_error
 from modelcheck.model.expander import Expansion, compile_expander, loop_expander
 from modelcheck.model.fingerprint import check_canonical
@@ -70,6 +70,49 @@ def _cached(canonical_fp: Callable[[State, int], int], spec_name: str, limit: in
     return fp
 
 
+def view_refusal(spec_name: str, options: CheckOptions) -> str | None:
+    """Why a check of a spec whose VIEW is in force cannot run with these options (one line), or None.
+
+    A view makes states with one view one state; these options would need
+    more than the view's fingerprint, which they do not have yet:
+    ``--symmetry`` (the orbit of the view, not of the state), liveness and
+    step properties (a step that changes only what the view leaves out
+    would look like stuttering; TLC's VIEW is unsound for liveness too) and
+    checkpoints (not yet tested with a view).
+    """
+    what = ("--symmetry" if options.symmetry
+            else "--property" if options.properties
+            else "--checkpoint/--resume" if options.checkpoint_dir or options.resume
+            else None)
+    if what is None:
+        return None
+    return (f"{what} cannot be used with spec {spec_name}'s VIEW (fingerprint_view) yet; "
+            "check without it, or with the spec's VIEW turned off if its constants allow that")
+
+
+def _viewed(view: Callable[[Any, State], Any], consts: Any, spec_name: str) -> Callable[[State], Any]:
+    """``view(s)`` for these constants; anything it raises is the spec's error, naming ``fingerprint_view``."""
+
+    def v(s: State) -> Any:
+        try:
+            return view(consts, s)
+        except BaseException as exc:  # noqa: BLE001 - spec code
+            if passes_through(exc):
+                raise
+            raise spec_error(spec_name, "fingerprint_view", exc, view) from exc
+
+    return v
+
+
+def _view_fingerprint(view: Callable[[State], Any]) -> Callable[[State], int]:
+    """The fingerprint of a state under a VIEW: ``hash`` of its view (which must be canonical, as a state is)."""
+
+    def fp(s: State) -> int:
+        return hash(view(s))
+
+    return fp
+
+
 class BoundModel:
     """A spec with fixed constants and options."""
 
@@ -99,6 +142,15 @@ class BoundModel:
             else:
                 orbit_fp = min_over_all(consts, sym.permute, self.permutations)
             self.fingerprint = _cached(orbit_fp, spec.name)
+        self.view: Callable[[State], Any] | None = None
+        """TLC's VIEW in force for this run (the spec's ``fingerprint_view`` over these constants), or None."""
+        if spec.fingerprint_view is not None and (spec.fingerprint_view_when is None or self._holds(
+                "fingerprint_view_when", spec.fingerprint_view_when, consts)):
+            refused = view_refusal(spec.name, options)
+            if refused:
+                raise UsageError(refused)
+            self.view = _viewed(spec.fingerprint_view, consts, spec.name)
+            self.fingerprint = _view_fingerprint(self.view)
         self.state_type: type = type(self.init_states()[0])
         """The type of every state: an action's result of another type is refused (modelcheck.model.validate)."""
         # The successor function in two forms (see modelcheck.model.expander): a list of
@@ -279,6 +331,8 @@ class BoundModel:
                 spec=self.spec.name,
                 where=where,
             ) from None
+        if self.view is not None:  # what is fingerprinted must hash alike in every process, as a state does
+            check_canonical(self.view(s), spec=self.spec.name, where=f"fingerprint_view of a state from {where}")
 
     def first_bad_state(self, states: list, action_indices: list[int]) -> tuple[int, SpecRuntimeError]:
         """The position of the first state in ``states`` that cannot be fingerprinted, and its error.

@@ -12,9 +12,10 @@ A spec is, as in Stateright, a handful of pure functions:
   a state that violates it, which cells break it and why (called only then);
 * optionally: ``sometimes`` properties (must hold in *some* reachable state, to
   catch vacuous passes), a state constraint, an action constraint, a
-  symmetry (replica permutations), and how a state is shown: ``view``,
-  ``lanes`` (one row per replica) and ``messages`` (what one transition sends
-  and delivers between actors, for sequence diagrams).
+  symmetry (replica permutations), TLC's ``VIEW`` (``fingerprint_view``: what
+  is fingerprinted instead of the whole state), and how a state is shown:
+  ``view``, ``lanes`` (one row per replica) and ``messages`` (what one
+  transition sends and delivers between actors, for sequence diagrams).
 
 The engine accepts exactly these results: a bool from an invariant, a
 property or a constraint, and from an action None, a state of the spec's state
@@ -315,6 +316,8 @@ class Spec:
         fairness: Sequence[Fairness] = (),
         description: str = "",
         reference: str | None = None,
+        fingerprint_view: Callable[[Any, State], Any] | None = None,
+        fingerprint_view_when: Callable[[Any], bool] | None = None,
     ) -> None:
         self.name = name
         self.title = title
@@ -332,6 +335,13 @@ class Spec:
         :mod:`modelcheck.counterexamples.messages`); drawn as a sequence diagram."""
         self.reference = reference
         """How the engine finds this spec again in another process (``module:attr``)."""
+        self.fingerprint_view = fingerprint_view
+        """TLC's ``VIEW``: ``fingerprint_view(c, s)``, a canonical value, is what is fingerprinted and compared for
+        "seen" instead of the whole state, so states with one view are one state (the first one found is kept
+        and explored).  None: the whole state.  (``view`` is how a state is *shown*, an unrelated thing.)"""
+        self.fingerprint_view_when = fingerprint_view_when
+        """``fingerprint_view_when(c)``: whether the view is in force for constants ``c`` (None: always), as a TLC
+        model may comment its VIEW line out."""
         if not name or not isinstance(name, str):
             raise SpecDefinitionError(f"a spec needs a non-empty name, got {name!r}")
         try:
@@ -369,6 +379,12 @@ class Spec:
             raise SpecDefinitionError(f"spec {name}: symmetry must be a modelcheck.Symmetry")
         if view is not None:
             _check_callable(name, "view", view, 2)
+        if fingerprint_view is not None:
+            _check_callable(name, "fingerprint_view", fingerprint_view, 2)
+        if fingerprint_view_when is not None:
+            if fingerprint_view is None:
+                raise SpecDefinitionError(f"spec {name}: fingerprint_view_when is given without a fingerprint_view")
+            _check_callable(name, "fingerprint_view_when", fingerprint_view_when, 1)
         if lanes is not None:
             _check_callable(name, "lanes", lanes, 2)
         if messages is not None:
