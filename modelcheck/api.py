@@ -93,6 +93,8 @@ def prepare(
     verbose: bool = False,
     worker_timeout: float | None = None,
     memo: bool | None = None,
+    memo_verify: bool = False,
+    memo_seed: int | None = None,
 ) -> "PreparedCheck":
     """Validate a check's spec, constants and options, and choose its search, without running it.
 
@@ -108,6 +110,10 @@ def prepare(
     ``memo``: the one-process search runs the spec through its memo tables
     (:mod:`modelcheck.memo`) when it can (None), always (True: an error if it
     cannot) or never (False: every successor computed by the spec's code).
+    On the tables, a sample of each level's states is expanded again by the
+    spec's own code and compared (:mod:`modelcheck.memo.verify`; its seed
+    is ``memo_seed``, random when None, and reported in the result);
+    ``memo_verify`` compares every state.
     """
     from modelcheck.build import compiled
 
@@ -128,6 +134,10 @@ def prepare(
         raise UsageError(f"workers must be a whole number from 1 to {MAX_WORKERS}, got {workers!r}")
     if memo and (engine == "spark" or simulate):
         raise UsageError("--memo applies to the exhaustive search on this machine only (not with Spark or --simulate)")
+    if memo_verify and memo is False:
+        raise UsageError("--memo-verify checks the memo tables, and --no-memo turns them off: use one of them")
+    if memo_seed is not None and (type(memo_seed) is not int or memo_seed < 0):
+        raise UsageError(f"memo_seed must be a whole number of at least 0, got {memo_seed!r}")
     if memo and worker_timeout is not None:
         raise UsageError("--worker-timeout is for worker processes, and --memo runs --workers as threads on the "
                          "memo tables: use one of them")
@@ -190,7 +200,8 @@ def prepare(
         spec=loaded, constants=consts, options=options, engine=engine, workers=workers, master=master,
         partitions=partitions, reference=reference, simulate=simulate, seed=seed or 0, walks=walks,
         walk_seconds=walk_seconds, sink=_sink(progress), preflight=preflight, spark_context=spark_context,
-        verbose=verbose, worker_timeout=worker_timeout, spec_mode=_spec_mode(spec, loaded), memo=memo)
+        verbose=verbose, worker_timeout=worker_timeout, spec_mode=_spec_mode(spec, loaded), memo=memo,
+        memo_verify=memo_verify, memo_seed=memo_seed)
 
 
 def _spec_mode(given: str | Spec, loaded: Spec) -> str | None:
@@ -248,6 +259,10 @@ class PreparedCheck:
     """``compiled`` or ``interpreted (why)`` for the check's header; None when not known (a spec object)."""
     memo: bool | None = None
     """The one-process search through the memo tables: when possible (None), required (True) or never (False)."""
+    memo_verify: bool = False
+    """Compare every state's answers on the memo tables with the spec's own code (not only a sample)."""
+    memo_seed: int | None = None
+    """The seed of the sample of states compared with the spec's own code (None: a random one, reported)."""
 
     @property
     def invariants(self) -> tuple[str, ...]:
@@ -324,7 +339,8 @@ class PreparedCheck:
         reason = spec_reason(model)
         if reason is None:
             try:
-                return MemoBackend(model, threads=self.workers), None
+                return MemoBackend(model, threads=self.workers, verify="every" if self.memo_verify else "sample",
+                                   verify_seed=self.memo_seed), None
             except MemoUnsupported as why:
                 reason = why.reason
             except Exception:  # noqa: BLE001 - the spec fails in its first states: the spec's own code reports it

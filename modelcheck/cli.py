@@ -183,6 +183,10 @@ def show_cmd(spec_ref: str) -> None:
                    "used no CPU for this long (default 120).")
 @click.option("--memo/--no-memo", default=None,
               help="Run the spec through its memo tables (default: whenever it can), or never.")
+@click.option("--memo-verify", is_flag=True,
+              help="Compare the memo tables' answers on every state with the spec's own code (default: a sample).")
+@click.option("--memo-seed", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Seed of the sample of states compared with the spec's own code (default: random, in --json).")
 @click.option("--simulate", is_flag=True,
               help="Random walks up to --max-depth (default 100) instead of an exhaustive check.")
 @click.option("--seed", type=int, default=0, show_default=True, help="--simulate: random seed (runs are reproducible).")
@@ -198,8 +202,8 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
               coverage: bool, progress_seconds: float, quiet: bool, verbose: bool,
               checkpoint_dir: str | None, checkpoint_every: float, resume: str | None,
               out_dir: str | None, max_memory_mb: int | None, workers: int = 1,
-              worker_timeout: float | None = None, memo: bool | None = None, simulate: bool = False,
-              seed: int = 0, walks: int | None = None, walk_seconds: float | None = None) -> None:
+              worker_timeout: float | None = None, memo: bool | None = None, memo_verify: bool = False,
+              memo_seed: int | None = None, simulate: bool = False, seed: int = 0, walks: int | None = None, walk_seconds: float | None = None) -> None:
     """Exhaustively check SPEC (a registered name, path/to/spec.py or pkg.module:SPEC).
 
     Prints a progress line on stderr every few seconds and TLC-like statistics
@@ -221,7 +225,7 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
         checkpoint_every=checkpoint_every, resume=resume, max_memory_mb=max_memory_mb, simulate=simulate,
         seed=seed if "seed" in given else None, walks=walks, walk_seconds=walk_seconds,
         progress=not quiet, progress_seconds=progress_seconds, verbose=verbose, worker_timeout=worker_timeout,
-        memo=memo)
+        memo=memo, memo_verify=memo_verify, memo_seed=memo_seed)
     spec, c = plan.spec, plan.constants
     out = sys.stderr if as_json else sys.stdout
     consts_text = ", ".join(f"{k}={v}" for k, v in constants_to_dict(c).items())

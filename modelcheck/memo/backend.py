@@ -19,6 +19,7 @@ check runs again on the local engine.
 
 from __future__ import annotations
 
+import copy
 import gc
 import os
 from typing import Any, Callable, Iterator
@@ -28,11 +29,12 @@ import numpy as np
 from modelcheck.build import compiled
 from modelcheck.errors import SpecRuntimeError
 from modelcheck.memo import kernel as kn
-from modelcheck.memo.guard import first_opaque_use
+from modelcheck.memo.allowlist import review
 from modelcheck.memo.layout import Layout, LayoutMismatch, derive_layout
 from modelcheck.memo.split import split_guard
 from modelcheck.memo.tries import MISSING, BadResult, Learner, NotDeterministic, Tries
-from modelcheck.memo.values import Interner, NotCanonical
+from modelcheck.memo.values import Interner, MixedTypes, MixedWatch, NotCanonical
+from modelcheck.memo.verify import Leaves, Sampler, difference
 from modelcheck.model.bound import BoundModel
 from modelcheck.model.fingerprint import _is_canonical
 from modelcheck.search import discovery
@@ -99,12 +101,29 @@ def spec_reason(model: BoundModel) -> str | None:
     spec = model.spec
     if spec.action_constraint is not None:
         return "the spec has an action constraint (a condition on pairs of states)"
-    fns = [a.fn for a in model.actions] + [p.fn for p in (*model.invariants, *model.sometimes)]
-    fns += [spec.state_constraint] if spec.state_constraint is not None else []
-    where = first_opaque_use(fns)
-    if where is not None:
-        return f"{where} could tell a traced state part from its value"
+    if getattr(spec, "fingerprint_view", None) is not None:
+        return "the spec fingerprints a view of its states, and the tables fingerprint whole states"
     return None
+
+
+def checked_functions(model: BoundModel) -> list[Callable]:
+    """The spec functions a check runs on the tables: its actions, constraint, invariants and properties."""
+    spec = model.spec
+    fns = [a.fn for a in model.actions] + [p.fn for p in (*model.invariants, *model.sometimes)]
+    return fns + ([spec.state_constraint] if spec.state_constraint is not None else [])
+
+
+def state_classes(model: BoundModel) -> list[type]:
+    """The classes of the initial states and of the records inside them (their methods are spec code too)."""
+    out: dict[type, None] = {}
+    stack = list(model.init_states())
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (tuple, frozenset)):
+            if type(v) not in (tuple, frozenset):
+                out[type(v)] = None
+            stack.extend(v)
+    return list(out)
 
 
 def sample_states(model: BoundModel, limit: int = SAMPLE_STATES) -> list:
@@ -137,16 +156,26 @@ class MemoBackend:
     keeps_parents = True
 
     def __init__(self, model: BoundModel, samples: list | None = None, simd: bool = True, threads: int = 1,
-                 only_helpers: bool = False, own_ring: bool = False) -> None:
+                 only_helpers: bool = False, own_ring: bool = False, verify: str = "sample",
+                 verify_seed: int | None = None) -> None:
         """``simd=False`` keeps the C loop on its portable code where the CPU has AVX2 (the tests compare
         the two).  ``threads`` > 1 runs ``threads - 1`` helper threads beside this one (``--workers``):
         see :func:`modelcheck.memo.kernel.crew_new`, which also says what ``only_helpers`` and ``own_ring``
-        are for."""
+        are for.  ``verify`` is how many parents' answers are checked against the spec's own code
+        (:class:`modelcheck.memo.verify.Sampler`: a sample, every one, or none), ``verify_seed`` seeds the
+        sample."""
         self.model = model
+        self.sampler = Sampler(verify, verify_seed)
         self.simd = simd
         self.threads = threads
         spec = model.spec
+        found = review(checked_functions(model), state_classes(model))
+        if found.refusal is not None:
+            raise MemoUnsupported(f"{found.refusal} is outside what they run faithfully")
         samples = samples if samples is not None else sample_states(model)
+        self.watched = [(where, obj, copy.deepcopy(obj)) for where, obj in found.mutables]
+        """Module-level containers the spec's code reads, with their contents before the search: an evaluation
+        that changes one keeps state between evaluations (a memoising dict), and the tables stop."""
         whole: frozenset = frozenset()
         self.layout: Layout = derive_layout(samples, whole)
         self.interner = Interner(_is_canonical)
@@ -159,6 +188,8 @@ class MemoBackend:
                 whole |= {m.path}
                 self.layout = derive_layout(samples, whole)
         self.width = self.layout.width
+        self.mixed = MixedWatch(self.width)
+        self.initial_rows: list[tuple] = []
         functions: list[tuple[Callable, tuple, str]] = []
         self.action_of: list[int] = []
         splits = [split_guard(a.fn) for a in model.actions]
@@ -245,6 +276,8 @@ class MemoBackend:
             row = self._row_of(s)
             rows.append(row)
             self.initial_readable[kn.row_fp(np.array(row, np.int32))] = readable
+        self.initial_rows = rows
+        self._watch()
         self.rows = np.array(rows, np.int32).reshape(-1, self.width)
         self.row_leaf = np.full((min(len(self.rows), self.leaf_rows), self.slots), -1, np.int32)
         own = np.array([kn.row_fp(r) for r in self.rows], np.uint64)
@@ -260,6 +293,8 @@ class MemoBackend:
             raise MemoUnsupported(f"a state's {'.'.join(map(str, m.path))} changed shape") from None
         except NotCanonical:
             raise MemoUnsupported("a state is not canonical") from None
+        except MixedTypes as m:
+            raise MemoUnsupported(m.reason()) from None
 
     def _visit(self, fp: int) -> None:
         self._grow_visited(1)
@@ -288,6 +323,7 @@ class MemoBackend:
             "table_bytes": self.tries.nbytes(),
             "visited_bytes": int(self.vkeys.nbytes),
             "threads": self.threads,
+            "verified": self.sampler.report(),
             **(self._crew_report() if self.threads > 1 else {}),
         }
 
@@ -311,8 +347,9 @@ class MemoBackend:
         par = self.out_parent[:n]
         act = self.out_action[:n]
         fps = self.out_fp[:n].view(np.int64)
+        done = int(self.S[kn.S_I])  # parents 0 .. done-1 were expanded
+        self._verify(min(done, bound + 1) if bound is not None else done)
         if bound is not None:
-            done = int(self.S[kn.S_I])  # parents 0 .. done-1 were expanded
             if bound + 1 < done:
                 gen -= self._recount(bound + 1, done)
             keep = par <= bound
@@ -332,6 +369,15 @@ class MemoBackend:
                              len(fps), None, None)
         self._forget_level(spare)
         return commit
+
+    def _verify(self, n: int) -> None:
+        """Check the sampled parents among the level's first ``n`` against the spec's own code."""
+        leaves = None
+        for i in self.sampler.pick(n):
+            leaves = leaves or Leaves(self.tries)
+            found = difference(self, self.rows[i], leaves, self.row_leaf[i] if i < len(self.row_leaf) else None)
+            if found is not None:
+                raise MemoUnsupported(f"the tables differ from the spec's own code: {found}")
 
     def abandon(self) -> None:
         self._park()
@@ -370,6 +416,12 @@ class MemoBackend:
                 raise AssertionError("a recorded step cannot be regenerated from the tries")
             rows.append(nxt)
             self.trace_lookups += 1
+        # Every step of a trace is one the spec's own code takes, or the fault is the tables' (never the
+        # spec's "not deterministic", which the driver's replay would report).
+        for row in rows[:-1]:
+            found = difference(self, row)
+            if found is not None:
+                raise MemoUnsupported(f"the tables differ from the spec's own code: {found}")
         out = [self.initial_readable[int(start)]]
         for r in rows[1:]:
             out.append(self.model.fingerprint(self.layout.state(tuple(r.tolist()), self.interner.values)))
@@ -387,9 +439,9 @@ class MemoBackend:
     def binding_code(self, b: int, row: Any) -> int:
         """The leaf of binding ``b`` for ``row`` (its guard's first, for a split action), learning what is missing."""
         g = int(self.guard_of[b])
-        if g >= 0 and not self.tries.count_of(self._code(g, row)):
+        if g >= 0 and not self.tries.count_of(self.code_of(g, row)):
             return self.tries.empty_leaf()
-        return self._code(b, row)
+        return self.code_of(b, row)
 
     def _successor_rows(self, row: np.ndarray) -> Iterator[np.ndarray]:
         """The successor rows of ``row`` in the spec's order, by the tries (learning what is missing)."""
@@ -400,9 +452,30 @@ class MemoBackend:
                 e = entries[s * self.width:(s + 1) * self.width]
                 yield np.where(e >= 0, e, row[np.where(e >= 0, 0, ~e)]).astype(np.int32)
 
-    def _code(self, f: int, row: Any) -> int:
+    def code_of(self, f: int, row: Any) -> int:
+        """Function ``f``'s leaf for ``row`` (learning what is missing)."""
         code = self.tries.walk(f, row if type(row) is tuple else tuple(row.tolist()))[0]
-        return code if code != MISSING else self.learner.learn(f, row)
+        if code != MISSING:
+            return code
+        try:
+            code = self.learner.learn(f, row)
+        except MixedTypes as m:
+            raise MemoUnsupported(m.reason()) from None
+        self._watch()
+        return code
+
+    def _watch(self) -> None:
+        """Stop the tables where what was just learnt breaks their rules: an evaluation changed a
+        module-level container the spec's code reads, or a component can hold two equal values of different
+        types (:class:`~modelcheck.memo.values.MixedWatch`)."""
+        try:
+            self.mixed.update(self.interner, self.tries, self.initial_rows)
+        except MixedTypes as m:
+            raise MemoUnsupported(m.reason()) from None
+        for where, obj, before in self.watched:
+            if obj != before or len(obj) != len(before):
+                raise MemoUnsupported(f"{where}: a module-level {type(obj).__name__} changed while the spec's code "
+                                      "ran (state kept from one evaluation to the next)")
 
     def _recount(self, lo: int, hi: int) -> np.ndarray:
         """Per action: the successors generated by parents ``lo .. hi-1`` (all learnt: they were expanded)."""
@@ -553,6 +626,7 @@ class MemoBackend:
                 if status == kn.EVENT:
                     i = int(S[kn.S_EV_PARENT])
                     if S[kn.S_EV_DEADLOCK] and not deadlock_reported:
+                        self._confirm(i, {}, {})
                         deadlocks.append((i, int(self.cur_fps[i])))
                         deadlock_reported = True
                         S[kn.S_DEADLOCK] = 0
@@ -609,9 +683,13 @@ class MemoBackend:
             except NotDeterministic:
                 raise MemoUnsupported("two runs of a spec function on states that agree on what it read "
                                       "read different components (is it deterministic?)") from None
+            except MixedTypes as m:
+                raise MemoUnsupported(m.reason()) from None
             except (Exception, NotCanonical, BadResult):  # noqa: BLE001 - the readable path names it
                 if parents[j] == first:
+                    self._watch()
                     return self._readable_failure(self.rows[first])
+        self._watch()
         self._freeze_learnt()
         return None
 
@@ -672,9 +750,30 @@ class MemoBackend:
             else:
                 sometimes[name] = (i, c)
                 self.S[kn.S_CHECK_ENABLED] &= ~(1 << k)
+        self._confirm(i, {c: names for c, names in by_cand.items()},
+                      {c: name for name, (_i, c) in sometimes.items()})
         for c in sorted(by_cand):
             fp = int(np.uint64(self.cand_fp[c]).view(np.int64))
             violations.append(((i, c), fp, tuple(by_cand[c])))
+
+    def _confirm(self, i: int, violated: dict[int, list[str]], reached: dict[int, str]) -> None:
+        """Check with the spec's own code what the tables report: parent ``i``'s successors, and that the
+        candidates named violate those invariants (and reach those properties)."""
+        found = difference(self, self.rows[i])
+        model = self.model
+        for c, names in list(violated.items()) + [(c, [name]) for c, name in reached.items()]:
+            if found is not None:
+                break
+            t = self.layout.state(tuple(int(x) for x in self.cand[c]), self.interner.values)
+            failed = {p.name for p in model.failed_invariants(t)}
+            for name in names:
+                if c in violated and name in violated[c] and name not in failed:
+                    found = f"invariant {name} holds on {t!r:.160} by the spec's own code, the tables say violated"
+                elif c in reached and reached[c] == name and not model.property_holds(
+                        next(p for p in model.sometimes if p.name == name), t):
+                    found = f"property {name} does not hold on {t!r:.160} by the spec's own code, the tables say it does"
+        if found is not None:
+            raise MemoUnsupported(f"the tables differ from the spec's own code: {found}")
 
     def _report(self, through: int, violations: list, deadlocks: list, sometimes: dict,
                 failures: list) -> LevelReport:

@@ -38,7 +38,7 @@ import ast
 import copy
 from typing import Any, Callable
 
-from modelcheck.memo.guard import definition_of, source_end
+from modelcheck.memo.source import definition_of, source_end
 
 
 BUILT = ("_mc_split_guard_", "_mc_split_effect_")

@@ -8,10 +8,11 @@ So one run of a spec function on a state of traced components gives its
 result and the order in which it first used each component: the path of
 its decision tree (:mod:`modelcheck.memo.tries`).
 
-Two things see through the wrapper: ``type(x)`` and identity (``x is y``,
-``id(x)``).  A spec that applies them to a state's parts could take another
-path on the wrapper than on the value without the log noting a read, so
-:mod:`modelcheck.memo.guard` keeps such specs off the memo tables.
+Python has ways to see through the wrapper (``type(x)``, identity,
+pattern matching, ``isinstance`` where compiled, ...).  A spec that
+applied them to a state's parts could take another path on the wrapper
+than on the value without the log noting a read, so the tables serve only
+specs whose code stays within :mod:`modelcheck.memo.allowlist`.
 
 Compiled, ``Traced`` is an extension type (``traced.pxd``): each operation is
 a C slot reading C fields, about 50 ns, where a Python class's operator

@@ -284,6 +284,23 @@ class Tries:
         self.flush()
         return int(self.leaves[-2 - code]["count"])
 
+    def changes(self, code: int) -> tuple[int, list[list[tuple[int, int]]]]:
+        """(count, each successor's changes to its parent's row as ``(component, id)`` pairs) of a leaf."""
+        self.flush()
+        n = -2 - code
+        start, count = int(self.leaves["start"][n]), int(self.leaves["count"][n])
+        end = int(self.leaves["start"][n + 1]) if n + 1 < self.n_leaves else self.n_entries
+        if end == start:  # a predicate's leaf (its count is its value) or an action's without successors
+            return count, []
+        e = self.entries[start:end].tolist()
+        out = []
+        at = 0
+        for _s in range(count):
+            n_changes = e[at]
+            out.append([(e[at + 1 + 2 * j], e[at + 2 + 2 * j]) for j in range(n_changes)])
+            at += 1 + 2 * n_changes
+        return count, out
+
     def leaf_entries(self, code: int) -> tuple[int, np.ndarray]:
         """(count, each successor's ``width`` entries: an id, or ``~k`` for the parent's component ``k``)."""
         self.flush()

@@ -21,7 +21,9 @@ cdef extern from *:
         }
         t = Py_TYPE(a);
         if (t != Py_TYPE(b)) return 0;
-        if (t == &PyLong_Type || t == &PyBool_Type || t == &PyFloat_Type) return 1;
+        if (t == &PyLong_Type || t == &PyBool_Type) return 1;
+        if (t == &PyFloat_Type)  /* equal floats: 0.0 and -0.0 differ in sign only */
+            return copysign(1.0, PyFloat_AS_DOUBLE(a)) == copysign(1.0, PyFloat_AS_DOUBLE(b));
         if (!PyTuple_Check(a)) return -1;
         n = PyTuple_GET_SIZE(a);
         if (n != PyTuple_GET_SIZE(b)) return 0;
@@ -37,5 +39,5 @@ cdef extern from *:
 
 cdef class Interner:
     cdef public list values
-    cdef public dict ids, plain
+    cdef public dict ids, plain, alias_of
     cdef public object canonical

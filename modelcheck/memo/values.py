@@ -13,6 +13,7 @@ the way down.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 from modelcheck.memo.traced import Traced, value_of
@@ -31,6 +32,47 @@ class NotCanonical(Exception):  # noqa: N818 - a reason, raised to the readable 
     """A successor holds a value that is not a canonical state part (the readable path names it)."""
 
 
+class MixedTypes(Exception):  # noqa: N818 - a reason, the tables stop
+    """Two equal values of different types met: ``1`` and ``True``, ``0.0`` and ``-0.0``, a record and a
+    plain tuple with the same fields.
+
+    The checker's visited set treats equal states as one (it keeps the first
+    met), so the tables may neither give such values two ids (two states
+    where the checker has one) nor one (the spec's code would then run on a
+    value of the other type than the state it is given holds, and ``str``,
+    ``1 / x`` or ``math.copysign`` can tell them apart).  Measured on the
+    registered specs, no component ever holds two such values (different
+    components do: a replica's HW 0 and a flag False), so rather than a
+    second notion of equality the tables stop when one component would
+    (:class:`MixedWatch`), and the check runs on the spec's own code, which
+    keeps the engine's first-met state as always.
+    """
+
+    def __init__(self, first: Any, other: Any) -> None:
+        super().__init__(first, other)
+        self.first = first
+        self.other = other
+
+    def reason(self) -> str:
+        """One line naming the two values and their types."""
+        return (f"a state component holds {_shown(self.first)} in one state and the equal {_shown(self.other)} "
+                "in another, which the checker treats as one state")
+
+
+def _shown(v: Any) -> str:
+    text = repr(v)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    return f"{text} ({_type_names(v)})"
+
+
+def _type_names(v: Any) -> str:
+    t = type(v)
+    if t is tuple or t is frozenset or isinstance(v, tuple):
+        inner = sorted({_type_names(x) for x in v})
+        return f"{t.__name__} of {', '.join(inner)}" if inner else t.__name__
+    return t.__name__
+
+
 def typed_key(v: Any) -> tuple:
     """``(types, value)``: equal only for equal values of the same types; traced parts read and unwrapped."""
     t = type(v)
@@ -38,6 +80,8 @@ def typed_key(v: Any) -> tuple:
         return (int, v)
     if t is Traced:
         return typed_key(value_of(v))
+    if t is float:
+        return ((float, math.copysign(1.0, v)), v)  # 0.0 and -0.0 are equal, and not the same value
     if t is tuple or t is frozenset or (isinstance(v, tuple) and hasattr(t, "_fields")):
         parts = [typed_key(x) for x in v]
         sig = (t, tuple(p[0] for p in parts) if t is not frozenset else frozenset(p[0] for p in parts))
@@ -68,6 +112,8 @@ def same_types(a: Any, b: Any) -> bool:
         return False
     if t is int:
         return True
+    if t is float:
+        return math.copysign(1.0, a) == math.copysign(1.0, b)
     if t is tuple or (isinstance(a, tuple) and hasattr(t, "_fields")):
         if len(a) != len(b):
             return False
@@ -100,6 +146,8 @@ class Interner:
         """Typed key -> id, for every value."""
         self.plain: dict = {}
         """Value -> the id of the first value equal to it."""
+        self.alias_of: dict = {}
+        """For each id equal to another id's value (with other types): the first such id, its class."""
         self.canonical = canonical
 
     def __call__(self, v: Any) -> int:
@@ -108,6 +156,7 @@ class Interner:
             same = mc_same_types(self.values[i], v, Traced, "_v") if COMPILED else -1
             if same == 1 or (same == -1 and same_types(self.values[i], v)):
                 return i
+        first = i
         key = typed_key(v)
         i = self.ids.get(key)
         if i is None:
@@ -118,4 +167,86 @@ class Interner:
             self.ids[key] = i
             self.values.append(v)
             self.plain.setdefault(v, i)
+            if first is not None:  # equal to an earlier value of other types: see MixedWatch
+                self.alias_of.setdefault(first, first)
+                self.alias_of[i] = self.alias_of[first]
         return i
+
+
+class MixedWatch:
+    """Keeps two equal values of different types out of one component (see :class:`MixedTypes`).
+
+    Ids are shared by all components, so an id equal to another's value is
+    fine as long as no one component can hold both.  Such ids are rare (the
+    interner notes them, :attr:`Interner.alias_of`), and where there are
+    none this costs nothing.  Where there are, every id a component can hold
+    comes from an initial row or from a leaf's entries: an id written there,
+    or the parent's component ``j`` copied (``~j``), which can bring any id
+    ``j`` can hold.  So the noted ids each component can hold are followed
+    through the leaves learnt so far (all of them again when a new such id
+    appears, only the new leaves otherwise), and a component that can hold
+    two of one class raises :class:`MixedTypes`.
+    """
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.aliases = 0
+        self.scanned = 0
+        self.holds: list[set] = [set() for _ in range(width)]
+        self.copies: set = set()
+
+    def update(self, interner: Interner, tries: Any, initial_rows: Any) -> None:
+        alias_of = interner.alias_of
+        if not alias_of:
+            return
+        grew = False
+        if len(alias_of) != self.aliases:
+            grew = True
+            self.aliases = len(alias_of)
+            self.scanned = 0
+            self.holds = [set() for _ in range(self.width)]
+            self.copies = set()
+            for row in initial_rows:
+                for k, x in enumerate(row):
+                    if x in alias_of:
+                        self.holds[k].add(x)
+        tries.flush()
+        n = tries.n_leaves
+        if n > self.scanned:
+            starts = tries.leaves["start"][self.scanned:n].tolist()
+            counts = tries.leaves["count"][self.scanned:n].tolist()
+            ends = starts[1:] + [tries.n_entries]
+            e = tries.entries[starts[0]:tries.n_entries].tolist() if starts else []
+            base = starts[0] if starts else 0
+            for start, count, end in zip(starts, counts, ends):
+                if end == start:
+                    continue
+                at = start - base
+                for _s in range(count):
+                    changes = e[at]
+                    for j in range(changes):
+                        k, x = e[at + 1 + 2 * j], e[at + 2 + 2 * j]
+                        if x < 0:
+                            if (~x, k) not in self.copies:
+                                self.copies.add((~x, k))
+                                grew = True
+                        elif x in alias_of and x not in self.holds[k]:
+                            self.holds[k].add(x)
+                            grew = True
+                    at += 1 + 2 * changes
+            self.scanned = n
+        if not grew:
+            return
+        changed = True
+        while changed:
+            changed = False
+            for j, k in self.copies:
+                if not self.holds[j] <= self.holds[k]:
+                    self.holds[k] |= self.holds[j]
+                    changed = True
+        for k in range(self.width):
+            first: dict = {}
+            for x in self.holds[k]:
+                c = alias_of[x]
+                if first.setdefault(c, x) != x:
+                    raise MixedTypes(interner.values[first[c]], interner.values[x])

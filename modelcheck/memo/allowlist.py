@@ -1,0 +1,571 @@
+"""Which spec code the memo tables may run on traced state parts: an allowlist, followed into all it reaches.
+
+The tables learn an answer by running a spec function once on a state whose
+parts are :class:`~modelcheck.memo.traced.Traced` wrappers, and reuse it for
+every state that agrees on the parts the run read.  That is exact only if the
+function cannot tell a wrapper from its value.  Python has many ways to tell
+them apart (``type()``, identity, pattern matching, ``isinstance`` compiled
+into a C type test, exceptions a wrapper raises where the value would not,
+a cache that hands one run's wrapper to the next, ...), and a list of the
+ways known to be unsafe is never complete.  So the tables serve a spec only
+when every construct its code can run is on the list below of constructs
+known to be safe, and this is checked through everything the code can reach:
+the functions, lambdas, methods, classes, ``functools.partial`` objects and
+modules its names resolve to, their defaults and closures, and the callables
+held in containers it reads.  Anything else keeps the whole spec on its own
+code, with one line naming the file, the line and the construct.
+
+What is allowed (the rest is refused):
+
+* syntax: ``def``/``lambda`` (without ``global``/``nonlocal``), ``return``,
+  ``yield``, assignments to local names (and to items or attributes of
+  local objects), ``if``/``for``/``while``/``break``/``continue``/``pass``,
+  ``assert``, ``raise``, boolean, comparison (``is`` only against ``None``),
+  arithmetic and bit operators, conditional expressions, comprehensions and
+  generator expressions, tuple/list/set/dict displays, subscripts and slices,
+  f-strings, the walrus, attribute reads that are not dunders, and calls;
+* builtins: :data:`BUILTINS` and every exception class;
+* the standard library's :data:`LIBRARY` functions (``math``, ``operator``
+  but ``is_``/``is_not``, ``itertools``, ``functools.reduce``/``partial``/
+  ``cmp_to_key``, ``collections.Counter``/``defaultdict``), and the spec
+  API of :mod:`modelcheck.spec`;
+* the spec's own functions and classes (their methods, properties, static
+  and class methods, checked the same way), NamedTuple classes, attrs and
+  enum classes, and module-level values built of ints, bools, floats,
+  strings, bytes, ``None``, tuples and frozensets of them, or of allowed
+  callables.  Module-level lists, dicts and sets are allowed to be read:
+  :func:`review` lists them so that the memo backend can check,
+  after each batch it learns, that no evaluation changed them (state kept
+  between evaluations, such as a memoising dict, stops the tables).
+
+Refused, among others: ``match``, ``try``, ``with``, ``global``/
+``nonlocal``, ``del``, imports and classes inside functions, ``type``/
+``id``/``isinstance``/``issubclass``/``callable``/``getattr``/``hasattr``/
+``vars``/``eval``, dunder attributes (``x.__class__``), ``is`` between
+values, decorators that keep state (``functools.lru_cache``, ``cache``),
+mutable default arguments, module-level objects of other types (an
+iterator, a random generator), and functions whose source cannot be read.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import collections
+import enum
+import functools
+import itertools
+import math
+import operator
+import sys
+import types
+from typing import Any, Callable, Iterable
+
+from modelcheck.memo.source import is_outside, parsed_source, short_path, source_path
+
+BUILTINS = frozenset((
+    abs, all, any, bool, dict, divmod, enumerate, filter, float, format, frozenset, hash, int, iter, len,
+    list, map, max, min, next, pow, print, range, repr, reversed, round, set, slice, sorted, str, sum, tuple,
+    zip, bin, hex, oct, chr, ord,
+))
+"""Builtins that act on a traced part exactly as on its value (each operation goes through its methods)."""
+
+_REFUSED_OPERATOR = frozenset((operator.is_, operator.is_not))
+
+LIBRARY = frozenset(
+    [f for f in vars(math).values() if callable(f)]
+    + [f for f in vars(operator).values() if callable(f) and not isinstance(f, type) and f not in _REFUSED_OPERATOR]
+    + [operator.itemgetter, operator.attrgetter, operator.methodcaller]
+    + [itertools.product, itertools.permutations, itertools.combinations, itertools.combinations_with_replacement,
+       itertools.chain, itertools.accumulate, itertools.islice, itertools.starmap, itertools.groupby,
+       itertools.zip_longest, itertools.repeat, itertools.pairwise, itertools.compress, itertools.dropwhile,
+       itertools.takewhile, itertools.filterfalse, itertools.count, itertools.cycle]
+    + [functools.reduce, functools.partial, functools.cmp_to_key, collections.Counter, collections.defaultdict]
+)
+"""Standard-library callables allowed by identity (C functions that act on their arguments' values)."""
+
+_MUTABLE = (list, dict, set, bytearray, collections.Counter, collections.defaultdict)
+_SCALARS = (type(None), bool, int, float, complex, str, bytes)
+_REFUSED_NODES: dict[type, str] = {
+    ast.Match: "pattern matching (`match`)",
+    ast.Try: "`try` (an exception a traced part raises could take another branch)",
+    ast.With: "`with`",
+    ast.AsyncWith: "`async with`",
+    ast.Global: "`global`",
+    ast.Nonlocal: "`nonlocal`",
+    ast.Delete: "`del`",
+    ast.Import: "an import inside a function",
+    ast.ImportFrom: "an import inside a function",
+    ast.ClassDef: "a class defined inside a function",
+    ast.AsyncFunctionDef: "an async function",
+    ast.Await: "`await`",
+}
+if hasattr(ast, "TryStar"):
+    _REFUSED_NODES[ast.TryStar] = "`try`"
+
+_MUTATORS = frozenset(("append", "extend", "insert", "remove", "pop", "clear", "update", "setdefault", "add",
+                       "discard", "sort", "reverse", "popitem", "difference_update", "intersection_update",
+                       "symmetric_difference_update", "__setitem__", "__delitem__"))
+_NAMEDTUPLE_METHODS = frozenset(("_replace", "_make", "_asdict", "__new__", "__repr__", "__getnewargs__"))
+_TRUSTED_PREFIXES = ("modelcheck.spec",)
+"""The spec API: its helpers (``replace_at``, ``Domain``) are the checker's own, written for traced parts."""
+
+
+class Refused(Exception):  # noqa: N818 - the reason is the point
+    """A construct outside the allowlist, with where it is."""
+
+
+class Review:
+    """What :func:`review` found: the first construct refused (or None), and the module-level containers read."""
+
+    def __init__(self, refusal: str | None, mutables: list[tuple[str, Any]]) -> None:
+        self.refusal = refusal
+        self.mutables = mutables
+
+
+def review(functions: Iterable[Callable], classes: Iterable[type] = ()) -> Review:
+    """Check the given spec functions, and ``classes`` (the state's record types: their methods can be called
+    on any state), with everything they can reach, against the allowlist.
+
+    ``refusal`` is ``file:line: construct`` for the first thing outside it;
+    ``mutables`` lists ``(where, object)`` for each module-level list, dict or
+    set the code can read, for the caller to watch for changes.
+    """
+    v = _Verifier()
+    try:
+        for cls in classes:
+            v.value(cls, "the state's type")
+        for fn in functions:
+            v.value(fn, "a checked function")
+        v.drain()
+    except Refused as r:
+        return Review(str(r), [])
+    return Review(None, list(v.mutables.values()))
+
+
+class _Verifier:
+    """One walk over everything reachable; state lives on the instance."""
+
+    def __init__(self) -> None:
+        self.seen: set[int] = set()
+        self.keep: list = []  # keeps ids stable while the walk runs
+        self.queue: list[tuple[Callable, str]] = []
+        self.read: set[tuple[str, int, int]] = set()
+        self.mutables: dict[int, tuple[str, Any]] = {}
+
+    def drain(self) -> None:
+        while self.queue:
+            fn, where = self.queue.pop()
+            self.function(fn, where)
+
+    # -- values a name can stand for ---------------------------------------------------------
+
+    def value(self, obj: Any, where: str) -> None:
+        if isinstance(obj, _SCALARS):
+            return
+        if id(obj) in self.seen:
+            return
+        self.seen.add(id(obj))
+        self.keep.append(obj)
+        if isinstance(obj, (tuple, frozenset)) and type(obj) in (tuple, frozenset):
+            for x in obj:
+                self.value(x, where)
+            return
+        if isinstance(obj, _MUTABLE):
+            self.mutables[id(obj)] = (where, obj)
+            items = obj.items() if isinstance(obj, dict) else obj
+            for x in items:
+                self.value(x, where)
+            return
+        if isinstance(obj, types.ModuleType):
+            return  # its members are checked as they are named
+        if isinstance(obj, type):
+            self.klass(obj, where)
+            return
+        if isinstance(obj, functools.partial):
+            self.value(obj.func, where)
+            self.value(obj.args, where)
+            for x in obj.keywords.values():
+                self.value(x, where)
+            return
+        if _is_trusted(obj):
+            fn = getattr(obj, "fn", None)  # an action object: its function is the spec's
+            if fn is not None:
+                self.value(fn, where)
+            return
+        if isinstance(obj, functools._lru_cache_wrapper):  # type: ignore[attr-defined]
+            raise Refused(f"{where}: {_name(obj)} is wrapped by functools.lru_cache/cache (it hands one "
+                          "evaluation's results, traced parts and all, to the next)")
+        if _is_value_method(obj):
+            return
+        if isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType)) or _is_library(obj):
+            if obj in BUILTINS or obj in LIBRARY:
+                return
+            raise Refused(f"{where}: {_name(obj)} is not among the functions the memo tables can follow")
+        if _is_function(obj):
+            self.queue.append((obj, where))
+            return
+        if isinstance(obj, (staticmethod, classmethod)):
+            self.value(obj.__func__, where)
+            return
+        if isinstance(obj, property):
+            for f in (obj.fget, obj.fset, obj.fdel):
+                if f is not None:
+                    self.value(f, where)
+            return
+        if isinstance(obj, enum.Enum):
+            return
+        if isinstance(obj, tuple) and hasattr(type(obj), "_fields"):
+            self.klass(type(obj), where)
+            for x in obj:
+                self.value(x, where)
+            return
+        cls = type(obj)
+        if _is_spec_class(cls):
+            self.klass(cls, where)
+            for x in getattr(obj, "__dict__", {}).values():
+                self.value(x, where)
+            return
+        raise Refused(f"{where}: a {cls.__module__}.{cls.__qualname__} object, whose code the memo tables "
+                      "cannot follow")
+
+    def klass(self, cls: type, where: str) -> None:
+        if cls in BUILTINS or cls in LIBRARY or cls is object:
+            return
+        if issubclass(cls, BaseException) or issubclass(cls, enum.Enum):
+            return
+        if not _is_spec_class(cls):
+            if _is_trusted(cls):
+                return
+            raise Refused(f"{where}: {cls.__module__}.{cls.__qualname__} is not a class the memo tables can "
+                          "follow")
+        meta = type(cls)
+        if meta is not type and not issubclass(cls, enum.Enum):
+            raise Refused(f"{where}: {cls.__qualname__} has the metaclass {meta.__qualname__}")
+        named = hasattr(cls, "_fields") and issubclass(cls, tuple)
+        made_by_attrs = hasattr(cls, "__attrs_attrs__")
+        for base in cls.__mro__[1:]:
+            if base in (object, tuple) or (named and base.__module__ == "typing"):
+                continue
+            self.klass(base, where)
+        for attr, member in vars(cls).items():
+            if attr in ("__dict__", "__weakref__", "__doc__", "__module__", "__qualname__", "__slots__",
+                        "__annotations__", "__orig_bases__", "__match_args__", "_fields", "_field_defaults",
+                        "__parameters__", "__init_subclass__", "__class_getitem__"):
+                continue
+            if named and attr in _NAMEDTUPLE_METHODS:
+                continue  # made by collections.namedtuple for every record type
+            if named and type(member).__name__ == "_tuplegetter":
+                continue  # a field's accessor
+            if _attrs_generated(member) or (made_by_attrs and attr.startswith("__attrs")):
+                continue
+            self.value(member, f"{where}: {cls.__qualname__}.{attr}")
+
+    # -- a function's code -------------------------------------------------------------------
+
+    def function(self, fn: Callable, where: str) -> None:
+        module = sys.modules.get(getattr(fn, "__module__", None) or "")
+        code = getattr(fn, "__code__", None)
+        if module is None or code is None:
+            raise Refused(f"{where}: {_name(fn)} has no source the memo tables can check")
+        if is_outside(module) and not module.__name__.startswith(_TRUSTED_PREFIXES):
+            raise Refused(f"{where}: {_name(fn)} ({module.__name__}) is not among the functions the memo tables "
+                          "can follow")
+        if module.__name__.startswith(_TRUSTED_PREFIXES):
+            return
+        path = source_path(module)
+        if path is None:
+            raise Refused(f"{module.__name__}: no Python source to check")
+        try:
+            tree = parsed_source(path)
+        except (OSError, SyntaxError, ValueError):
+            raise Refused(f"{short_path(path)}: cannot be read to check") from None
+        node = _outermost_def(tree, fn, code)
+        if node is None:
+            raise Refused(f"{short_path(path)}: {_name(fn)} cannot be found in the source to check")
+        where = f"{short_path(path)}:{getattr(node, 'lineno', '?')}: {_name(fn)}"
+        defaults = list(getattr(fn, "__defaults__", None) or ()) + list((getattr(fn, "__kwdefaults__", None) or {}).values())
+        for d in defaults:
+            if isinstance(d, _MUTABLE):
+                raise Refused(f"{where} has a mutable default argument (it keeps state between calls)")
+            self.value(d, where)
+        key = (path, node.lineno, node.col_offset)
+        if key in self.read:
+            return
+        self.read.add(key)
+        namespace = getattr(fn, "__globals__", None)
+        if not isinstance(namespace, dict):
+            namespace = vars(module)
+        closure = {}
+        for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+            try:
+                closure[name] = cell.cell_contents
+            except ValueError:
+                continue
+        _Body(self, short_path(path), namespace, closure).check(node)
+
+
+class _Body:
+    """The allowlist applied to one outermost ``def`` (or ``lambda``), nested functions included."""
+
+    def __init__(self, v: _Verifier, path: str, namespace: dict, closure: dict) -> None:
+        self.v = v
+        self.path = path
+        self.namespace = namespace
+        self.closure = closure
+
+    def refuse(self, node: Any, what: str) -> None:
+        raise Refused(f"{self.path}:{getattr(node, 'lineno', '?')}: {what}")
+
+    def check(self, top: Any) -> None:
+        nodes = _executed(top)
+        local = _local_loads(top)
+
+        def is_local(expr: Any) -> bool:
+            root = _root(expr)
+            return root is None or id(root) in local  # a root that is not a name is a value made here
+
+        # Builtins first: on a line such as ``type(x) is int`` the call is the construct to name.
+        for node in nodes:
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in local \
+                    and node.id not in self.closure and node.id not in self.namespace and hasattr(builtins, node.id):
+                self.name(node)
+        for node in nodes:
+            what = _REFUSED_NODES.get(type(node))
+            if what is not None:
+                self.refuse(node, what)
+            if isinstance(node, (ast.FunctionDef, ast.Lambda)) and node is not top:
+                for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+                    if isinstance(d, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
+                        self.refuse(d, "a mutable default argument (it keeps state between calls)")
+                if isinstance(node, ast.FunctionDef) and node.decorator_list:
+                    self.refuse(node, "a decorated function inside a function")
+            elif isinstance(node, ast.Compare):
+                operands = [node.left, *node.comparators]
+                for op, a, b in zip(node.ops, operands, operands[1:]):
+                    if isinstance(op, (ast.Is, ast.IsNot)) and not (_is_none(a) or _is_none(b)):
+                        self.refuse(node, "an identity comparison (`is` between values: a traced part is "
+                                          "not the value it stands for)")
+            elif isinstance(node, ast.Attribute):
+                if node.attr.startswith("__") and node.attr.endswith("__"):
+                    self.refuse(node, f"the dunder attribute `.{node.attr}`")
+                if isinstance(node.ctx, (ast.Store, ast.Del)) and not is_local(node):
+                    self.refuse(node, "an assignment to an attribute of a module-level object (state kept "
+                                      "between calls)")
+                if isinstance(node.ctx, ast.Load) and isinstance(_root(node), ast.Name) and not is_local(node):
+                    self.attribute(node)
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                if not is_local(node):
+                    self.refuse(node, "an assignment into a module-level object (state kept between calls)")
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in local:
+                self.name(node)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                if node.func.attr in _MUTATORS and not is_local(node.func.value):
+                    self.refuse(node, f"`.{node.func.attr}()` on a module-level object (state kept between calls)")
+
+    def lookup(self, node: Any, name: str) -> Any:
+        if name in self.closure:
+            return self.closure[name]
+        if name in self.namespace:
+            return self.namespace[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        self.refuse(node, f"the name `{name}` is not defined where the memo tables can see it")
+        return None
+
+    def name(self, node: ast.Name) -> None:
+        obj = self.lookup(node, node.id)
+        where = f"{self.path}:{node.lineno}: `{node.id}`"
+        if getattr(builtins, node.id, None) is obj and obj is not None and not isinstance(obj, _SCALARS):
+            if isinstance(obj, type) and issubclass(obj, BaseException):
+                return
+            if obj not in BUILTINS:
+                self.refuse(node, f"the builtin `{node.id}` (it can tell a traced part from its value)")
+            return
+        if isinstance(obj, types.ModuleType):
+            return  # checked where its members are named (``attribute``)
+        self.v.value(obj, where)
+
+    def attribute(self, node: ast.Attribute) -> None:
+        """A chain ``name.a.b`` rooted at a module-level name: each step resolved, the object reached checked."""
+        chain = []
+        root: Any = node
+        while isinstance(root, ast.Attribute):
+            chain.append(root.attr)
+            root = root.value
+        chain.reverse()
+        if not isinstance(root, ast.Name):
+            return  # an attribute of a value made here (a call's result, a subscript's item)
+        obj = self.lookup(root, root.id)
+        for attr in chain:
+            if not isinstance(obj, (types.ModuleType, type)) and not _is_spec_class(type(obj)):
+                return  # an attribute of a value: a field or a method of an allowed type
+            try:
+                obj = getattr(obj, attr)
+            except AttributeError:
+                self.refuse(node, f"`{root.id}.{'.'.join(chain)}` cannot be resolved")
+        self.v.value(obj, f"{self.path}:{node.lineno}: `{root.id}.{'.'.join(chain)}`")
+
+
+# -- small helpers ------------------------------------------------------------------------------
+
+
+_VALUE_TYPES = (int, bool, float, str, bytes, tuple, frozenset, list, dict, set)
+
+
+def _is_value_method(obj: Any) -> bool:
+    """A method of a builtin value type reached through the type (``frozenset.union``, ``int.bit_length``,
+    ``dict.fromkeys``) or bound to a constant (``", ".join``): it acts on its arguments' values."""
+    if isinstance(obj, (types.MethodDescriptorType, types.WrapperDescriptorType, types.ClassMethodDescriptorType)):
+        return getattr(obj, "__objclass__", None) in _VALUE_TYPES
+    if isinstance(obj, types.BuiltinMethodType):
+        owner = getattr(obj, "__self__", None)
+        return owner in _VALUE_TYPES or isinstance(owner, _SCALARS)
+    return False
+
+
+def _is_function(obj: Any) -> bool:
+    return isinstance(obj, types.FunctionType) or type(obj).__name__ in ("cython_function_or_method",
+                                                                        "fused_cython_function")
+
+
+def _is_library(obj: Any) -> bool:
+    """A callable of the standard library or an installed package (checked against the allowlist by identity)."""
+    module = sys.modules.get(getattr(obj, "__module__", None) or "")
+    return callable(obj) and not isinstance(obj, type) and (module is None or is_outside(module)) \
+        and not (module is not None and module.__name__.startswith(_TRUSTED_PREFIXES)) and not _is_function(obj)
+
+
+def _is_trusted(obj: Any) -> bool:
+    mod = getattr(type(obj) if not isinstance(obj, type) else obj, "__module__", "") or ""
+    return mod.startswith(_TRUSTED_PREFIXES)
+
+
+def _is_spec_class(cls: type) -> bool:
+    module = sys.modules.get(getattr(cls, "__module__", None) or "")
+    return module is not None and not is_outside(module)
+
+
+def _attrs_generated(member: Any) -> bool:
+    code = getattr(member, "__code__", None)
+    return code is not None and str(getattr(code, "co_filename", "")).startswith("<attrs generated")
+
+
+def _name(obj: Any) -> str:
+    return getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__
+
+
+def _is_none(node: Any) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _root(node: Any) -> Any:
+    """The name an attribute or subscript chain starts from (``a`` in ``a.b[0].c``), or None."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node if isinstance(node, ast.Name) else None
+
+
+def _executed(top: Any) -> list:
+    """The nodes of ``top`` that run when it is called: not its decorators (they ran when it was defined)
+    nor annotations (never evaluated for a call)."""
+    skip: set[int] = set()
+    for node in ast.walk(top):
+        parts: list = []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            parts = [node.returns] + (list(node.decorator_list) if node is top else [])
+        elif isinstance(node, ast.arg):
+            parts = [node.annotation]
+        elif isinstance(node, ast.AnnAssign):
+            parts = [node.annotation]
+        for part in parts:
+            if part is not None:
+                skip.update(id(n) for n in ast.walk(part))
+    return [n for n in ast.walk(top) if id(n) not in skip]
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+           ast.GeneratorExp)
+
+
+def _bound_in(scope: Any) -> set[str]:
+    """The names a function, lambda or comprehension binds itself (not those its nested scopes bind)."""
+    out: set[str] = set()
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        a = scope.args
+        out.update(x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [y for y in (a.vararg, a.kwarg) if y])
+        body = scope.body if isinstance(scope.body, list) else [scope.body]
+    else:
+        body = [g.target for g in scope.generators]
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            out.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.add(node.name)  # its body is its own scope
+        elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            out.add(node.target.id)  # binds in the enclosing function, even from a comprehension
+            stack.append(node.value)
+        elif not isinstance(node, _SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            stack.extend(_walrus_targets(node))
+    return out
+
+
+def _walrus_targets(comp: Any) -> list:
+    return [n for n in ast.walk(comp) if isinstance(n, ast.NamedExpr)]
+
+
+def _local_loads(top: Any) -> set[int]:
+    """The ids of the ``Name`` nodes in ``top`` that read a local (of ``top`` or a scope inside it), by
+    Python's scoping: a name is local where an enclosing function, lambda or comprehension binds it."""
+    out: set[int] = set()
+
+    def visit(node: Any, scopes: list[set[str]]) -> None:
+        if isinstance(node, _SCOPES):
+            scopes = scopes + [_bound_in(node)]
+        if isinstance(node, ast.Name) and any(node.id in sc for sc in scopes):
+            out.add(id(node))
+        for child in ast.iter_child_nodes(node):
+            visit(child, scopes)
+
+    visit(top, [])
+    return out
+
+
+def _outermost_def(tree: Any, fn: Callable, code: Any) -> Any:
+    """The ``def`` or ``lambda`` node of ``fn`` (for a nested function, its outermost enclosing ``def``)."""
+    qualname = getattr(fn, "__qualname__", "") or ""
+    outer = qualname.split(".<locals>")[0]
+    if "<lambda>" in outer:
+        line = getattr(code, "co_firstlineno", None)
+        lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == line]
+        if len(lambdas) == 1:
+            enclosing = _enclosing_def(tree, lambdas[0])
+            return enclosing if enclosing is not None else lambdas[0]
+        if lambdas:
+            # several on one line: check the statement that holds them all
+            stmt = next((s for s in ast.walk(tree) if isinstance(s, ast.stmt) and s.lineno <= line <=
+                         (s.end_lineno or s.lineno) and not isinstance(s, (ast.FunctionDef, ast.ClassDef))), None)
+            return stmt
+        return None
+    node = tree
+    for part in outer.split("."):
+        node = next((n for n in getattr(node, "body", []) if isinstance(n, (ast.FunctionDef, ast.ClassDef))
+                     and n.name == part), None)
+        if node is None:
+            return None
+    if not isinstance(node, ast.FunctionDef):
+        return None
+    return node
+
+
+def _enclosing_def(tree: Any, target: Any) -> Any:
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.lineno <= target.lineno <= (node.end_lineno or node.lineno):
+            if best is None or node.lineno > best.lineno:
+                best = node
+    return best

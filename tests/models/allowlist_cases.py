@@ -1,0 +1,173 @@
+"""Functions for tests/test_memo_allowlist.py: each one a construct the memo tables' allowlist must accept or
+refuse (the expected answer is in the test, beside each name).  Not a spec: the functions only need a source."""
+
+import functools
+import itertools
+import math
+import operator
+from typing import NamedTuple
+
+
+class S(NamedTuple):
+    a: int
+    b: tuple
+
+    def bumped(self):
+        return self._replace(a=self.a + 1)
+
+
+class Typed(NamedTuple):
+    a: int
+
+    def kind(self):
+        return type(self.a) is int
+
+
+class WithProperty(NamedTuple):
+    a: int
+
+    @property
+    def first(self):
+        return isinstance(self.a, bool)
+
+
+def plain(c, s):
+    x = [v + 1 for v in s.b]
+    d = {}
+    d[1] = 2
+    if any(x) and s.a is not None and math.floor(s.a) >= 0:
+        return S(s.a + 1, tuple(sorted(x, key=lambda v: -v)))
+    return None
+
+
+def uses_methods(c, s):
+    return s.bumped() if frozenset.union(frozenset(), *[frozenset(s.b)]) else None
+
+
+def uses_library(c, s):
+    return functools.reduce(operator.add, itertools.chain(s.b, (s.a,)), 0)
+
+
+def generator_helper(s):
+    for x in s.b:
+        yield x
+
+
+def uses_generator(c, s):
+    return sum(generator_helper(s))
+
+
+def uses_match(c, s):
+    match s.a:
+        case 0:
+            return None
+    return s
+
+
+def uses_type_in_method(c, s):
+    return Typed(s.a).kind()
+
+
+def uses_isinstance_in_property(c, s):
+    return WithProperty(s.a).first
+
+
+@functools.lru_cache
+def cached(x):
+    return x + 1
+
+
+def uses_lru_cache(c, s):
+    return cached(s.a)
+
+
+DISPATCH = {0: lambda s: type(s.a)}
+
+
+def uses_dispatch(c, s):
+    return DISPATCH[0](s)
+
+
+def uses_operator_is(c, s):
+    return operator.is_(s.a, True)
+
+
+def uses_map_type(c, s):
+    return list(map(type, s.b))
+
+
+def type_of(x):
+    return type(x)
+
+
+PARTIAL = functools.partial(type_of)
+
+
+def uses_partial(c, s):
+    return PARTIAL(s.a)
+
+
+def uses_import_inside(c, s):
+    from math import floor
+    return floor(s.a)
+
+
+CACHE = {}
+
+
+def uses_global_store(c, s):
+    CACHE[s.a] = 1
+    return s
+
+
+def uses_setdefault(c, s):
+    return CACHE.setdefault(s.a, s)
+
+
+def uses_mutable_default(c, s, acc=[]):  # noqa: B006 - the construct under test
+    acc.append(1)
+    return s
+
+
+def uses_dunder(c, s):
+    return s.a.__class__
+
+
+def uses_getattr(c, s):
+    return getattr(s.a, "real")
+
+
+def uses_try(c, s):
+    try:
+        return s.b[5]
+    except IndexError:
+        return None
+
+
+COUNTER = itertools.count()
+
+
+def uses_module_iterator(c, s):
+    return next(COUNTER)
+
+
+def uses_identity(c, s):
+    def inner(x):
+        return x is s.a
+    return inner(1)
+
+
+def uses_global_statement(c, s):
+    global COUNTER
+    return s
+
+
+def shadows_a_builtin_elsewhere(c, s):
+    def other():
+        type = 3  # noqa: F841 - a local of another scope
+    return type(s.a)
+
+
+def local_named_id(c, s):
+    id = s.a  # a local that happens to bear a builtin's name
+    return id + 1

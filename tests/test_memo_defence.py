@@ -1,0 +1,110 @@
+"""Defence in depth: a check on the memo tables compares a sample of their answers with the spec's own code as
+it runs (modelcheck.memo.verify), and a difference stops the tables and finishes the check on the spec's own code.
+
+The tables are broken on purpose here (a learner that drops results, leaves kept past a change they read), the
+way a bug in them would break them; the check must still give TLC's counts, say in one line what differed, and
+never blame the spec.  Kip320 with two replicas: TLC gives 5,973 distinct states, 11,839 generated, depth 18.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import modelcheck
+from modelcheck.memo import backend as backend_mod
+from modelcheck.memo import tries as tries_mod
+from modelcheck.memo.backend import MemoBackend, MemoUnsupported
+from modelcheck.memo.verify import FIRST, Sampler
+from modelcheck.model.bound import BoundModel
+from modelcheck.options import CheckOptions
+from modelcheck.search.driver import LevelDriver
+from modelcheck.spec.constants import build_constants
+from modelcheck.spec.loader import load_spec
+from conftest import run_cli
+
+TLC_KIP320_R2 = (5_973, 11_839, 18)
+
+
+class Lossy(tries_mod.Learner):
+    """Drops every third result that has successors (as a table bug that loses a branch would)."""
+
+    calls = 0
+
+    def _action_leaf(self, r, s):
+        code = super()._action_leaf(r, s)
+        if r is not None:
+            Lossy.calls += 1
+            if Lossy.calls % 3 == 0:
+                return self.tries.leaf(0)
+        return code
+
+
+class Careless(tries_mod.Tries):
+    """Leaves whose masks leave out the first component they read: kept where a step changed it."""
+
+    def set_mask(self, code, path, holds_in=-1):
+        super().set_mask(code, path[1:], holds_in)
+
+
+def _model(name, consts):
+    spec = load_spec(name)
+    return BoundModel(spec, build_constants(spec, consts), CheckOptions())
+
+
+@pytest.mark.parametrize("broken", ["learner", "masks"])
+def test_broken_tables_are_caught_and_the_check_finishes_right(monkeypatch, broken):
+    if broken == "learner":
+        monkeypatch.setattr(backend_mod, "Learner", Lossy)
+    else:
+        monkeypatch.setattr(backend_mod, "Tries", Careless)
+    r = modelcheck.check("kip320", {"Replicas": 2})
+    assert (r.distinct_states, r.states_generated, r.depth) == TLC_KIP320_R2
+    assert r.result == "holds"
+    stopped = [w for w in r.warnings if "the memo tables stopped (the tables differ from the spec's own code" in w]
+    assert len(stopped) == 1, r.warnings
+    assert "action " in stopped[0] or "invariant " in stopped[0]
+
+
+def test_the_same_breakage_unchecked_gives_wrong_counts(monkeypatch):
+    """Without the comparison the broken tables answer wrongly: the test above can fail."""
+    monkeypatch.setattr(backend_mod, "Learner", Lossy)
+    model = _model("kip320", {"Replicas": 2})
+    wrong = LevelDriver(model, MemoBackend(model, verify="off")).run()
+    assert (wrong.distinct_states, wrong.states_generated, wrong.depth) != TLC_KIP320_R2
+
+
+def test_a_trace_the_spec_does_not_take_is_the_tables_fault(monkeypatch):
+    """A violation reached through a step the tables made up is reported as the tables' difference (and the
+    check runs again on the spec's own code), never as the spec being "not deterministic"."""
+    monkeypatch.setattr(backend_mod, "Learner", Lossy)
+    model = _model("truncate-to-hw", {})
+    with pytest.raises(MemoUnsupported, match="differ from the spec's own code"):
+        LevelDriver(model, MemoBackend(model, verify="off")).run()
+    r = modelcheck.check("truncate-to-hw")
+    assert r.result == "violated" and len(r.violations[0].trace) == 9
+    assert not any("not deterministic" in w for w in r.warnings)
+    assert any("the memo tables stopped (the tables differ from the spec's own code" in w for w in r.warnings)
+
+
+def test_the_sample_is_seeded_and_reported():
+    a, b = Sampler("sample", 7), Sampler("sample", 7)
+    sizes = [10, FIRST, 5_000, 80_000]
+    assert [a.pick(n) for n in sizes] == [b.pick(n) for n in sizes]
+    assert a.report() == {"mode": "sample", "seed": 7, "parents": a.checked}
+    assert a.checked < 10 + FIRST + 5_000 + 80_000
+    r1 = modelcheck.check("kip320", {"Replicas": 2}, memo_seed=11)
+    r2 = modelcheck.check("kip320", {"Replicas": 2}, memo_seed=11)
+    assert r1.engine_report["verified"] == r2.engine_report["verified"]
+    assert r1.engine_report["verified"]["seed"] == 11
+
+
+def test_memo_verify_compares_every_state():
+    p = run_cli("check", "kip320", "--const", "Replicas=2", "--memo-verify", "--json", "-q")
+    assert p.returncode == 0, p.stderr
+    report = json.loads(p.stdout)
+    assert report["memo"]["verified"] == {"mode": "every", "seed": report["memo"]["verified"]["seed"],
+                                          "parents": TLC_KIP320_R2[0]}
+    bad = run_cli("check", "kip320", "--memo-verify", "--no-memo")
+    assert bad.returncode == 2 and "--memo-verify" in bad.stderr and "Traceback" not in bad.stderr
