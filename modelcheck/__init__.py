@@ -32,6 +32,30 @@ if _os.path.isfile(_os.path.join(_root, "setup.cfg")) and _os.path.isdir(_os.pat
 
 __version__ = "0.1.0"
 
+
+def _interrupted_while_starting(signum: int, frame: object) -> None:
+    """SIGINT before the command line's own handling is in place: one line and exit 130, no traceback."""
+    _os.write(2, b"Interrupted.\n")
+    _os._exit(130)
+
+
+def _started_as_the_command_line() -> bool:
+    """Whether this process is ``modelcheck ...`` or ``python -m modelcheck ...`` (not a program importing it)."""
+    import sys
+
+    argv0 = _os.path.basename(sys.argv[0]) if sys.argv else ""
+    orig = list(getattr(sys, "orig_argv", ()))
+    return argv0 == "modelcheck" or (argv0 == "-m" and "-m" in orig and orig[orig.index("-m") + 1:][:1] == ["modelcheck"])
+
+
+if _started_as_the_command_line():
+    # Importing the rest takes a few tenths of a second: a Ctrl-C then is the user's, and is no traceback.
+    # modelcheck.cli.run puts Python's default handler back before anything else.
+    import signal as _signal
+
+    if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+        _signal.signal(_signal.SIGINT, _interrupted_while_starting)
+
 from modelcheck.api import check  # noqa: E402
 from modelcheck.errors import ModelCheckError  # noqa: E402
 from modelcheck.output.results import CheckResult  # noqa: E402

@@ -4,23 +4,33 @@ Each subcommand's docstring is its help text.  Every user error derives from
 :class:`~modelcheck.errors.ModelCheckError` and becomes one line on stderr with
 exit status 2; a traceback is shown only with ``--debug``.  Exit status 0 means
 every checked property holds, 1 means a violation or deadlock was found.
+
+Standard output that cannot be written is the output's failure, never the
+model's: a full disk (or any other write error) is one line on stderr and exit
+2, unless the check's own status is already known and not 0 (a violation keeps
+1); a reader that leaves the pipe (``| head -1``) ends the command quietly,
+with the check's status if its result was reached, else 0, as a writer in a
+pipeline would.  A Ctrl-C at any moment, the first tenths of a second of
+imports included, is ``Interrupted.`` and exit 130.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import math
 import os
 import signal
 import sys
 import traceback
-from typing import Any
+from typing import Any, Iterator
 
 import click
 
 from modelcheck import __version__
 from modelcheck.api import MAX_WORKERS
-from modelcheck.errors import ModelCheckError, SpecRuntimeError, UsageError, UserInterrupt
+from modelcheck.errors import ModelCheckError, OutputFailure, SpecRuntimeError, UsageError, UserInterrupt
 from modelcheck.options import option_conflict
 from modelcheck.output.json_form import explanation_json, trace_to_json
 from modelcheck.output.files import check_writable_file, write_atomically
@@ -214,6 +224,11 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     from modelcheck.api import prepare
 
     given = _explicit_params(ctx)
+    for flag, value in (("--out", out_dir), ("--checkpoint", checkpoint_dir)):
+        if value is not None and not value.strip():
+            raise UsageError(f"{flag} was given an empty directory name (an unset shell variable?)")
+    if "checkpoint_every" in given and not (checkpoint_dir or resume):
+        raise UsageError("--checkpoint-every applies only with --checkpoint DIR (or --resume DIR)")
     conflict = option_conflict(given, simulate=simulate, engine="spark" if master is not None else engine)
     if conflict:
         raise UsageError(conflict)
@@ -246,9 +261,11 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     # SIGTERM stops a run the way Ctrl-C does: statistics so far, exit 128+signal.
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        result = plan.run()
+        with _spec_output_to_stderr(as_json):  # with --json, stdout holds the JSON and nothing else
+            result = plan.run()
     finally:
         signal.signal(signal.SIGTERM, previous)
+    ctx.ensure_object(dict)["status"] = result.exit_code  # what an output failure from here on keeps
     # What the run found is printed first: a file that cannot be written loses nothing.
     if as_json:
         click.echo(json.dumps(result.to_json(), allow_nan=False, default=str))
@@ -260,11 +277,84 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
         try:
             written = result.write_trace(out_dir)
         except OSError as exc:
-            raise UsageError(f"could not write the counterexample to {out_dir}: {exc.strerror or exc} "
-                             "(the result above is complete)") from None
+            click.echo(f"error: could not write the counterexample to {out_dir}: {exc.strerror or exc} "
+                       "(the result above is complete)", err=True)
+            ctx.exit(result.exit_code or 2)  # a violation found stays exit 1; a holding model is not made 1
         for v, files in zip(result.violations, _trace_stems(written)):
             click.echo(f"Counterexample ({v.name}) written to {files}", err=True)
     ctx.exit(result.exit_code)
+
+
+@contextlib.contextmanager
+def _spec_output_to_stderr(on: bool) -> Iterator[None]:
+    """While inside (if ``on``), what spec code prints goes to stderr: file descriptor 1 too, for worker processes."""
+    if not on:
+        yield
+        return
+    saved = fd = None
+    try:
+        sys.stdout.flush()
+        fd = sys.__stdout__.fileno()
+        saved = os.dup(fd)
+        os.dup2(sys.__stderr__.fileno(), fd)
+    except (AttributeError, OSError, ValueError):  # no real file descriptors (an embedding program's streams)
+        if saved is not None:
+            os.close(saved)
+        saved = None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if saved is not None:
+            os.dup2(saved, fd)
+            os.close(saved)
+
+
+class _GuardedStream:
+    """Standard output whose write errors raise :class:`OutputFailure` (handled in :func:`run`), not OSError."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self._buffer: _GuardedStream | None = None
+
+    def write(self, data: Any) -> Any:
+        try:
+            return self._stream.write(data)
+        except OSError as exc:
+            raise OutputFailure(exc) from None
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise OutputFailure(exc) from None
+
+    @property
+    def buffer(self) -> "_GuardedStream":
+        if self._buffer is None:
+            self._buffer = _GuardedStream(self._stream.buffer)
+        return self._buffer
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _output_failed(error: OSError, status: int | None) -> int:
+    """The exit status once stdout could not be written (see the module's docstring); says why unless a reader left."""
+    try:  # what is still buffered goes nowhere, and the interpreter's last flush finds nothing wrong
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.__stdout__.fileno())
+        os.close(null)
+    except (AttributeError, OSError, ValueError):
+        pass
+    if error.errno == errno.EPIPE:
+        return status if status is not None else 0
+    click.echo(f"error: cannot write the output: {error.strerror or error}", err=True)
+    return status if status else 2
 
 
 def _say_checkpoint(result: CheckResult, directory: str) -> None:
@@ -528,12 +618,27 @@ def run() -> None:
     from modelcheck.build import compiled
     from modelcheck.model.blame import real_interrupts
 
-    compiled.activate()  # before any spec or engine module is imported (see modelcheck.build.compiled)
-    settings = {"debug": False}
+    import modelcheck
+
+    settings: dict[str, Any] = {"debug": False, "status": None}
+    if sys.stdout is not None and not isinstance(sys.stdout, _GuardedStream):
+        sys.stdout = _GuardedStream(sys.stdout)
     try:
+        if signal.getsignal(signal.SIGINT) is modelcheck._interrupted_while_starting:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        compiled.activate()  # before any spec or engine module is imported (see modelcheck.build.compiled)
         with real_interrupts():  # a Ctrl-C inside spec code is the user's, not the spec's
-            rv = main.main(standalone_mode=False, obj=settings)
+            try:
+                rv = main.main(standalone_mode=False, obj=settings)
+            except click.exceptions.Exit as exc:
+                rv = exc.exit_code
+            sys.stdout.flush()
         sys.exit(rv if isinstance(rv, int) else 0)
+    except OutputFailure as failure:
+        sys.exit(_output_failed(failure.error, settings["status"]))
+    except MemoryError:
+        click.echo("error: out of memory (before the search could report it with statistics)", err=True)
+        sys.exit(3)
     except click.exceptions.Abort:
         # click turns a Ctrl-C outside the search (loading, preflight) into Abort.
         click.echo("Interrupted.", err=True)

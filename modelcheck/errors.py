@@ -81,3 +81,16 @@ class EngineSignal(BaseException):
 
 class UserInterrupt(KeyboardInterrupt, EngineSignal):
     """A real Ctrl-C or SIGTERM, raised by modelcheck's signal handler (a ``KeyboardInterrupt`` to everyone else)."""
+
+
+class OutputFailure(EngineSignal):
+    """Standard output could not be written (a full disk, a reader that left the pipe).
+
+    The output's failure, not the spec's, even when a spec's ``print`` meets
+    it (an :class:`EngineSignal`: the spec wrappers let it through); the
+    command line turns it into its own exit status (see ``modelcheck.cli``).
+    """
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.error = error

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 
 import pytest
 
-from conftest import MODELS, run_cli
+from conftest import MODELS, ROOT, run_cli
 
 DIE_HARD = str(MODELS / "die_hard.py")
 
@@ -144,3 +148,87 @@ def test_debug_shows_the_traceback():
     p = run_cli("--debug", "check", str(MODELS / "broken" / "raises_in_action.py"))
     assert p.returncode != 0
     assert "Traceback" in p.stderr
+
+
+# -- exit status and output ----------------------------------------------------------------------
+
+
+def _cli(*args: str, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "modelcheck", *args], cwd=ROOT, text=True,
+                            env={**os.environ, "MODELCHECK_USER_BUILD": "off"}, **kwargs)
+
+
+@pytest.mark.parametrize("model,status", [(("kip320", "--const", "Replicas=2"), 2), ((DIE_HARD,), 2),
+                                          (("kip320", "--const", "Replicas=2", "--json"), 2)],
+                         ids=["holds", "violated", "json"])
+def test_stdout_on_a_full_disk_is_one_line_and_exit_2_never_1(model, status):
+    with open("/dev/full", "w") as full:
+        p = _cli("check", *model, "-q", stdout=full, stderr=subprocess.PIPE)
+        err = p.communicate(timeout=600)[1]
+    assert p.returncode == status, err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == "error: cannot write the output: No space left on device"
+
+
+def test_a_reader_that_leaves_the_pipe_ends_the_command_quietly():
+    """``| head -1``: no traceback, and never the "violated" status for a model that holds (0: see modelcheck.cli)."""
+    p = _cli("check", "kip320", "--const", "Replicas=2", "-q", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.stdout.readline().startswith("modelcheck ")
+    p.stdout.close()
+    err = p.stderr.read()
+    assert p.wait(timeout=600) == 0, err
+    assert err == ""
+
+
+def test_a_reader_that_leaves_after_the_result_gets_the_checks_status():
+    p = _cli("check", DIE_HARD, "-q", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines = iter(p.stdout.readline, "")
+    assert any(line.startswith("Error: Invariant NotSolved is violated.") for line in lines)
+    p.stdout.close()
+    err = p.stderr.read()
+    assert p.wait(timeout=600) == 1, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("args,message", [
+    (("--out", ""), "error: --out was given an empty directory name"),
+    (("--checkpoint", ""), "error: --checkpoint was given an empty directory name"),
+    (("--checkpoint-every", "5"), "error: --checkpoint-every applies only with --checkpoint DIR"),
+], ids=["out", "checkpoint", "checkpoint-every"])
+def test_options_that_would_be_dropped_silently_are_refused(args, message):
+    p = run_cli("check", DIE_HARD, "-q", *args)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.strip().splitlines() == [p.stderr.strip().splitlines()[0]]
+    assert p.stderr.startswith(message)
+    assert p.stdout == ""
+
+
+def test_what_a_spec_prints_goes_to_stderr_with_json():
+    for workers in ("1", "2"):
+        p = run_cli("check", str(MODELS / "prints.py"), "--json", "-q", "--workers", workers, "--no-memo")
+        assert p.returncode == 0, p.stderr
+        assert json.loads(p.stdout)["distinct_states"] == 4
+        assert "Step from 2" in p.stderr
+
+
+def test_a_memory_error_raised_by_an_action_is_the_specs_error():
+    p = run_cli("check", str(MODELS / "broken" / "raises_memory_error.py"), "--json", "-q")
+    assert p.returncode == 2, p.stderr
+    assert p.stdout == ""
+    assert "Traceback" not in p.stderr
+    errors = [line for line in p.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith("error: spec memory: action Step raised MemoryError (at ")
+
+
+def test_ctrl_c_while_the_command_starts_is_one_line():
+    """SIGINT while the package is still being imported (the condition: an import reported on stderr)."""
+    p = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "modelcheck", "check", "kip320", "-q"],
+                         cwd=ROOT, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    for line in p.stderr:
+        if "modelcheck.errors" in line:  # among the package's first imports, long before the CLI is ready
+            break
+    p.send_signal(signal.SIGINT)
+    err = p.stderr.read()
+    assert p.wait(timeout=60) == 130, err
+    lines = [line for line in err.splitlines() if not line.startswith("import time:")]
+    assert lines == ["Interrupted."]

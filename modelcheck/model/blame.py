@@ -13,12 +13,14 @@ an action must not end a check with "exit 0" and no result.  The
 exceptions are :class:`~modelcheck.errors.EngineSignal`, which modelcheck's
 own signal handlers raise in whatever code runs (a real Ctrl-C while an
 action runs is the user's, not the action's; :func:`real_interrupts` puts
-such a handler in place for Ctrl-C), and ``MemoryError``.
+such a handler in place for Ctrl-C), and the interpreter's own ``MemoryError``
+(see :func:`passes_through`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import importlib.machinery
 import linecache
 import os
@@ -38,15 +40,35 @@ SOURCE_ATTR = "__mc_source__"
 """Set on a compiled user module: its source file (its compiled frames name it relative to where it was built)."""
 
 
+_SPEC_MEMORY_ERRORS = contextvars.ContextVar("spec_memory_errors", default=False)
+
+
 def passes_through(exc: BaseException) -> bool:
     """Whether a wrapper around spec code must re-raise ``exc`` as it is: not the spec's doing.
 
     The engine's own interruptions (:class:`~modelcheck.errors.EngineSignal`)
-    and ``MemoryError``: the machine running out of memory while an action
-    builds a state is the run's condition, which the search reports as such
-    (statistics so far), not a bug of the spec.
+    and the interpreter's ``MemoryError`` (exactly that class, without a
+    message: what a failed allocation raises): the machine running out of
+    memory while an action builds a state is the run's condition, which the
+    search reports as such (statistics so far), not a bug of the spec.  A
+    ``MemoryError`` with a message, or of a subclass, was raised on purpose
+    (by the spec or a library it calls) and is the spec's error, naming the
+    function; so is any ``MemoryError`` inside :func:`memory_errors_are_the_specs`
+    (the preflight walk, a few hundred states, cannot exhaust the machine).
     """
-    return isinstance(exc, (EngineSignal, MemoryError))
+    if isinstance(exc, EngineSignal):
+        return True
+    return type(exc) is MemoryError and not exc.args and not _SPEC_MEMORY_ERRORS.get()
+
+
+@contextlib.contextmanager
+def memory_errors_are_the_specs() -> Iterator[None]:
+    """While inside, every ``MemoryError`` spec code raises is the spec's error (see :func:`passes_through`)."""
+    token = _SPEC_MEMORY_ERRORS.set(True)
+    try:
+        yield
+    finally:
+        _SPEC_MEMORY_ERRORS.reset(token)
 
 
 def _library_dirs() -> tuple[str, ...]:

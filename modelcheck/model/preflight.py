@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import deque
 
 from modelcheck.errors import SpecRuntimeError
+from modelcheck.model.blame import memory_errors_are_the_specs
 from modelcheck.model.bound import BoundModel
 from modelcheck.spec.declare import State
 from modelcheck.model.symmetry import signature_mismatch
@@ -37,7 +38,9 @@ def sample_states(model: BoundModel, limit: int = SAMPLE_STATES) -> list[State]:
             succs = list(model.successors(s))
             for _ai, _b, t in succs:
                 model.check_state(t, f"action {model.actions[_ai].label(_b)}")
-        except SpecRuntimeError:
+        except SpecRuntimeError as err:
+            if isinstance(err.__cause__, MemoryError):
+                raise  # the search would take it for the machine running out of memory
             # The search itself reports this, with the trace that leads there.
             break
         out.append(s)
@@ -127,8 +130,14 @@ def check_signature(model: BoundModel, states: list[State]) -> None:
 
 
 def preflight(model: BoundModel) -> list[str]:
-    """Run every sample check; raise on errors, return warnings."""
-    states = sample_states(model)
+    """Run every sample check; raise on errors, return warnings.
+
+    A ``MemoryError`` raised by spec code on the sample walk is the spec's
+    error, reported here (naming the function), not left to the search,
+    which would take a bare one for the machine running out of memory.
+    """
+    with memory_errors_are_the_specs():
+        states = sample_states(model)
     check_determinism(model, states)
     check_signature(model, states)
     return symmetry_warnings(model, states)
