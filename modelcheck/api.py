@@ -299,30 +299,37 @@ class PreparedCheck:
             from modelcheck.memo.backend import MemoUnsupported
 
             notice = _stderr_notice if self.sink is not None else None
-            backend, note = self._backend(model)
+            backend, note, why_not = self._backend(model)
             try:
                 result = LevelDriver(model, backend, self.sink, notice).run()
             except MemoUnsupported as why:
                 if self.memo:
                     raise UsageError(f"--memo: spec {self.spec.name} cannot run on the memo tables: {why.reason}")
                 note = f"the memo tables stopped ({why.reason}); checked again with the spec's own code"
+                why_not = f"the memo tables stopped: {why.reason}"
                 model = BoundModel(self.spec, self.constants, self.options)
                 result = LevelDriver(model, self._spec_backend(model), self.sink, notice).run()
             if note:
                 warnings.append(note)
+            result = attrs.evolve(result, successors="memo tables" if why_not is None else "the spec's own code",
+                                  successors_why=why_not)
         return attrs.evolve(result, warnings=tuple(warnings) + result.warnings, spec_object=self.spec,
                             constants_object=self.constants)
 
-    def _backend(self, model: Any) -> tuple[Any, str | None]:
-        """The backend for this check, and a note when the memo tables could not be used for the spec."""
+    def _backend(self, model: Any) -> tuple[Any, str | None, str | None]:
+        """The backend for this check, a note when the memo tables could not be used for the spec (printed),
+        and why the spec's own code computes the successors (None where the memo tables do)."""
         if self.engine == "spark":
             from modelcheck.spark_explore.backend import SparkBackend
 
             assert self.reference is not None
-            return SparkBackend(model, self.reference, master=self.master, partitions=self.partitions,
-                                sc=self.spark_context, verbose=self.verbose), None
-        if self.memo is False or (self.workers > 1 and self.worker_timeout is not None):
-            return self._spec_backend(model), None
+            return (SparkBackend(model, self.reference, master=self.master, partitions=self.partitions,
+                                 sc=self.spark_context, verbose=self.verbose), None,
+                    "Spark executors run the spec's own code")
+        if self.memo is False:
+            return self._spec_backend(model), None, "--no-memo"
+        if self.workers > 1 and self.worker_timeout is not None:
+            return self._spec_backend(model), None, "--worker-timeout runs --workers as processes"
         from modelcheck.memo.backend import MemoBackend, MemoUnsupported, build_reason, option_reason, spec_reason
 
         reason = build_reason()
@@ -330,25 +337,25 @@ class PreparedCheck:
             if self.memo:
                 raise UsageError(f"--memo: this run cannot use the memo tables: {reason}")
             return self._spec_backend(model), (f"the memo tables are not used: {reason}; the spec's own code "
-                                               "computes every successor")
+                                               "computes every successor"), reason
         reason = option_reason(model)
         if reason is not None:
             if self.memo:
                 raise UsageError(f"--memo: this run cannot use the memo tables: {reason}")
-            return self._spec_backend(model), None
+            return self._spec_backend(model), None, reason
         reason = spec_reason(model)
         if reason is None:
             try:
                 return MemoBackend(model, threads=self.workers, verify="every" if self.memo_verify else "sample",
-                                   verify_seed=self.memo_seed), None
+                                   verify_seed=self.memo_seed, may_give_up=not self.memo), None, None
             except MemoUnsupported as why:
                 reason = why.reason
             except Exception:  # noqa: BLE001 - the spec fails in its first states: the spec's own code reports it
-                return self._spec_backend(model), None
+                return self._spec_backend(model), None, "the spec fails in its first states"
         if self.memo:
             raise UsageError(f"--memo: spec {self.spec.name} cannot run on the memo tables: {reason}")
         return (self._spec_backend(model),
-                f"the memo tables are not used: {reason}; the spec's own code computes every successor")
+                f"the memo tables are not used: {reason}; the spec's own code computes every successor", reason)
 
     def _spec_backend(self, model: Any) -> Any:
         """The backend that runs the spec's own code: this process, or ``--workers`` processes."""

@@ -95,14 +95,15 @@ def flatten(expansion: list) -> tuple[list, list]:
 def json_report(p: subprocess.CompletedProcess, *also_drop: str) -> dict:
     """The ``--json`` report of a run without its timing, which is all two identical runs may differ in.
 
-    Nor ``memo``, the memo tables' report on themselves: a run that checkpoints
-    computes successors with the spec's own code, one that does not uses the
-    tables, and both find the same.  ``also_drop`` names further keys to
+    Nor ``memo``, the memo tables' report on themselves, nor ``successors``
+    (which path computed them, and why): a run that checkpoints computes
+    successors with the spec's own code, one that does not uses the tables,
+    and both find the same.  ``also_drop`` names further keys to
     ignore (``engine`` when comparing engines).
     """
     assert p.stdout.strip(), p.stderr[-3000:]
     data = json.loads(p.stdout)
-    for key in ("seconds", "states_per_second", "memo", *also_drop):
+    for key in ("seconds", "states_per_second", "memo", "successors", *also_drop):
         data.pop(key, None)
     return data
 

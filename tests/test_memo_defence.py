@@ -108,3 +108,26 @@ def test_memo_verify_compares_every_state():
                                           "parents": TLC_KIP320_R2[0]}
     bad = run_cli("check", "kip320", "--memo-verify", "--no-memo")
     assert bad.returncode == 2 and "--memo-verify" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_tables_that_learn_too_much_give_way_to_the_spec_s_own_code(monkeypatch):
+    """Past the probation, a run that learns more than the limit of evaluations per successor stops the tables
+    once and finishes on the spec's own code, saying why in the result and in --json."""
+    monkeypatch.setattr(backend_mod, "PROBATION", 1_000)
+    monkeypatch.setattr(backend_mod, "LEARN_LIMIT", 0.0001)
+    r = modelcheck.check("kip320", {"Replicas": 2})
+    assert (r.distinct_states, r.states_generated, r.depth) == TLC_KIP320_R2
+    assert r.successors == "the spec's own code" and "learnt" in r.successors_why
+    assert any("the memo tables stopped (they learnt" in w for w in r.warnings)
+    forced = modelcheck.check("kip320", {"Replicas": 2}, memo=True)  # asked for: they do not give way
+    assert forced.successors == "memo tables" and forced.distinct_states == TLC_KIP320_R2[0]
+    monkeypatch.setattr(backend_mod, "LEARN_LIMIT", 10.0)
+    r = modelcheck.check("kip320", {"Replicas": 2})
+    assert r.successors == "memo tables" and r.successors_why is None and r.warnings == ()
+
+
+def test_json_names_the_successor_path():
+    on = json.loads(run_cli("check", "kip320", "--const", "Replicas=2", "--json", "-q").stdout)
+    off = json.loads(run_cli("check", "kip320", "--const", "Replicas=2", "--json", "-q", "--no-memo").stdout)
+    assert on["successors"] == {"path": "memo tables", "why": None}
+    assert off["successors"] == {"path": "the spec's own code", "why": "--no-memo"}

@@ -55,6 +55,12 @@ them, 5,625 returns, but a tenth more time in the C loop."""
 LEAF_BANK_BYTES = 64 << 20
 """The most memory a level's kept leaves take (twice: the parents' and the new states'); past it a level's
 states keep none and walk every tree.  Kip320 with three replicas needs 17 MiB, AsyncIsr with four 32."""
+PROBATION = 200_000
+"""Successors generated before the tables decide, once, whether they learn too much to be worth it."""
+LEARN_LIMIT = 0.25
+"""Evaluations of the spec's code per successor generated past which the spec's own code is faster: an evaluation
+on traced parts costs several times a successor by the spec's own code, and a run that learns one for every few
+successors (a message set read whole by every action) gains nothing from the tables."""
 SAMPLE_STATES = 1000
 """States explored with the readable spec before the search, to read the layout off more than the initial states."""
 
@@ -157,14 +163,17 @@ class MemoBackend:
 
     def __init__(self, model: BoundModel, samples: list | None = None, simd: bool = True, threads: int = 1,
                  only_helpers: bool = False, own_ring: bool = False, verify: str = "sample",
-                 verify_seed: int | None = None) -> None:
+                 verify_seed: int | None = None, may_give_up: bool = True) -> None:
         """``simd=False`` keeps the C loop on its portable code where the CPU has AVX2 (the tests compare
         the two).  ``threads`` > 1 runs ``threads - 1`` helper threads beside this one (``--workers``):
         see :func:`modelcheck.memo.kernel.crew_new`, which also says what ``only_helpers`` and ``own_ring``
         are for.  ``verify`` is how many parents' answers are checked against the spec's own code
         (:class:`modelcheck.memo.verify.Sampler`: a sample, every one, or none), ``verify_seed`` seeds the
-        sample."""
+        sample.  ``may_give_up``: stop (for the spec's own code) where the tables learn too much to pay
+        (:data:`LEARN_LIMIT`); not where the tables were asked for (``--memo``)."""
         self.model = model
+        self.may_give_up = may_give_up
+        self.generated_total = 0
         self.sampler = Sampler(verify, verify_seed)
         self.simd = simd
         self.threads = threads
@@ -354,6 +363,7 @@ class MemoBackend:
                 gen -= self._recount(bound + 1, done)
             keep = par <= bound
             par, act, fps = par[keep], act[keep], fps[keep]
+        self._worth_it(int(gen.sum()))
         distinct = np.bincount(act, minlength=n_actions) if len(act) else np.zeros(n_actions, np.int64)
         self.records.add_level(fps.copy(), par.copy())
         spare = None
@@ -369,6 +379,21 @@ class MemoBackend:
                              len(fps), None, None)
         self._forget_level(spare)
         return commit
+
+    def _worth_it(self, generated: int) -> None:
+        """Decide once, at the first level's end past :data:`PROBATION` successors, whether the tables learn
+        too much: then they stop, and the check runs on the spec's own code from the start.  (Handing the
+        search over instead would need the readable fingerprint of every state seen so far, which costs
+        about as much as the spec's own code exploring them again: the tables keep rows, not states.)"""
+        before = self.generated_total
+        self.generated_total += generated
+        if not self.may_give_up or before >= PROBATION or self.generated_total < PROBATION:
+            return
+        evaluations = self.learner.evaluations
+        if evaluations > LEARN_LIMIT * self.generated_total:
+            raise MemoUnsupported(f"they learnt {evaluations:,} evaluations for the first "
+                                  f"{self.generated_total:,} successors, more than one in "
+                                  f"{round(1 / LEARN_LIMIT)}, where the spec's own code is faster")
 
     def _verify(self, n: int) -> None:
         """Check the sampled parents among the level's first ``n`` against the spec's own code."""

@@ -105,6 +105,7 @@ def result_to_json(spec: Spec, consts: Any, r: CheckResult) -> dict:
                      if r.graph_edges or r.liveness_seconds else None),
         "spark": r.engine_report if r.engine == "spark" else None,
         "memo": r.engine_report if r.engine == "local" else None,
+        "successors": {"path": r.successors, "why": r.successors_why},
         "checkpoint": ({"directory": r.checkpoint, "level": r.checkpoint_level + 1}
                        if r.checkpoint is not None and r.checkpoint_level is not None else None),
     }

@@ -100,6 +100,10 @@ class CheckResult:
     """Of ``graph_bytes``, the transitions'."""
     engine_report: dict[str, Any] | None = None
     """What the engine reports about itself (Spark: the executors' shards, the driver's peak memory)."""
+    successors: str = "the spec's own code"
+    """What computed the successors: ``memo tables`` or ``the spec's own code``."""
+    successors_why: str | None = None
+    """Why the spec's own code did, where the memo tables could not or were not asked to (None: they did)."""
     spec_object: Any = attrs.field(default=None, eq=False, repr=False)
     """The :class:`~modelcheck.spec.declare.Spec` checked, for :meth:`to_json` and :meth:`write_trace`."""
     constants_object: Any = attrs.field(default=None, eq=False, repr=False)
