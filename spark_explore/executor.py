@@ -549,7 +549,7 @@ def verify_shard(job: tuple, folder: str, level: int, shard: ShardFiles) -> tupl
 
     try:
         for name, meta in shard.digests.items():
-            if checkpoint.file_digest(os.path.join(folder, name)) != meta:
+            if checkpoint.file_digest(os.path.join(folder, name), expected_bytes=meta["bytes"]) != meta:
                 return shard.index, f"{name} does not match its digest", []
         model = bound_model(*job[:3])
         fps, parents, levels, front = _read_shard(folder, shard, [m for m, _ in spec_modules(model.spec)])

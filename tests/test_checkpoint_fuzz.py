@@ -123,3 +123,76 @@ def test_a_damaged_checkpoint_is_one_line_and_exit_2_on_the_command_line(origina
         assert len(lines) == 1 and lines[0].startswith("error: "), p.stderr
         assert "Traceback" not in p.stderr and p.stdout.count("\n") <= 2  # the header only
         break
+
+
+# -- hostile files: what would make a resume wait or work forever --------------------------------
+
+
+@pytest.fixture(scope="module")
+def local_checkpoint(tmp_path_factory):
+    """A local engine's checkpoint of Kip320 with two replicas, level 9 of 18."""
+    directory = tmp_path_factory.mktemp("hostile") / "ck"
+    r = modelcheck.check("kip320", {"Replicas": 2}, checkpoint=str(directory), checkpoint_every=0, max_states=1500)
+    assert r.stopped_by == "max-states" and r.checkpoint is not None
+    return directory
+
+
+def _resume_is_refused_in_one_line(directory, message: str) -> None:
+    """The resume ends (a hang fails on the timeout) with one line naming what is wrong, exit 2."""
+    p = run_cli("check", "kip320", "--const", "Replicas=2", "-q", "--resume", str(directory), timeout=120)
+    assert p.returncode == 2, p.stderr
+    lines = [line for line in p.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], p.stderr
+    assert "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("kind", ["link-to-dev-zero", "fifo", "link-to-a-copy"])
+@pytest.mark.parametrize("which", ["frontier", "array"])
+def test_a_data_file_that_is_not_a_regular_file_is_refused(local_checkpoint, tmp_path, kind, which):
+    """A data file replaced by a link to /dev/zero (read forever) or a FIFO (waited on forever), or by a link at
+    all: data files are opened without following links or waiting, and must be regular files."""
+    from conftest import checkpoint_manifest
+
+    target = tmp_path / "ck"
+    shutil.copytree(local_checkpoint, target)
+    body = checkpoint_manifest(target)
+    data = target / body["data"]
+    name = body["frontier"][0][0] if which == "frontier" else "visited.npy"
+    path = data / name
+    copy = tmp_path / "copy"
+    shutil.copyfile(path, copy)
+    path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        os.symlink("/dev/zero" if kind == "link-to-dev-zero" else copy, path)
+    _resume_is_refused_in_one_line(target, "is a symbolic link" if kind != "fifo" else "is not a regular file")
+
+
+def test_a_frontier_of_shared_structure_unfolding_to_2_to_the_80_nodes_is_refused(local_checkpoint, tmp_path):
+    """80 pickle bytes can describe a tuple of 2**80 nodes (each level two references to the one below); hashing
+    it never ends.  The digests are made consistent, so only the measure of the states read can refuse it."""
+    import hashlib
+    import pickle
+
+    from conftest import checkpoint_manifest
+    from modelcheck.search import checkpoint as ck
+
+    target = tmp_path / "ck"
+    shutil.copytree(local_checkpoint, target)
+    body = checkpoint_manifest(target)
+    data = target / body["data"]
+    states_file = body["frontier"][0][0]
+    with open(data / states_file, "rb") as f:
+        states = pickle.load(f)  # the test's own file: trusted
+    huge: tuple = ()
+    for _ in range(80):
+        huge = (huge, huge)
+    states[0] = states[0]._replace(**{states[0]._fields[0]: huge})
+    with open(data / states_file, "wb") as f:
+        pickle.dump(states, f, protocol=pickle.HIGHEST_PROTOCOL)
+    for name in os.listdir(data):
+        blob = (data / name).read_bytes()
+        body["files"][name] = {"bytes": len(blob), "sha256": hashlib.sha256(blob).hexdigest()}
+    (target / ck.MANIFEST).write_text(ck._dumps_manifest(body))
+    _resume_is_refused_in_one_line(target, "unfolds to more than")

@@ -49,8 +49,9 @@ import json
 import math
 import os
 import shutil
+import stat
 import tempfile
-from typing import Any, Callable, Iterable
+from typing import Any, BinaryIO, Callable, Iterable
 
 import attrs
 import numpy as np
@@ -375,17 +376,52 @@ def _save_array(path: str, arr: np.ndarray) -> None:
         np.save(f, arr, allow_pickle=False)
 
 
-def file_digest(path: str, fsync: bool = False) -> dict[str, Any]:
-    """A file's size and SHA-256, as a manifest lists them (also for readers that check files themselves)."""
+def open_data_file(path: str) -> BinaryIO:
+    """A checkpoint data file, opened for reading: a regular file, never a link, a FIFO or a device.
+
+    Opened without following a link and without waiting for a FIFO's writer,
+    then checked on the open descriptor, so what is read is what was checked
+    (a link to ``/dev/zero`` or a FIFO in place of a data file would make a
+    resume read forever or wait forever).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise CheckpointError(f"checkpoint data file {path} is a symbolic link, not a regular file") from None
+        raise exc from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise CheckpointError(f"checkpoint data file {path} is not a regular file (a FIFO, device or directory)")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def file_digest(path: str, fsync: bool = False, expected_bytes: int | None = None) -> dict[str, Any]:
+    """A file's size and SHA-256, as a manifest lists them (also for readers that check files themselves).
+
+    With ``expected_bytes``, a file of another size is not read (its size is
+    returned with no digest), and never more than that many bytes and one are.
+    """
     h = hashlib.sha256()
     size = 0
-    with open(path, "rb") as f:
+    with open_data_file(path) as f:
+        if expected_bytes is not None:
+            actual = os.fstat(f.fileno()).st_size
+            if actual != expected_bytes:
+                return {"bytes": actual, "sha256": None}
         while True:
             block = f.read(1 << 20)
             if not block:
                 break
             h.update(block)
             size += len(block)
+            if expected_bytes is not None and size > expected_bytes:
+                return {"bytes": size, "sha256": None}  # grew while read
         if fsync:
             os.fsync(f.fileno())
     return {"bytes": size, "sha256": h.hexdigest()}
@@ -585,7 +621,7 @@ def _read_data(directory: str, body: dict[str, Any], load_part: Callable[[Any, i
     for name, meta in files.items():
         try:
             want_bytes, want_sha = _count(meta["bytes"]), _typed(meta["sha256"], str)
-            got = file_digest(os.path.join(folder, name))
+            got = file_digest(os.path.join(folder, name), expected_bytes=want_bytes)
         except (KeyError, TypeError, OSError):
             raise CheckpointError(f"{damaged} ({name} cannot be checked)") from None
         if got["bytes"] != want_bytes or got["sha256"] != want_sha:
@@ -612,7 +648,7 @@ def _read_data(directory: str, body: dict[str, Any], load_part: Callable[[Any, i
         if count and (ranks.min() < 0 or ranks.max() >= frontier_size or placed[ranks].any()):
             raise CheckpointError(f"{damaged} (frontier ranks out of range)")
         placed[ranks] = True
-        with open(os.path.join(folder, states_file), "rb") as f:
+        with open_data_file(os.path.join(folder, states_file)) as f:
             part = load_part(f, count)
         for r, s in zip(ranks.tolist(), part):
             states[r] = s
@@ -646,13 +682,13 @@ def read_shard(folder: str, index: int, count: int, n_front: int, load_part: Cal
     levels = _load_array(folder, names["levels"], np.int32, count, damaged)
     front_fps = _load_array(folder, names["frontier-fps"], np.int64, n_front, damaged)
     ends = _load_array(folder, names["key-ends"], np.int64, n_front, damaged)
-    with open(os.path.join(folder, names["keys"]), "rb") as f:
-        blob = f.read()
+    with open_data_file(os.path.join(folder, names["keys"])) as f:
+        blob = f.read(os.fstat(f.fileno()).st_size + 1)
     if n_front and (ends[-1] != len(blob) or np.any(np.diff(ends, prepend=0) <= 0)):
         raise CheckpointError(f"{damaged} (shard {index}'s discovery keys do not fit their file)")
     starts = [0, *ends[:-1].tolist()]
     keys = [blob[a:b] for a, b in zip(starts, ends.tolist())]
-    with open(os.path.join(folder, names["states"]), "rb") as f:
+    with open_data_file(os.path.join(folder, names["states"])) as f:
         states = load_part(f, n_front)
     return fps, parents, levels, list(zip(front_fps.tolist(), keys, states))
 
@@ -739,7 +775,8 @@ def _safe_name(name: str) -> bool:
 
 def _load_array(folder: str, name: str, dtype: Any, length: int, damaged: str) -> np.ndarray:
     try:
-        arr = np.load(os.path.join(folder, name), allow_pickle=False)
+        with open_data_file(os.path.join(folder, name)) as f:
+            arr = np.load(f, allow_pickle=False)
     except (OSError, ValueError, EOFError) as exc:
         raise CheckpointError(f"{damaged} ({name}: {type(exc).__name__})") from None
     if arr.dtype != np.dtype(dtype) or arr.ndim != 1 or len(arr) != length:

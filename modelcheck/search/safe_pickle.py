@@ -8,6 +8,14 @@ only what a state may contain: every class a pickle names must be a
 NamedTuple class of one of the spec's own modules, already imported (nothing
 is imported on the data's behalf), and every other object must be built by
 pickle's own opcodes for tuples, frozensets, lists and numbers.
+
+Pickle also shares objects: 80 bytes can describe a tuple of two copies of a
+tuple of two copies of ... 80 deep, 2**80 nodes once unfolded, which hashing
+or comparing a state unfolds (and never finishes).  So every chunk is
+measured as it is read, a shared part counted each time it occurs (the size
+the search would see, computed in time proportional to the bytes read), and
+refused beyond :data:`NODES_PER_BYTE` nodes per byte of pickle (states of the
+project's specs unfold to about one node per byte) or a cycle.
 """
 
 from __future__ import annotations
@@ -18,6 +26,45 @@ import sys
 from typing import Any, BinaryIO, Iterable
 
 from modelcheck.errors import CheckpointError
+
+NODES_PER_BYTE = 64
+"""The most nodes a chunk of pickled states may unfold to per byte read (beyond :data:`MIN_NODES`)."""
+MIN_NODES = 1_000_000
+"""Nodes any chunk may unfold to, however few its bytes."""
+_CONTAINERS = (tuple, list, frozenset)
+
+
+def unfolded_size(obj: Any, limit: int) -> int:
+    """The number of nodes of ``obj`` with shared parts counted each time they occur; None beyond ``limit``.
+
+    Each distinct container is visited once (its size remembered by identity),
+    so the time is that of the distinct objects, however large the unfolded
+    tree.  A container that contains itself raises ValueError.
+    """
+    sizes: dict[int, int] = {}
+    open_: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(obj, False)]
+    while stack:
+        node, closing = stack.pop()
+        key = id(node)
+        if closing:
+            total = 1
+            for child in node:
+                total += sizes.get(id(child), 1) if isinstance(child, _CONTAINERS) else 1
+            if total > limit:
+                raise OverflowError(f"a state unfolds to more than {limit:,} nodes (shared structure counted "
+                                    "where it occurs)")
+            sizes[key] = total
+            open_.discard(key)
+            continue
+        if not isinstance(node, _CONTAINERS) or key in sizes:
+            continue
+        if key in open_:
+            raise ValueError("a state contains itself")
+        open_.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in node if isinstance(child, _CONTAINERS) and id(child) not in sizes)
+    return sizes.get(id(obj), 1)
 
 
 class _StateUnpickler(pickle.Unpickler):
@@ -44,8 +91,10 @@ def load_states(file: BinaryIO, modules: Iterable[str], expected: int) -> list:
     allowed = frozenset(modules)
     out: list = []
     while True:
+        start = file.tell()
         try:
             chunk = _StateUnpickler(file, allowed).load()
+            unfolded_size(chunk, max(MIN_NODES, NODES_PER_BYTE * (file.tell() - start)))
         except EOFError:
             break
         except (pickle.UnpicklingError, ValueError, TypeError, IndexError, KeyError, AttributeError,
