@@ -15,4 +15,5 @@ REGISTRY: dict[str, str] = {
     "consumer-offsets": "modelcheck.specs.consumer_offsets:SPEC",
     "controller-failover": "modelcheck.specs.controller_failover:SPEC",
     "partition-reassignment": "modelcheck.specs.partition_reassignment:SPEC",
+    "kraft-replication": "modelcheck.specs.kraft_replication:SPEC",
 }
