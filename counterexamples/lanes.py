@@ -27,7 +27,8 @@ LOG = "log"
 HW = "HW"
 LEO = "LEO"
 ALIVE = "alive"
-_EPOCH = re.compile(r"@e(\d+)$")
+_EPOCH = re.compile(r"@e([0-9]{1,18})$")
+"""An epoch: ASCII digits, few enough to be a number (``@e`` and 5,000 digits is no epoch, drawn uncoloured)."""
 
 
 def log_items(value: Any) -> list[str] | None:

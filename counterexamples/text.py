@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable
+
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters written as escapes (``\\x1b``), so a trace cannot drive the terminal.
+
+    Covers C0 and C1 controls (escape sequences, newlines that would forge
+    lines), DEL, and the bidirectional overrides that reorder what is shown.
+    """
+    return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                            else f"\\u{ord(m.group()):04x}", text)
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
@@ -42,13 +55,13 @@ def render_text(steps: Iterable[dict], *, only_changes: bool = True) -> str:
     prev = None
     for i, step in enumerate(steps, start=1):
         action = step.get("action") or "Initial predicate"
-        lines.append(f"State {i}: <{action}>")
+        lines.append(f"State {i}: <{printable(action)}>")
         flat = flatten(step["state"])
         keys = changed_fields(prev, step["state"]) if (only_changes and prev is not None) else list(flat)
         if not keys:
             lines.append("  (no variable changed)")
         for k in keys:
-            lines.append(f"  {k} = {show(flat[k])}")
+            lines.append(f"  {printable(k)} = {printable(show(flat[k]))}")
         lines.append("")
         prev = step["state"]
     return "\n".join(lines).rstrip() + "\n"

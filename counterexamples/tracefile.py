@@ -147,6 +147,11 @@ def load(path: str) -> dict:
         raise TraceFileError(f"trace file {path} is not valid JSON (truncated?): {exc.msg} at line {exc.lineno}") from None
     except (ValueError, RecursionError) as exc:
         raise TraceFileError(f"trace file {path} is malformed: {exc}") from None
+    try:
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise TraceFileError(f"trace file {path} holds a string that is not Unicode text (a lone surrogate, "
+                             f"U+{ord(exc.object[exc.start]):04X})") from None
     validate(doc, path)
     return doc
 
@@ -222,7 +227,8 @@ def validate(doc: Any, path: str = "<trace>") -> None:
     _require(len(steps) <= MAX_STEPS, path, f"more than {MAX_STEPS} steps")
     for i, step in enumerate(steps, start=1):
         _require(isinstance(step, dict), path, f"step {i} is not an object")
-        _require(step.get("index") == i, path, f"step {i} has index {step.get('index')!r}")
+        _require(type(step.get("index")) is int and step["index"] == i, path,
+                 f"step {i} has index {repr(step.get('index'))[:40]}")
         action = step.get("action")
         _require(action is None if i == 1 else isinstance(action, str), path,
                  f"step {i} action must be {'null' if i == 1 else 'a string'}")

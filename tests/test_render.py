@@ -263,3 +263,65 @@ def test_sequence_diagram_needs_a_spec_with_messages(tmp_path):
     assert "trace.seq.svg" not in os.listdir(tmp_path)
     p = run_cli("render", str(tmp_path / "trace.json"), "--format", "seq-svg")
     assert p.returncode == 2 and "declares no messages" in p.stderr and "Traceback" not in p.stderr
+
+
+# -- hostile trace files: every one a one-line refusal or a bounded, inert rendering -------------
+
+
+@pytest.mark.parametrize("fmt", ["text", "dot", "html"])
+@pytest.mark.parametrize("case,message", [
+    ("epoch-of-5000-digits", None),
+    ("index-true", "step 1 has index True"),
+    ("lone-surrogate", "holds a string that is not Unicode text (a lone surrogate, U+D800)"),
+])
+def test_hostile_values_are_one_line_or_rendered(out, tmp_path, case, message, fmt):
+    doc = _good_doc(out)
+    if case == "epoch-of-5000-digits":
+        doc["steps"][2]["lanes"]["r1"]["log"] = "[0@e" + "9" * 5000 + "]"
+        text = json.dumps(doc)
+    elif case == "index-true":
+        doc["steps"][0]["index"] = True
+        text = json.dumps(doc)
+    else:
+        text = json.dumps(doc).replace('"StrongIsr"', '"\\ud800StrongIsr"', 1)
+    p = run_cli("render", _bad(tmp_path, text), "-f", fmt, "-o", str(tmp_path / f"r.{fmt}"))
+    assert "Traceback" not in p.stderr
+    if message is None:
+        assert p.returncode == 0, p.stderr
+    else:
+        assert p.returncode == 2 and p.stderr.strip().splitlines() == [p.stderr.strip()], p.stderr
+        assert message in p.stderr
+
+
+def test_text_rendering_escapes_terminal_control_characters(out, tmp_path):
+    doc = _good_doc(out)
+    doc["steps"][1]["action"] = "Evil\u001b]0;owned\u0007\u001b[2J\u009b31m\u202e"
+    doc["violation"]["name"] = "Strong\u001b[31mIsr"
+    doc["violation"]["explanation"] = "line one\nState 9: <forged>"
+    doc["steps"][1]["state"]["nextRecordId"] = "\u001b[1m1"
+    p = run_cli("render", _bad(tmp_path, json.dumps(doc)))
+    assert p.returncode == 0, p.stderr
+    assert not any(ch in p.stdout for ch in "\u001b\u0007\u009b\u202e")
+    assert "<Evil\\x1b]0;owned\\x07\\x1b[2J\\x9b31m\\u202e>" in p.stdout
+    assert "Why: line one\\x0aState 9: <forged>" in p.stdout
+    assert "nextRecordId = \\x1b[1m1" in p.stdout
+
+
+@pytest.mark.parametrize("fmt", ["dot", "html", "text", "graph-json"])
+def test_a_rendering_is_bounded_by_a_factor_of_its_input(out, tmp_path, fmt):
+    """One log of 200,000 items in a 1 MB trace once made an 828 MB DOT file (every lane of every step drew
+    as many cells): drawings over the cell limit are refused, and nothing exceeds the stated factor."""
+    from modelcheck.counterexamples import render as R
+
+    doc = _good_doc(out)
+    doc["steps"][2]["lanes"]["r1"]["log"] = "[" + ", ".join(["0@e1"] * 200_000) + "]"
+    path = _bad(tmp_path, json.dumps(doc))
+    p = run_cli("render", path, "-f", fmt, "-o", str(tmp_path / "r.out"))
+    assert "Traceback" not in p.stderr
+    if fmt in ("dot", "html"):
+        assert p.returncode == 2, p.stderr
+        assert "log cells" in p.stderr and "over the limit of 200,000" in p.stderr
+        assert not (tmp_path / "r.out").exists()
+    else:
+        assert p.returncode == 0, p.stderr
+        assert os.path.getsize(tmp_path / "r.out") <= R.OUTPUT_FACTOR * os.path.getsize(path) + R.OUTPUT_SLACK
