@@ -191,3 +191,97 @@ def test_a_port_in_use_is_one_line():
                            cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert p.returncode == 2
     assert p.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}: ") and "Traceback" not in p.stderr
+
+
+# -- hostile requests and failing specs -----------------------------------------------------------
+
+
+def _raw(url: str, request: bytes) -> bytes:
+    """``request`` sent as it is on a fresh connection; the whole answer (the server closes after one)."""
+    port = int(url.rsplit(":", 1)[1].strip("/"))
+    with socket.create_connection((HOST, port), timeout=60) as sock:
+        sock.sendall(request)
+        chunks = []
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+
+
+@pytest.mark.parametrize("text", ["\u00b2", "0.\u00b2", "0.\u0663", "\uff10"])
+def test_unicode_digits_are_refused_as_paths(text):
+    """``str.isdigit`` accepts ``²`` (which ``int`` refuses) and ``٣`` (which it takes): only ASCII digits are numbers."""
+    with pytest.raises(PathError, match="the path must be numbers separated by dots"):
+        parse_path(text)
+
+
+def test_unicode_digits_get_400_and_the_server_keeps_serving(serve):
+    url = serve("truncate-to-hw")
+    status, data = _get(url + "api/view?path=%C2%B2")
+    assert status == 400 and data["error"].startswith("the path must be numbers separated by dots")
+    status, data = _get(url + "api/compare?path=0.0&a=1&b=%C2%B2")
+    assert status == 400 and data["error"].startswith("b must be a step number")
+    status, data = _get(url + "api/view?path=0.0")
+    assert status == 200
+
+
+@pytest.mark.parametrize("fails,message", [
+    ("1", "spec explore-raises: invariant Small raised ZeroDivisionError: the invariant fails at 2"),
+    ("2", "spec explore-raises: lanes raised KeyError: 'the lanes hook fails at 2'"),
+])
+def test_a_spec_that_raises_on_a_successor_gets_500_with_one_line(serve, fails, message):
+    url = serve(str(ROOT / "tests" / "models" / "explore_raises.py"), "--const", f"Fails={fails}")
+    status, data = _get(url + "api/view?path=0")
+    assert status == 200
+    status, data = _get(url + "api/view?path=0.0")  # state 1: its successor, 2, makes the spec raise
+    assert status == 500, data
+    assert data["error"].startswith(message) and "\n" not in data["error"]
+    status, data = _get(url + "api/view?path=0")  # still serving
+    assert status == 200
+
+
+def test_another_host_is_refused(serve):
+    """DNS rebinding: a page of another site whose name resolves to 127.0.0.1 sends its own Host."""
+    url = serve("truncate-to-hw")
+    answer = _raw(url, b"GET /api/view?path=0 HTTP/1.1\r\nHost: evil.example:80\r\nConnection: close\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.0 421 ") or answer.startswith(b"HTTP/1.1 421 "), answer[:200]
+    assert b"trail" not in answer
+    port = url.rsplit(":", 1)[1].strip("/")
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}"):
+        answer = _raw(url, f"GET /api/view?path=0 HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+        assert b" 200 " in answer.split(b"\r\n", 1)[0] and b"trail" in answer
+
+
+def test_a_connection_that_sends_nothing_is_closed(explorer):
+    """Half-open or idle connections are closed after the request timeout, and others are answered meanwhile."""
+    import threading
+
+    server = ExploreServer(explorer, 0, request_timeout=1.0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        port = server.server_address[1]
+        idle = socket.create_connection((HOST, port), timeout=30)
+        idle.sendall(b"GET /api/view?path=0 HTTP/1.1\r\n")  # and never the rest
+        status, _data = _get(f"http://{HOST}:{port}/api/view?path=0")
+        assert status == 200
+        assert idle.recv(65536) == b""  # closed by the server, long before this socket's 30 s
+        idle.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_replay_cache_is_bounded_in_bytes(monkeypatch):
+    from modelcheck.counterexamples.explore import session
+
+    monkeypatch.setattr(session, "CACHE_BYTES", 200_000)
+    spec = load_spec(str(ROOT / "tests" / "models" / "die_hard.py"))  # the jugs never deadlock
+    ex = Explorer(spec, build_constants(spec, ()))
+    path = [0]
+    for _ in range(60):  # long paths: 60 entries, each holding every state of its path
+        path.append(0)
+        ex.walk(path)
+        assert ex.cache_bytes <= 200_000
+    assert 0 < len(ex._cache) < 60

@@ -8,8 +8,13 @@
 
 A bad request (a malformed or tampered path, an action index that is not
 enabled) is answered with status 400 and ``{"error": "one line"}``, a spec
-that raises with 500 and its message; the server keeps serving either way.
-The standard library's ``http.server`` is enough: one user, one spec.
+that raises (anywhere: an action, an invariant or the lanes of a successor)
+with 500 and one line; the server keeps serving either way.  A request whose
+``Host`` is not the address the server is bound to (a page of another site
+whose name was made to resolve to 127.0.0.1: DNS rebinding) is refused with
+421 before anything runs.  A connection that sends nothing is closed after
+:data:`REQUEST_TIMEOUT` seconds, so idle or half-open connections cannot
+pile up.  The standard library's ``http.server`` is enough: one user, one spec.
 """
 
 from __future__ import annotations
@@ -25,9 +30,13 @@ from urllib.parse import parse_qs, urlsplit
 from modelcheck.counterexamples.explore.session import Explorer, PathError, parse_path
 from modelcheck.counterexamples.html_parts import epoch_css
 from modelcheck.errors import ModelCheckError, UsageError
+from modelcheck.model.blame import one_line
 
 HOST = "127.0.0.1"
 """Loopback only: the explorer runs spec code on request and must not be reachable from the network."""
+REQUEST_TIMEOUT = 10.0
+"""Seconds a connection may wait for its request (or a reader for its answer) before it is closed."""
+_DIGITS = re.compile(r"[0-9]{1,9}")
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -62,7 +71,16 @@ class _Handler(BaseHTTPRequestHandler):
     server: "ExploreServer"
     server_version = "modelcheck-explore"
 
+    def setup(self) -> None:
+        self.timeout = self.server.request_timeout  # socketserver applies it to the connection
+        super().setup()
+
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        host = (self.headers.get("Host") or "").strip().lower()
+        if host not in self.server.hosts:
+            self._json(421, {"error": f"this server answers to {self.server.hosts[0]} only, not "
+                                      f"{host[:80]!r}"})
+            return
         url = urlsplit(self.path)
         query = parse_qs(url.query, keep_blank_values=True)
         try:
@@ -78,7 +96,10 @@ class _Handler(BaseHTTPRequestHandler):
         except (PathError, UsageError) as exc:
             self._json(400, {"error": str(exc)})
         except ModelCheckError as exc:  # the spec raised: its message, and the server goes on
-            self._json(500, {"error": str(exc)})
+            self._json(500, {"error": one_line(str(exc))})
+        except Exception as exc:  # noqa: BLE001 - spec code the wrappers do not reach: still one line, no drop
+            self._json(500, {"error": one_line(f"spec {self.server.explorer.spec.name} raised "
+                                               f"{type(exc).__name__}: {exc}")})
 
     def _json(self, status: int, data: Any) -> None:
         self._send(status, "application/json", json.dumps(data).encode())
@@ -105,7 +126,7 @@ def _one(query: dict, name: str) -> str:
 
 def _number(query: dict, name: str) -> int:
     text = _one(query, name)
-    if not text.isdigit() or len(text) > 9:
+    if not _DIGITS.fullmatch(text):
         raise UsageError(f"{name} must be a step number, got {text[:20]!r}")
     return int(text)
 
@@ -115,14 +136,19 @@ class ExploreServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, explorer: Explorer, port: int, start: str = "0") -> None:
+    def __init__(self, explorer: Explorer, port: int, start: str = "0",
+                 request_timeout: float = REQUEST_TIMEOUT) -> None:
         self.explorer = explorer
         self.page_text = page(explorer, start)
+        self.request_timeout = request_timeout
         try:
             super().__init__((HOST, port), _Handler)
         except OSError as exc:
             raise UsageError(f"cannot listen on {HOST}:{port}: {exc.strerror}; choose another --port "
                              "(0 picks a free one)") from None
+        bound = self.server_address[1]
+        self.hosts = (f"{HOST}:{bound}", f"localhost:{bound}")
+        """The ``Host`` values answered: the bound address, by number or as ``localhost``."""
 
     @property
     def url(self) -> str:

@@ -14,6 +14,8 @@ escaped.
 
 from __future__ import annotations
 
+import re
+import sys
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -23,6 +25,7 @@ from modelcheck.counterexamples.html_parts import (action_html, esc, message_lis
                                                    value_change, variables_table)
 from modelcheck.counterexamples.text import flatten
 from modelcheck.errors import ModelCheckError, SpecRuntimeError
+from modelcheck.model.blame import call_spec
 from modelcheck.model.bound import BoundModel
 from modelcheck.options import CheckOptions
 from modelcheck.spec import Spec
@@ -30,6 +33,26 @@ from modelcheck.spec import Spec
 MAX_PATH = 10_000
 """Longest path accepted from a URL (a crafted one must not make the server replay forever)."""
 CACHE_SIZE = 4096
+CACHE_BYTES = 64 * 2**20
+"""The replay cache's bound in bytes (estimated: each entry's steps times the size of its last state, which
+is walked in full), whatever the paths' lengths; also at most :data:`CACHE_SIZE` entries."""
+_NUMBER = re.compile(r"[0-9]{1,9}")
+"""A step number: ASCII digits only (``str.isdigit`` accepts ``²``, which ``int`` refuses)."""
+
+
+def state_bytes(value: Any, limit: int = 1 << 20) -> int:
+    """An estimate of the memory a state holds: its containers and leaves, each counted where it occurs."""
+    total, stack, seen = 0, [value], 0
+    while stack and seen < limit:
+        v = stack.pop()
+        seen += 1
+        total += sys.getsizeof(v)
+        if isinstance(v, (tuple, list, frozenset, set)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+    return total
 
 
 class PathError(ModelCheckError):
@@ -44,7 +67,7 @@ def parse_path(text: str) -> list[int]:
     parts = text.split(".")
     if len(parts) > MAX_PATH:
         raise PathError(f"the path has {len(parts)} steps, more than the {MAX_PATH} the explorer replays")
-    if not all(p.isdigit() and len(p) <= 9 for p in parts):
+    if not all(_NUMBER.fullmatch(p) for p in parts):
         shown = text if len(text) <= 60 else text[:57] + "..."
         raise PathError(f"the path must be numbers separated by dots (such as 0.3.1), got {shown!r}")
     return [int(p) for p in parts]
@@ -59,6 +82,9 @@ class Explorer:
         self.model = BoundModel(spec, consts, CheckOptions(invariants=tuple(p.name for p in spec.invariants)))
         self._inits = self.model.init_states()
         self._cache: OrderedDict[tuple[int, ...], Any] = OrderedDict()
+        self._cache_bytes: dict[tuple[int, ...], int] = {}
+        self.cache_bytes = 0
+        """The replay cache's estimated size (bounded by :data:`CACHE_BYTES`)."""
         self._lock = threading.Lock()
 
     # -- replaying ------------------------------------------------------------------------
@@ -104,10 +130,16 @@ class Explorer:
                                 f"({len(enabled)} {'is' if len(enabled) == 1 else 'are'} enabled, numbered from 0)")
             label, params, name, t = enabled[choice]
             steps.append((label, params, name, t))
-        self._cache[tuple(path)] = tuple(steps)
-        self._cache.move_to_end(tuple(path))
-        while len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
+        key = tuple(path)
+        size = len(steps) * (state_bytes(steps[-1][3]) + 200)
+        self.cache_bytes -= self._cache_bytes.pop(key, 0)
+        self._cache[key] = tuple(steps)
+        self._cache_bytes[key] = size
+        self.cache_bytes += size
+        self._cache.move_to_end(key)
+        while self._cache and (len(self._cache) > CACHE_SIZE or self.cache_bytes > CACHE_BYTES):
+            old, _ = self._cache.popitem(last=False)
+            self.cache_bytes -= self._cache_bytes.pop(old)
         return steps
 
     def path_of_trace(self, doc: dict) -> list[int]:
@@ -141,13 +173,13 @@ class Explorer:
         culprits = {"culprits": [c for inv in invariants for c in inv.get("culprits", [])]}
         described = self.spec.describe_state(self.c, s)
         flat = flatten(described)
-        lanes = self.spec.lanes(self.c, s) if self.spec.lanes else {}
+        lanes = self._lanes(s) if self.spec.lanes else {}
         prev_state = steps[-2][3] if len(steps) > 1 else None
         prev_flat = flatten(self.spec.describe_state(self.c, prev_state)) if prev_state is not None else {}
-        prev_lanes = self.spec.lanes(self.c, prev_state) if (self.spec.lanes and prev_state is not None) else None
+        prev_lanes = self._lanes(prev_state) if (self.spec.lanes and prev_state is not None) else None
         changes = L.lane_changes({"lanes": prev_lanes} if prev_lanes is not None else None, {"lanes": lanes})
         changed = [k for k, v in flat.items() if prev_state is not None and prev_flat.get(k, object()) != v]
-        width = L.max_log_length([{"lanes": lanes}] + [{"lanes": self.spec.lanes(self.c, t)} for *_, t in enabled]
+        width = L.max_log_length([{"lanes": lanes}] + [{"lanes": self._lanes(t)} for *_, t in enabled]
                                  if self.spec.lanes else [])
         msgs = ""
         if self.spec.messages is not None and prev_state is not None:
@@ -181,13 +213,20 @@ class Explorer:
             rows.append(f"<tr{cls}><td>{esc(name)}</td><td>{esc(va)}</td><td>{esc(vb)}</td></tr>")
         tables = ""
         if self.spec.lanes:
-            la, lb = self.spec.lanes(self.c, sa), self.spec.lanes(self.c, sb)
+            la, lb = self._lanes(sa), self._lanes(sb)
             diff = {lane: [f for f, v in fields.items() if la.get(lane, {}).get(f) != v] for lane, fields in lb.items()}
             width = L.max_log_length([{"lanes": la}, {"lanes": lb}])
             tables = (f'<div class="pair"><div><h4>State {a}</h4>{replicas_table(la, diff, {}, width)}</div>'
                       f'<div><h4>State {b}</h4>{replicas_table(lb, diff, {}, width)}</div></div>')
         head = f"<tr><th>variable</th><th>state {a}</th><th>state {b}</th></tr>"
         return {"html": f'{tables}<table class="vars compare">{head}{"".join(rows)}</table>'}
+
+    def _lanes(self, s: Any) -> dict:
+        """The spec's lanes of ``s``; what the hook raises is the spec's error (500 and one line)."""
+        return call_spec(self.spec.name, "lanes", self.spec.lanes, self.c, s)
+
+    def _holds(self, p: Any, s: Any) -> bool:
+        return bool(call_spec(self.spec.name, f"invariant {p.name}", p.fn, self.c, s))
 
     def _invariants(self, s: Any) -> list[dict]:
         out = []
@@ -210,7 +249,7 @@ class Explorer:
         """One enabled step: its label, what it changes, and the invariants it breaks or mends."""
         after = flatten(self.spec.describe_state(self.c, t))
         diffs = [(k, flat.get(k, ""), v) for k, v in after.items() if flat.get(k, object()) != v]
-        violated = [p.name for p in self.spec.invariants if not p.fn(self.c, t)]
+        violated = [p.name for p in self.spec.invariants if not self._holds(p, t)]
         shown = "".join(f"<li><code>{esc(k)}</code> {value_change(a, b)}</li>" for k, a, b in diffs[:8])
         if len(diffs) > 8:
             shown += f"<li>and {len(diffs) - 8} more</li>"
