@@ -232,3 +232,15 @@ def test_ctrl_c_while_the_command_starts_is_one_line():
     assert p.wait(timeout=60) == 130, err
     lines = [line for line in err.splitlines() if not line.startswith("import time:")]
     assert lines == ["Interrupted."]
+
+
+@pytest.mark.parametrize("name,shadowed", [("modelcheck", "the modelcheck package"),
+                                           ("json", "the standard library's json module"),
+                                           ("attrs", "the installed module attrs")])
+def test_new_refuses_a_name_that_shadows_a_module(tmp_path, name, shadowed):
+    p = subprocess.run([sys.executable, "-m", "modelcheck", "new", name], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.strip() == (f"error: {name}.py would shadow {shadowed} (run from its directory, it is imported "
+                                "in its place); choose another name")
+    assert list(tmp_path.iterdir()) == []

@@ -112,6 +112,10 @@ def write_skeleton(name: str, directory: str = ".") -> str:
     """Write ``NAME.py`` in ``directory`` (never over an existing file); its path."""
     if not name.isidentifier() or keyword.iskeyword(name):
         raise UsageError(f"{name!r} is not a Python module name (letters, digits and _, not starting with a digit)")
+    shadowed = _shadowed(name, directory)
+    if shadowed:
+        raise UsageError(f"{name}.py would shadow {shadowed} (run from its directory, it is imported in its "
+                         "place); choose another name")
     path = os.path.join(directory, name + ".py") if directory != "." else name + ".py"
     try:
         with open(path, "x", encoding="utf-8") as f:
@@ -121,3 +125,24 @@ def write_skeleton(name: str, directory: str = ".") -> str:
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror}") from None
     return path
+
+
+def _shadowed(name: str, directory: str) -> str | None:
+    """What a module ``NAME.py`` in ``directory`` would hide: modelcheck, a standard or an installed module."""
+    import importlib.util
+    import sys
+
+    if name == "modelcheck" or name in ("specs", "invariants", "counterexamples", "spark_explore"):
+        return "the modelcheck package" if name == "modelcheck" else f"modelcheck's own {name} package"
+    if name in sys.stdlib_module_names or name in sys.builtin_module_names:
+        return f"the standard library's {name} module"
+    try:
+        found = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if found is None:
+        return None
+    origin = found.origin or next(iter(found.submodule_search_locations or ()), None)
+    if origin and os.path.dirname(os.path.abspath(origin)) == os.path.abspath(directory):
+        return None  # the directory's own file: refused below as existing
+    return f"the installed module {name}"
