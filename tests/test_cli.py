@@ -244,3 +244,15 @@ def test_new_refuses_a_name_that_shadows_a_module(tmp_path, name, shadowed):
     assert p.stderr.strip() == (f"error: {name}.py would shadow {shadowed} (run from its directory, it is imported "
                                 "in its place); choose another name")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_out_failure_after_the_search_keeps_the_violations_status(tmp_path):
+    """The directory passes the check before the search, but trace.json cannot be written (a directory there):
+    the result is printed, one line says what was lost, and the status stays the violation's 1 (it was 2)."""
+    out = tmp_path / "out"
+    (out / "trace.json").mkdir(parents=True)
+    p = run_cli("check", DIE_HARD, "-q", "--out", str(out))
+    assert p.returncode == 1, p.stderr
+    assert "Error: Invariant NotSolved is violated." in p.stdout
+    assert p.stderr.strip().splitlines()[-1].startswith(f"error: could not write the counterexample to {out}: ")
+    assert "Traceback" not in p.stderr
