@@ -10,7 +10,8 @@ model's: a full disk (or any other write error) is one line on stderr and exit
 2, unless the check's own status is already known and not 0 (a violation keeps
 1); a reader that leaves the pipe (``| head -1``) ends the command quietly,
 with the check's status if its result was reached, else 0, as a writer in a
-pipeline would.  A Ctrl-C at any moment, the first tenths of a second of
+pipeline would.  Standard error that cannot be written loses its lines only:
+the check goes on, its result on stdout and its status unchanged.  A Ctrl-C at any moment, the first tenths of a second of
 imports included, is ``Interrupted.`` and exit 130.
 """
 
@@ -343,14 +344,47 @@ class _GuardedStream:
         return getattr(self._stream, name)
 
 
-def _output_failed(error: OSError, status: int | None) -> int:
-    """The exit status once stdout could not be written (see the module's docstring); says why unless a reader left."""
-    try:  # what is still buffered goes nowhere, and the interpreter's last flush finds nothing wrong
+class _QuietStream:
+    """Standard error that, once it cannot be written, drops what is written to it: diagnostics are lost, the
+    result on stdout and the exit status are not."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, data: Any) -> Any:
+        try:
+            return self._stream.write(data)
+        except OSError:
+            _to_devnull(self._stream)
+            return len(data)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError:
+            _to_devnull(self._stream)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _to_devnull(stream: Any) -> None:
+    """Point ``stream``'s file descriptor at /dev/null: what it still buffers, and all that follows, goes nowhere."""
+    try:
         null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, sys.__stdout__.fileno())
+        os.dup2(null, stream.fileno())
         os.close(null)
     except (AttributeError, OSError, ValueError):
         pass
+
+
+def _output_failed(error: OSError, status: int | None) -> int:
+    """The exit status once stdout could not be written (see the module's docstring); says why unless a reader left."""
+    _to_devnull(sys.__stdout__)  # what is still buffered goes nowhere, and the interpreter's last flush too
     if error.errno == errno.EPIPE:
         return status if status is not None else 0
     click.echo(f"error: cannot write the output: {error.strerror or error}", err=True)
@@ -623,6 +657,8 @@ def run() -> None:
     settings: dict[str, Any] = {"debug": False, "status": None}
     if sys.stdout is not None and not isinstance(sys.stdout, _GuardedStream):
         sys.stdout = _GuardedStream(sys.stdout)
+    if sys.stderr is not None and not isinstance(sys.stderr, _QuietStream):
+        sys.stderr = _QuietStream(sys.stderr)
     try:
         if signal.getsignal(signal.SIGINT) is modelcheck._interrupted_while_starting:
             signal.signal(signal.SIGINT, signal.default_int_handler)

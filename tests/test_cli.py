@@ -256,3 +256,12 @@ def test_an_out_failure_after_the_search_keeps_the_violations_status(tmp_path):
     assert "Error: Invariant NotSolved is violated." in p.stdout
     assert p.stderr.strip().splitlines()[-1].startswith(f"error: could not write the counterexample to {out}: ")
     assert "Traceback" not in p.stderr
+
+
+def test_a_stderr_that_cannot_be_written_loses_only_its_lines(tmp_path):
+    """Progress lines to a reader that left (``2>&1 | head`` once stdout is elsewhere): the check goes on."""
+    with open(tmp_path / "out.txt", "w") as out:
+        p = _cli("check", "kip320", "--const", "Replicas=2", "--progress", "0.1", stdout=out, stderr=subprocess.PIPE)
+        p.stderr.close()
+        assert p.wait(timeout=600) == 0
+    assert "Model checking completed. No error has been found." in (tmp_path / "out.txt").read_text()
