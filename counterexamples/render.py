@@ -47,7 +47,8 @@ MAX_LOG_CELLS = 200_000
 """Log cells a drawing may hold: the longest log's length times the lanes drawn in all steps."""
 OUTPUT_FACTOR = 64
 OUTPUT_SLACK = 8 * 2**20
-"""A rendering is at most ``OUTPUT_FACTOR`` times the trace document's JSON, plus ``OUTPUT_SLACK`` bytes."""
+"""A rendering is at most ``OUTPUT_FACTOR`` times the trace document's compact JSON (no longer than its
+file), plus ``OUTPUT_SLACK`` bytes."""
 
 
 def render(doc: dict, fmt: str) -> bytes:
@@ -70,7 +71,8 @@ def render(doc: dict, fmt: str) -> bytes:
                               f"every lane of every step), over the limit of {MAX_LOG_CELLS:,}; render it as "
                               "text or json")
     out = _render(doc, fmt)
-    budget = OUTPUT_FACTOR * len(dumps(doc).encode("utf-8", "surrogatepass")) + OUTPUT_SLACK
+    compact = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))  # no longer than the file it came from
+    budget = OUTPUT_FACTOR * len(compact.encode("utf-8", "surrogatepass")) + OUTPUT_SLACK
     if len(out) > budget:
         raise RenderError(f"the {fmt} rendering would be {len(out):,} bytes, over the limit of {budget:,} "
                           f"({OUTPUT_FACTOR} times the trace document, plus {OUTPUT_SLACK // 2**20} MiB)")
