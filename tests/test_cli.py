@@ -230,7 +230,7 @@ def test_ctrl_c_while_the_command_starts_is_one_line():
     p.send_signal(signal.SIGINT)
     err = p.stderr.read()
     assert p.wait(timeout=60) == 130, err
-    lines = [line for line in err.splitlines() if not line.startswith("import time:")]
+    lines = [line for line in err.splitlines() if line and not line.startswith("import time:")]
     assert lines == ["Interrupted."]
 
 
