@@ -84,7 +84,8 @@ def _render(doc: dict, fmt: str) -> bytes:
         return dumps(doc).encode()
     if fmt == "text":
         v = doc["violation"]
-        header = f"{printable(doc['spec'])}: {printable(v['name'])} ({printable(v['kind'])}) in {len(doc['steps'])} states\n"
+        header = (f"{printable(doc['spec'])}: {printable(v['name'])} ({printable(v['kind'])}) "
+                  f"in {len(doc['steps'])} states\n")
         if v.get("explanation"):
             header += f"Why: {printable(v['explanation'])}\n"
         tail = printable(loop_line(doc))

@@ -45,7 +45,8 @@ def _started_as_the_command_line() -> bool:
 
     argv0 = _os.path.basename(sys.argv[0]) if sys.argv else ""
     orig = list(getattr(sys, "orig_argv", ()))
-    return argv0 == "modelcheck" or (argv0 == "-m" and "-m" in orig and orig[orig.index("-m") + 1:][:1] == ["modelcheck"])
+    as_module = argv0 == "-m" and "-m" in orig and orig[orig.index("-m") + 1:][:1] == ["modelcheck"]
+    return argv0 == "modelcheck" or as_module
 
 
 if _started_as_the_command_line():

@@ -11,8 +11,9 @@ model's: a full disk (or any other write error) is one line on stderr and exit
 1); a reader that leaves the pipe (``| head -1``) ends the command quietly,
 with the check's status if its result was reached, else 0, as a writer in a
 pipeline would.  Standard error that cannot be written loses its lines only:
-the check goes on, its result on stdout and its status unchanged.  A Ctrl-C at any moment, the first tenths of a second of
-imports included, is ``Interrupted.`` and exit 130.
+the check goes on, its result on stdout and its status unchanged.  A Ctrl-C
+at any moment, the first tenths of a second of imports included, is
+``Interrupted.`` and exit 130.
 """
 
 from __future__ import annotations

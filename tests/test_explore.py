@@ -211,7 +211,7 @@ def _raw(url: str, request: bytes) -> bytes:
 
 @pytest.mark.parametrize("text", ["\u00b2", "0.\u00b2", "0.\u0663", "\uff10"])
 def test_unicode_digits_are_refused_as_paths(text):
-    """``str.isdigit`` accepts ``²`` (which ``int`` refuses) and ``٣`` (which it takes): only ASCII digits are numbers."""
+    """``str.isdigit`` accepts ``²`` (which ``int`` refuses) and ``٣`` (which it takes): only ASCII digits count."""
     with pytest.raises(PathError, match="the path must be numbers separated by dots"):
         parse_path(text)
 
