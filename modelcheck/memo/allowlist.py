@@ -194,14 +194,14 @@ class _Verifier:
                 self.value(fn, where)
             return
         if isinstance(obj, functools._lru_cache_wrapper):  # type: ignore[attr-defined]
-            raise Refused(f"{where}: {_name(obj)} is wrapped by functools.lru_cache/cache (it hands one "
-                          "evaluation's results, traced parts and all, to the next)")
+            raise Refused(f"{where} is wrapped by functools.lru_cache/cache (it hands one evaluation's results, "
+                          "traced parts and all, to the next)")
         if _is_value_method(obj):
             return
         if isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType)) or _is_library(obj):
             if obj in BUILTINS or obj in LIBRARY:
                 return
-            raise Refused(f"{where}: {_name(obj)} is not among the functions the memo tables can follow")
+            raise Refused(f"{where} is not among the functions the memo tables can follow")
         if _is_function(obj):
             self.queue.append((obj, where))
             return
@@ -226,7 +226,7 @@ class _Verifier:
             for x in getattr(obj, "__dict__", {}).values():
                 self.value(x, where)
             return
-        raise Refused(f"{where}: a {cls.__module__}.{cls.__qualname__} object, whose code the memo tables "
+        raise Refused(f"{where} is a {cls.__module__}.{cls.__qualname__} object, whose code the memo tables "
                       "cannot follow")
 
     def klass(self, cls: type, where: str) -> None:
@@ -244,6 +244,10 @@ class _Verifier:
             raise Refused(f"{where}: {cls.__qualname__} has the metaclass {meta.__qualname__}")
         named = hasattr(cls, "_fields") and issubclass(cls, tuple)
         made_by_attrs = hasattr(cls, "__attrs_attrs__")
+        own = [m for m in ("__eq__", "__ne__", "__hash__") if m in vars(cls)]
+        if own and not made_by_attrs:
+            raise Refused(f"{where}: {cls.__qualname__} defines {own[0]} (the checker's visited set compares states "
+                          "with it, the memo tables compare their values)")
         for base in cls.__mro__[1:]:
             if base in (object, tuple) or (named and base.__module__ == "typing"):
                 continue
@@ -269,8 +273,8 @@ class _Verifier:
         if module is None or code is None:
             raise Refused(f"{where}: {_name(fn)} has no source the memo tables can check")
         if is_outside(module) and not module.__name__.startswith(_TRUSTED_PREFIXES):
-            raise Refused(f"{where}: {_name(fn)} ({module.__name__}) is not among the functions the memo tables "
-                          "can follow")
+            raise Refused(f"{where}: {module.__name__}.{_name(fn)} is not among the functions the memo tables can "
+                          "follow")
         if module.__name__.startswith(_TRUSTED_PREFIXES):
             return
         path = source_path(module)

@@ -180,7 +180,7 @@ class MemoBackend:
         spec = model.spec
         found = review(checked_functions(model), state_classes(model))
         if found.refusal is not None:
-            raise MemoUnsupported(f"{found.refusal} is outside what they run faithfully")
+            raise MemoUnsupported(found.refusal)
         samples = samples if samples is not None else sample_states(model)
         self.watched = [(where, obj, copy.deepcopy(obj)) for where, obj in found.mutables]
         """Module-level containers the spec's code reads, with their contents before the search: an evaluation

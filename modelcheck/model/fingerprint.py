@@ -21,17 +21,23 @@ from modelcheck.errors import StateError
 _ALLOWED_LEAVES = (int, float)  # bool is a subclass of int
 
 
+_INT_LIMIT = (1 << 61) - 1
+"""Python hashes an int modulo this prime: ints as large as it would share fingerprints with small ones."""
+
+
 def _is_canonical(value: Any) -> bool:
     """The fast yes/no form of :func:`check_canonical` (no paths built): it runs on many states."""
     t = type(value)
-    if t is int or t is bool:
+    if t is bool:
         return True
+    if t is int:
+        return -_INT_LIMIT < value < _INT_LIMIT
     if t is float:
         return value == value  # NaN hashes by identity: no two processes would agree on its fingerprint
     if t is tuple or t is frozenset or (isinstance(value, tuple) and hasattr(value, "_fields")):
         for x in value:
             tx = type(x)
-            if tx is int or tx is bool:
+            if tx is bool or (tx is int and -_INT_LIMIT < x < _INT_LIMIT):
                 continue
             if not _is_canonical(x):
                 return False
@@ -60,8 +66,13 @@ def check_canonical(value: Any, *, spec: str, where: str) -> None:
         elif t is frozenset:
             for x in v:
                 stack.append((x, f"{path}{{…}}"))
-        elif t is bool or t is int or (t is float and v == v):
+        elif t is bool or (t is int and -_INT_LIMIT < v < _INT_LIMIT) or (t is float and v == v):
             continue
+        elif t is int:
+            raise StateError(
+                f"spec {spec}: {where} produced a non-canonical state: {path} is {v}, beyond ±(2**61 - 1) "
+                "(Python hashes ints modulo that prime, so larger ones would share fingerprints with small ones)",
+                spec=spec, where=where)
         elif t is float:
             raise StateError(
                 f"spec {spec}: {where} produced a non-canonical state: {path} is NaN (it hashes "

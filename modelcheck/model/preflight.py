@@ -2,7 +2,8 @@
 
 Some spec bugs make an exhaustive search silently wrong rather than crash it:
 actions whose successors depend on something other than the state
-(non-determinism: iteration over a set, a global counter, randomness), states
+(non-determinism: iteration over a set, a global counter, randomness; answers
+that follow the order in which a frozenset iterates), states
 that are not canonical, and invariants that are not symmetric although
 ``--symmetry`` treats permuted states as one.  TLC users learn about these the
 hard way; here a short walk from the initial states (a few hundred states, a
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from modelcheck.errors import SpecRuntimeError
+from modelcheck.errors import SpecRuntimeError, StateError
 from modelcheck.model.blame import memory_errors_are_the_specs
 from modelcheck.model.bound import BoundModel
 from modelcheck.spec.declare import State
@@ -79,6 +80,134 @@ def check_determinism(model: BoundModel, states: list[State]) -> None:
             )
 
 
+def check_order_independence(model: BoundModel, states: list[State]) -> None:
+    """Raise if a state's answers change when its frozensets are built in another order.
+
+    Equal frozensets can iterate in different orders (the order follows how
+    each was built), and the checker treats equal states as one: which of
+    them it expands depends on the engine (the first met; another process's
+    copy; the memo tables' value).  A spec whose successors or invariants
+    follow the order (``next(iter(s))``, ``tuple(s)``, a float sum, a loop
+    that returns at the first match) has no one answer, so each sampled
+    state is expanded again with every frozenset in it rebuilt in reverse
+    order, and the two must agree.
+    """
+    for s in states:
+        twin = _rebuilt(s)
+        if not _iterates_otherwise(s, twin):
+            continue
+        first = [(ai, b, t) for ai, b, t in model.successors(s)]
+        second = [(ai, b, t) for ai, b, t in model.successors(twin)]
+        where = None
+        for x, y in zip(first + [None] * len(second), second + [None] * len(first)):
+            if x != y:
+                ref = x or y
+                where = f"action {model.actions[ref[0]].label(ref[1])}"
+                break
+        if where is None:
+            for inv in model.invariants + model.sometimes:
+                what = f"invariant {inv.name}" if inv.kind == "always" else f"property {inv.name}"
+                if model._holds(what, inv.fn, model.c, s) != model._holds(what, inv.fn, model.c, twin):
+                    where = what
+                    break
+        if where is not None:
+            raise SpecRuntimeError(
+                f"spec {model.spec.name}: {where} depends on the order in which a frozenset iterates (equal "
+                "states built in another order give another answer); iterate over sorted values",
+                spec=model.spec.name,
+                where=where,
+            )
+
+
+def check_record_equality(model: BoundModel, states: list[State]) -> None:
+    """Raise if a state's record class defines its own ``__eq__``, ``__ne__`` or ``__hash__``.
+
+    The checker fingerprints a state by its value (the hash of its parts), as
+    TLC does, so a class whose own equality or hash leaves out some fields
+    would have states merged or told apart against the spec's meaning.  A
+    spec that means to fingerprint part of a state declares it as a view.
+    """
+    classes: dict[type, None] = {}
+    stack: list = list(states)
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (tuple, frozenset)):
+            if type(v) not in (tuple, frozenset):
+                classes[type(v)] = None
+            stack.extend(v)
+    for cls in classes:
+        for klass in cls.__mro__:
+            if klass in (tuple, object) or klass.__module__ == "typing":
+                continue
+            own = [m for m in ("__eq__", "__ne__", "__hash__") if m in vars(klass)]
+            if own:
+                raise StateError(
+                    f"spec {model.spec.name}: the state's record class {cls.__qualname__} defines {own[0]}; the "
+                    "checker fingerprints states by their values, so a record's equality must be the tuple's "
+                    "(to fingerprint part of a state, declare a view: Spec(fingerprint_view=...))",
+                    spec=model.spec.name, where=f"{cls.__qualname__}.{own[0]}")
+
+
+def check_hash_aliases(model: BoundModel, states: list[State]) -> None:
+    """Raise if one part of the sampled states holds both ``-1`` and ``-2``.
+
+    The checker fingerprints a state by Python's hash of it, and CPython
+    hashes ``-1`` and ``-2`` alike (``-1`` is its C error code), so two
+    states that differ only there would share a fingerprint and one would
+    be lost.  The sample walk covers the first states only: the error names
+    the part, so that the spec can use other codes there.
+    """
+    seen: dict[tuple, set] = {}
+    for s in states:
+        stack: list = [(s, ())]
+        while stack:
+            v, path = stack.pop()
+            t = type(v)
+            if t is int and (v == -1 or v == -2):
+                held = seen.setdefault(path, set())
+                held.add(v)
+                if len(held) == 2:
+                    raise StateError(
+                        f"spec {model.spec.name}: state part {'.'.join(map(str, path)) or 'state'} holds both -1 "
+                        "and -2, which Python hashes alike: the checker fingerprints states by their hashes and "
+                        "would merge two states that differ only there; use other codes for one of them",
+                        spec=model.spec.name, where="state")
+            elif t is frozenset:
+                stack.extend((x, path + ("{}",)) for x in v)
+            elif isinstance(v, tuple):
+                fields = getattr(v, "_fields", None)
+                stack.extend((x, path + ((fields[i] if fields else i),)) for i, x in enumerate(v))
+
+
+def _rebuilt(v: object) -> object:
+    """``v`` with every frozenset in it built again from its items in reverse order."""
+    t = type(v)
+    if t is frozenset:
+        return frozenset(reversed([_rebuilt(x) for x in v]))
+    if isinstance(v, tuple):
+        items = [_rebuilt(x) for x in v]
+        return tuple(items) if t is tuple else t(*items)
+    return v
+
+
+def _orders(v: object) -> list:
+    """The items of every frozenset in ``v``, in the order each iterates (depth first)."""
+    out: list = []
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if type(x) is frozenset:
+            out.append(tuple(x))
+            stack.extend(x)
+        elif isinstance(x, tuple):
+            stack.extend(x)
+    return out
+
+
+def _iterates_otherwise(a: object, b: object) -> bool:
+    return _orders(a) != _orders(b)
+
+
 def symmetry_warnings(model: BoundModel, states: list[State]) -> list[str]:
     """Warn about checked invariants whose value changes under a replica permutation.
 
@@ -139,5 +268,8 @@ def preflight(model: BoundModel) -> list[str]:
     with memory_errors_are_the_specs():
         states = sample_states(model)
     check_determinism(model, states)
+    check_record_equality(model, states)
+    check_hash_aliases(model, states)
+    check_order_independence(model, states)
     check_signature(model, states)
     return symmetry_warnings(model, states)
