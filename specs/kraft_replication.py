@@ -4,7 +4,8 @@ Source: ``Vanlightly/kafka-tlaplus``, ``kafka_data_replication/kraft/v3.5``
 (``kafka_replication_v3_5.tla`` and its helper modules, MIT licence, Jack
 Vanlightly).  The port keeps the TLA+ names: the 23 variables (fields of
 :class:`~modelcheck.specs.kraft_state.KraftState`), the 16 actions of
-``Next`` (each broker action takes the broker ``b``, as in the TLA+), the
+``Next`` (each broker action takes the broker ``b``, as in the TLA+, and is
+declared once per broker, in TLC's order: see :func:`_for_broker`), the
 constants of the published ``kafka_replication_v3_5.cfg`` (``Values``, a set
 of model values there, is a count here; the model values the .cfg assigns
 to themselves are the constants of :mod:`~modelcheck.specs.kraft_state`).
@@ -135,7 +136,8 @@ from modelcheck.specs.kraft_state import (
     validate_alter_partition_request,
 )
 
-BROKER = Domain("broker", lambda c: range(1, c.BrokerCount + 1), lambda b: f"b{b}")
+MAX_BROKERS = 5
+"""The largest BrokerCount (:class:`KraftConstants`): each broker action is declared for brokers 1..5."""
 
 
 def init(c: KraftConstants) -> list[KraftState]:
@@ -193,7 +195,6 @@ def init(c: KraftConstants) -> list[KraftState]:
 # -- broker registration, fencing ------------------------------------------------------------------------------
 
 
-@action("BrokerStart", b=BROKER)
 def broker_start(c: KraftConstants, s: KraftState, b: int) -> Any:
     """A stopped broker starts (STARTING) and sends a RegisterBrokerRequest with a new incarnation id."""
     if s.broker_state[b - 1].status not in (OFFLINE_CLEAN, OFFLINE_DIRTY):
@@ -207,7 +208,6 @@ def broker_start(c: KraftConstants, s: KraftState, b: int) -> Any:
         aux_ctrs=ctrs._replace(incarn_ctr=ctrs.incarn_ctr + 1))
 
 
-@action("ReceiveBrokerRegRequest", b=BROKER)
 def receive_broker_reg_request(c: KraftConstants, s: KraftState, b: int) -> Any:
     """The controller registers a broker (FENCED, or the same incarnation): UNFENCED, with a new broker epoch."""
     out = []
@@ -229,7 +229,6 @@ def receive_broker_reg_request(c: KraftConstants, s: KraftState, b: int) -> Any:
     return out
 
 
-@action("ReceiveBrokerRegResponse", b=BROKER)
 def receive_broker_reg_response(c: KraftConstants, s: KraftState, b: int) -> Any:
     """A STARTING broker gets its registration: RUNNING, caught up to the metadata log bar one record."""
     out = []
@@ -250,7 +249,6 @@ def receive_broker_reg_response(c: KraftConstants, s: KraftState, b: int) -> Any
     return out
 
 
-@action("UnfenceBroker", b=BROKER)
 def unfence_broker(c: KraftConstants, s: KraftState, b: int) -> Any:
     """The controller unfences a fenced, running broker (a heartbeat, not modelled); a leaderless partition may
     get a leader."""
@@ -263,7 +261,6 @@ def unfence_broker(c: KraftConstants, s: KraftState, b: int) -> Any:
                        con_broker_reg=con_broker_reg) for md, log in changes]
 
 
-@action("FenceBroker", b=BROKER)
 def fence_broker(c: KraftConstants, s: KraftState, b: int) -> Any:
     """The controller fences an unfenced broker (missed heartbeats): out of the ISR (never below one), not leader."""
     if s.aux_ctrs.fence_broker_ctr >= c.FenceBrokerLimit:
@@ -359,7 +356,6 @@ def _delete_partition(c: KraftConstants, s: KraftState, b: int, new_part_md: Rep
     return changes
 
 
-@action("ReceiveMetadataUpdate", b=BROKER)
 def receive_metadata_update(c: KraftConstants, s: KraftState, b: int) -> Any:
     """A broker replicates metadata records up to one that concerns its replica, and acts on the last one.
 
@@ -454,7 +450,6 @@ def _do_send_alter_partition_request(c: KraftConstants, s: KraftState, b: int, t
         aux_ctrs=ctrs)
 
 
-@action("SendAlterPartitionRequest", b=BROKER)
 def send_alter_partition_request(c: KraftConstants, s: KraftState, b: int) -> Any:
     """The leader proposes a new ISR: caught-up followers join; while shrinks are allowed, any subset of the ISR
     may be deemed timed out.  The maximal ISR (proposed and current) is applied at once."""
@@ -473,7 +468,6 @@ def send_alter_partition_request(c: KraftConstants, s: KraftState, b: int) -> An
     return _do_send_alter_partition_request(c, s, b, EMPTY)
 
 
-@action("ReceiveAlterPartitionRequest", b=BROKER)
 def receive_alter_partition_request(c: KraftConstants, s: KraftState, b: int) -> Any:
     """The controller accepts an AlterPartition request from the current leader with current epochs and eligible
     members (possibly completing a reassignment), or rejects it."""
@@ -511,7 +505,6 @@ def receive_alter_partition_request(c: KraftConstants, s: KraftState, b: int) ->
     return out
 
 
-@action("ReceiveAlterPartitionResponse", b=BROKER)
 def receive_alter_partition_response(c: KraftConstants, s: KraftState, b: int) -> Any:
     """The leader applies the ISR the controller accepted, or rolls its maximal ISR back on an error."""
     if (s.broker_state[b - 1].status != RUNNING or s.partition_status[b - 1] != Leader
@@ -592,7 +585,6 @@ def _converged(s: KraftState, leader: int, follower: int) -> bool:
             and rs.broker_epoch == s.broker_state[follower - 1].broker_epoch)
 
 
-@action("SendFetchRequest", b=BROKER)
 def send_fetch_request(c: KraftConstants, s: KraftState, b: int) -> Any:
     """A follower fetches from the broker it believes leads (``from`` is ``b``; one successor per leader ``to``)."""
     frm = b
@@ -618,7 +610,6 @@ def send_fetch_request(c: KraftConstants, s: KraftState, b: int) -> Any:
     return out
 
 
-@action("ReceiveFetchRequest", b=BROKER)
 def receive_fetch_request(c: KraftConstants, s: KraftState, b: int) -> Any:
     """The leader answers a fetch: an epoch error, a diverging epoch, or the next record (and it may advance its
     high watermark from the fetch offset)."""
@@ -675,7 +666,6 @@ def _truncate_to_safe_point(s: KraftState, b: int, diverging_epoch: EpochAndOffs
     return PartitionData((), hwm_of(s, b), 1)
 
 
-@action("ReceiveFetchResponse", b=BROKER)
 def receive_fetch_response(c: KraftConstants, s: KraftState, b: int) -> Any:
     """A follower handles a fetch response: ignore a stale one, back off on an error, truncate on a diverging
     epoch, or append the record and take the leader's high watermark."""
@@ -718,7 +708,6 @@ def receive_fetch_response(c: KraftConstants, s: KraftState, b: int) -> Any:
 # -- producing -------------------------------------------------------------------------------------------------------
 
 
-@action("WriteRecordToLeader", b=BROKER)
 def write_record_to_leader(c: KraftConstants, s: KraftState, b: int) -> Any:
     """A leader whose maximal ISR has at least MinISR members appends a value not written before."""
     if (s.broker_state[b - 1].status != RUNNING or s.partition_status[b - 1] != Leader
@@ -775,7 +764,6 @@ def _shutdown(c: KraftConstants, s: KraftState, b: int, status: int, ctrs: State
     return [s._replace(con_partition_metadata=md, con_metadata_log=log, **base) for md, log in changes]
 
 
-@action("UncleanShutdown", b=BROKER)
 def unclean_shutdown(c: KraftConstants, s: KraftState, b: int) -> Any:
     """A broker crashes and loses its whole partition log; the controller fences it."""
     if s.aux_ctrs.unclean_shutdown_ctr >= c.UncleanShutdownLimit:
@@ -789,7 +777,6 @@ def unclean_shutdown(c: KraftConstants, s: KraftState, b: int) -> Any:
     return _shutdown(c, s, b, OFFLINE_DIRTY, ctrs)
 
 
-@action("CleanShutdown", b=BROKER)
 def clean_shutdown(c: KraftConstants, s: KraftState, b: int) -> Any:
     """A broker shuts down cleanly (its log survives); the controller fences it."""
     if s.aux_ctrs.clean_shutdown_ctr >= c.CleanShutdownLimit:
@@ -801,29 +788,53 @@ def clean_shutdown(c: KraftConstants, s: KraftState, b: int) -> Any:
 
 
 # The TLA+ ``Next``: for each broker, these fifteen, then the reassignment.
-ACTIONS = [
-    broker_start,
-    receive_broker_reg_response,
-    receive_metadata_update,
-    send_alter_partition_request,
-    receive_alter_partition_response,
-    send_fetch_request,
-    receive_fetch_request,
-    receive_fetch_response,
-    write_record_to_leader,
-    unclean_shutdown,
-    clean_shutdown,
-    receive_broker_reg_request,
-    receive_alter_partition_request,
-    fence_broker,
-    unfence_broker,
-    perform_partition_reassignment,
+NEXT_PER_BROKER = [
+    ("BrokerStart", broker_start),
+    ("ReceiveBrokerRegResponse", receive_broker_reg_response),
+    ("ReceiveMetadataUpdate", receive_metadata_update),
+    ("SendAlterPartitionRequest", send_alter_partition_request),
+    ("ReceiveAlterPartitionResponse", receive_alter_partition_response),
+    ("SendFetchRequest", send_fetch_request),
+    ("ReceiveFetchRequest", receive_fetch_request),
+    ("ReceiveFetchResponse", receive_fetch_response),
+    ("WriteRecordToLeader", write_record_to_leader),
+    ("UncleanShutdown", unclean_shutdown),
+    ("CleanShutdown", clean_shutdown),
+    ("ReceiveBrokerRegRequest", receive_broker_reg_request),
+    ("ReceiveAlterPartitionRequest", receive_alter_partition_request),
+    ("FenceBroker", fence_broker),
+    ("UnfenceBroker", unfence_broker),
 ]
 
 # ``Liveness``: weak fairness of every action that makes progress or heals, for each broker.
-FAIR = [broker_start, receive_broker_reg_response, receive_metadata_update, send_alter_partition_request,
-        receive_alter_partition_response, send_fetch_request, receive_fetch_request, receive_fetch_response,
-        receive_broker_reg_request, receive_alter_partition_request, unfence_broker]
+FAIR = {"BrokerStart", "ReceiveBrokerRegResponse", "ReceiveMetadataUpdate", "SendAlterPartitionRequest",
+        "ReceiveAlterPartitionResponse", "SendFetchRequest", "ReceiveFetchRequest", "ReceiveFetchResponse",
+        "ReceiveBrokerRegRequest", "ReceiveAlterPartitionRequest", "UnfenceBroker"}
+
+
+def _for_broker(name: str, fn: Any, n: int) -> Any:
+    """Action ``name`` of broker ``n`` alone (no parameter value when BrokerCount < n).
+
+    TLC splits ``\\E b \\in Brokers : \\/ A1(b) \\/ ... \\/ A15(b)`` into one
+    action per broker and action, broker by broker, and expands a state's
+    successors in that order.  The order decides which state TLC keeps when
+    two states of one level share the VIEW (say, one broker shut down
+    cleanly, the other uncleanly: one view, different counters), and so the
+    counts; an action per (action, broker), declared broker-major, gives
+    TLC's order.  Traces show them as the TLA+ does, ``BrokerStart(b=b1)``.
+    """
+    def one(c: KraftConstants, s: KraftState, b: int) -> Any:
+        return fn(c, s, b)
+
+    one.__doc__ = fn.__doc__
+    one.__name__ = one.__qualname__ = f"{fn.__name__}_b{n}"
+    broker = Domain("broker", lambda c: range(n, n + 1) if n <= c.BrokerCount else range(0), lambda b: f"b{b}")
+    return action(f"{name}[b{n}]", label=name + "(b={b})", b=broker)(one)
+
+
+ACTIONS = [_for_broker(name, fn, n) for n in range(1, MAX_BROKERS + 1) for name, fn in NEXT_PER_BROKER]
+FAIRNESS = [weak(a) for a, (name, _fn) in zip(ACTIONS, NEXT_PER_BROKER * MAX_BROKERS) if name in FAIR]
+ACTIONS.append(perform_partition_reassignment)
 
 
 def fingerprint_view(c: KraftConstants, s: KraftState) -> Any:
@@ -843,7 +854,7 @@ def _build() -> Spec:
         invariants=inv.INVARIANTS,
         default_invariants=inv.CFG_INVARIANTS,
         properties=inv.PROPERTIES,
-        fairness=[weak(a, each=True) for a in FAIR],
+        fairness=FAIRNESS,
         deadlock_expected=True,
         view=inv.view,
         lanes=inv.lanes,
