@@ -36,7 +36,7 @@ from modelcheck.memo.tries import MISSING, BadResult, Learner, NotDeterministic,
 from modelcheck.memo.values import Interner, MixedTypes, MixedWatch, NotCanonical
 from modelcheck.memo.verify import Leaves, Sampler, difference
 from modelcheck.model.bound import BoundModel
-from modelcheck.model.fingerprint import _is_canonical
+from modelcheck.model.fingerprint import _is_canonical, record_classes
 from modelcheck.search import discovery
 from modelcheck.search.backend import LevelCommit, LevelReport, LevelRequest, SpecFailure
 from modelcheck.search.memory import current_rss_bytes
@@ -121,15 +121,7 @@ def checked_functions(model: BoundModel) -> list[Callable]:
 
 def state_classes(model: BoundModel) -> list[type]:
     """The classes of the initial states and of the records inside them (their methods are spec code too)."""
-    out: dict[type, None] = {}
-    stack = list(model.init_states())
-    while stack:
-        v = stack.pop()
-        if isinstance(v, (tuple, frozenset)):
-            if type(v) not in (tuple, frozenset):
-                out[type(v)] = None
-            stack.extend(v)
-    return list(out)
+    return record_classes(model.init_states())
 
 
 def sample_states(model: BoundModel, limit: int = SAMPLE_STATES) -> list:

@@ -93,6 +93,19 @@ def check_canonical(value: Any, *, spec: str, where: str) -> None:
             )
 
 
+def record_classes(states: Any) -> list[type]:
+    """The record classes (tuple subclasses) found in the given states, at any depth, first met first."""
+    out: dict[type, None] = {}
+    stack = list(states)
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (tuple, frozenset)):
+            if type(v) not in (tuple, frozenset):
+                out[type(v)] = None
+            stack.extend(v)
+    return list(out)
+
+
 def collision_probability(distinct: int, generated: int) -> float:
     """TLC's optimistic estimate of the chance that two states shared a fingerprint.
 

@@ -18,6 +18,7 @@ from collections import deque
 from modelcheck.errors import SpecRuntimeError, StateError
 from modelcheck.model.blame import memory_errors_are_the_specs
 from modelcheck.model.bound import BoundModel
+from modelcheck.model.fingerprint import record_classes
 from modelcheck.spec.declare import State
 from modelcheck.model.symmetry import signature_mismatch
 
@@ -127,15 +128,7 @@ def check_record_equality(model: BoundModel, states: list[State]) -> None:
     would have states merged or told apart against the spec's meaning.  A
     spec that means to fingerprint part of a state declares it as a view.
     """
-    classes: dict[type, None] = {}
-    stack: list = list(states)
-    while stack:
-        v = stack.pop()
-        if isinstance(v, (tuple, frozenset)):
-            if type(v) not in (tuple, frozenset):
-                classes[type(v)] = None
-            stack.extend(v)
-    for cls in classes:
+    for cls in record_classes(states):
         for klass in cls.__mro__:
             if klass in (tuple, object) or klass.__module__ == "typing":
                 continue
