@@ -18,7 +18,7 @@ from modelcheck.memo.layout import LayoutMismatch, _generate, derive_layout
 from modelcheck.memo.tries import TracedOf
 from modelcheck.memo.values import Interner
 from modelcheck.model.bound import BoundModel
-from modelcheck.model.fingerprint import _is_canonical
+from modelcheck.model.fingerprint import is_canonical
 from modelcheck.options import CheckOptions
 from modelcheck.spec.constants import build_constants
 from modelcheck.spec.loader import load_spec, registered_specs
@@ -43,7 +43,7 @@ def _traced_setup(name: str, n: int):
     model = BoundModel(spec, build_constants(spec, {}), CheckOptions())
     states = sample_states(model, n)
     layout = derive_layout(states)
-    intern = Interner(_is_canonical)
+    intern = Interner(is_canonical)
     log: list = []
     return model, states, layout, intern, [TracedOf(k, intern.values, log) for k in range(layout.width)]
 
@@ -94,7 +94,7 @@ def test_compiled_successor_entries_are_the_generated_ones(name):
 def test_a_successor_of_another_shape_gets_the_generated_codes_mismatch():
     states = [((1, 2), 3), ((4, 5), 6)]
     layout = derive_layout(states)
-    intern = Interner(_is_canonical)
+    intern = Interner(is_canonical)
     T = [TracedOf(k, intern.values, []) for k in range(layout.width)]
     ts = layout.traced_state(layout.row(states[0], intern), T)
     assert isinstance(layout.child_entry_of, traced.SuccessorEntries)

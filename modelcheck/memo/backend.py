@@ -36,7 +36,7 @@ from modelcheck.memo.tries import MISSING, BadResult, Learner, NotDeterministic,
 from modelcheck.memo.values import Interner, MixedTypes, MixedWatch, NotCanonical
 from modelcheck.memo.verify import Leaves, Sampler, difference
 from modelcheck.model.bound import BoundModel
-from modelcheck.model.fingerprint import _is_canonical, record_classes
+from modelcheck.model.fingerprint import is_canonical, record_classes
 from modelcheck.search import discovery
 from modelcheck.search.backend import LevelCommit, LevelReport, LevelRequest, SpecFailure
 from modelcheck.search.memory import current_rss_bytes
@@ -179,7 +179,7 @@ class MemoBackend:
         that changes one keeps state between evaluations (a memoising dict), and the tables stop."""
         whole: frozenset = frozenset()
         self.layout: Layout = derive_layout(samples, whole)
-        self.interner = Interner(_is_canonical)
+        self.interner = Interner(is_canonical)
         while True:
             try:
                 for s in samples:

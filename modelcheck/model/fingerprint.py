@@ -25,7 +25,7 @@ _INT_LIMIT = (1 << 61) - 1
 """Python hashes an int modulo this prime: ints as large as it would share fingerprints with small ones."""
 
 
-def _is_canonical(value: Any) -> bool:
+def is_canonical(value: Any) -> bool:
     """The fast yes/no form of :func:`check_canonical` (no paths built): it runs on many states."""
     t = type(value)
     if t is bool:
@@ -39,7 +39,7 @@ def _is_canonical(value: Any) -> bool:
             tx = type(x)
             if tx is bool or (tx is int and -_INT_LIMIT < x < _INT_LIMIT):
                 continue
-            if not _is_canonical(x):
+            if not is_canonical(x):
                 return False
         return True
     return False
@@ -53,7 +53,7 @@ def check_canonical(value: Any, *, spec: str, where: str) -> None:
     objects may define ``__hash__`` by identity.  Each of those would make the
     search silently wrong, so they are refused with the path to the bad part.
     """
-    if _is_canonical(value):
+    if is_canonical(value):
         return
     stack: list[tuple[Any, str]] = [(value, "state")]
     while stack:
