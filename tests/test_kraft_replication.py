@@ -20,7 +20,7 @@ from __future__ import annotations
 import pytest
 
 import modelcheck
-from modelcheck.errors import UsageError
+from modelcheck.errors import SpecRuntimeError, UsageError
 
 SPEC = "kraft-replication"
 
@@ -38,6 +38,8 @@ HOLDS = [
     pytest.param({**NO_PERTURBATION, "View": False}, 5_531, 14_267, 31, id="published-no-unclean-no-fence-no-view"),
     pytest.param({**NO_PERTURBATION, "InitReplicationFactor": 2, "InitIsrSize": 2, "ReassignmentLimit": 1},
                  11_005, 37_844, 29, id="rf2-one-reassignment"),
+    pytest.param({**NO_PERTURBATION, "InitIsrSize": 3}, 128, 239, 17, id="published-full-isr"),
+    pytest.param({**NO_PERTURBATION, "Values": 2}, 11_308, 35_205, 32, id="published-two-values"),
     pytest.param({**TWO_BROKERS, "MinISR": 1, "InitIsrSize": 2, "CleanShutdownLimit": 1, **NO_PERTURBATION},
                  938, 2_115, 22, id="two-brokers-clean-shutdown"),
     # Both kinds of shutdown: the view's ties (a clean and an unclean shutdown of an empty replica are one
@@ -170,3 +172,15 @@ def test_tlc_verdicts_on_liveness_after_the_last_replica_standing_loss():
     assert 1 in last.inv_pos_acked and not any(r.log for r in last.partition_data)
     r = check(LRS_NO_VIEW, properties=["EventuallyMetadataConverges"])
     assert (r.result, r.distinct_states, r.states_generated) == ("holds", 106_009, 235_059)
+
+
+def test_where_tlc_stops_with_an_error_the_port_stops_too():
+    """MinISR 1, two values: a leader alone in the ISR writes its second value and WriteRecordToLeader's
+    SubSeq(LogOf(b), inv_true_hwm, new_hwm - 1) reads past the old log.  TLC stops ("The second argument of
+    SubSeq must be in the domain of its first argument") after this same 4-state behaviour."""
+    with pytest.raises(SpecRuntimeError, match="SubSeq") as err:
+        check({**TWO_BROKERS, "MinISR": 1, "InitIsrSize": 2, "UncleanShutdownLimit": 1, "FenceBrokerLimit": 0,
+               "Values": 2})
+    assert err.value.where == "action WriteRecordToLeader(b=b1)"
+    assert [step.action for step in err.value.trace[1:]] == [
+        "WriteRecordToLeader(b=b1)", "UncleanShutdown(b=b2)", "ReceiveMetadataUpdate(b=b1)"]
