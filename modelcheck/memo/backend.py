@@ -107,7 +107,7 @@ def spec_reason(model: BoundModel) -> str | None:
     spec = model.spec
     if spec.action_constraint is not None:
         return "the spec has an action constraint (a condition on pairs of states)"
-    if getattr(spec, "fingerprint_view", None) is not None:
+    if model.view is not None:
         return "the spec fingerprints a view of its states, and the tables fingerprint whole states"
     return None
 
