@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/vs_tlc.py [--runs 3] [--large] [--only NAME] [--json OUT] [--no-vectorised] \\
         [--tlc-jar PATH/tla2tools.jar --tla-dir PATH/kafka-specification [--tlc-workers2]]
+    .venv/bin/python bench/vs_tlc.py --suite published [--runs 3] [--only NAME] [--json OUT] \\
+        [--tlc-jar PATH/tla2tools.jar --examples-dir PATH/tlaplus-Examples]
 
 Per workload it runs, each ``--runs`` times (median reported), as whole processes:
 
@@ -45,6 +47,26 @@ Workloads:
   (TLC's CONSTRAINT; modelcheck's ``within_bounds``);
 * ``kip320-r3-epoch3`` (``--large``): Kip320 with MaxLeaderEpoch=3 (about ten million states; TLC
   takes more than ten minutes).
+
+``--suite published`` runs instead the ports of published specifications in
+bench/published/ (its ``SUITE``: TCommit, TwoPhase, EWD840, PaxosCommit,
+MultiPaxos-SMR), each at the model its tlaplus/Examples manifest records, with
+modelcheck on its default path and with ``--no-memo`` and, given ``--tlc-jar`` and
+``--examples-dir`` (a checkout of github.com/tlaplus/Examples; neither is kept in
+this repository), TLC with one worker on the published module and the manifest's
+own cfg, run in a fresh temporary copy of the spec's folder, deadlock checked as
+the cfg says: ``java -XX:+UseParallelGC -cp JAR tlc2.TLC -workers 1 -fp 0 -metadir ...
+-config X.cfg X.tla``.  One more workload, ``multipaxos-nosym``, is MultiPaxos's
+model without its SYMMETRY (modelcheck's memo tables do not run under
+``--symmetry``); its TLC cfg is the manifest's with the SYMMETRY line left out,
+written by this script.  The counts of every run must equal each other and the
+manifest's (where the manifest records them; EWD840's recorded depth 10 is
+TLC 2.20's 9, see bench/published); per spec it prints each engine's figures and,
+from modelcheck's ``--json``, the memo tables' own (``"memo"``: evaluations of
+spec code, split actions, tree nodes, leaves, interned values, table bytes), or,
+where the tables stopped and the run went on with the spec's own code (they do so
+when they learn about as often as they answer), their reason; that is reported,
+not a mismatch.  No vectorised or ``--workers 2`` runs in this mode.
 
 The runs are strictly one at a time (the machine this is measured on has two
 cores).  For each process it measures the wall time, the CPU seconds (user +
@@ -314,6 +336,227 @@ def engine_cell(r: dict | None) -> str:
     return f"{r['wall_s']:.1f} s wall, {r['cpu_s']:.1f} s CPU, {r['peak_rss_mib']:.0f} MiB"
 
 
+# --- the published suite (--suite published) -----------------------------------
+
+PUBLISHED_DIR = ROOT / "bench" / "published"
+
+
+def published_suite() -> list[dict]:
+    """bench/published's SUITE, loaded by path (bench is not a package)."""
+    spec = importlib.util.spec_from_file_location("published_suite", PUBLISHED_DIR / "__init__.py")
+    mod = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(mod)
+    return mod.SUITE
+
+
+def published_workloads() -> list[dict]:
+    """One workload per suite spec at its manifest model, and MultiPaxos's model without SYMMETRY."""
+    out = []
+    for e in published_suite():
+        args = [str(PUBLISHED_DIR / f"{e['module']}.py")]
+        for k, v in e["constants"].items():
+            args += ["--const", f"{k}={v}"]
+        for inv in e["invariants"]:
+            args += ["--invariant", inv]
+        for prop in e["properties"]:
+            args += ["--property", prop]
+        m = e["manifest"]
+        w = {"name": e["name"], "modelcheck": args + (["--symmetry"] if e["symmetry"] else []),
+             "folder": m["folder"], "tlc_module": m["tla"], "tlc_cfg": m["cfg"], "drop_symmetry": False,
+             "invariants": e["invariants"], "properties": e["properties"],
+             "expect": (m["distinct"], m["generated"], e.get("tlc_depth", m["depth"])),
+             "recorded": (m["distinct"], m["generated"], m["depth"]), "note": e.get("manifest_note"),
+             # The memo tables run neither under --symmetry nor with liveness properties (docs/memo.md).
+             "memo_expected": not e["symmetry"] and not e["properties"]}
+        out.append(w)
+        if e["symmetry"]:
+            out.append(dict(w, name=f"{e['name']}-nosym", modelcheck=args, drop_symmetry=True, expect=None,
+                            recorded=None, note=None, memo_expected=True))
+    return out
+
+
+def run_modelcheck_published(w: dict, timeout: float, memo: bool) -> dict:
+    """modelcheck on a published port, one process, with --json: the figures and the memo tables' own."""
+    cmd = [sys.executable, "-m", "modelcheck", "check", *w["modelcheck"], "-q", "--json"]
+    if not memo:
+        cmd.append("--no-memo")
+    env = dict(os.environ)
+    env.pop("MODELCHECK_INTERPRETED", None)
+    m = measure(cmd, ROOT, timeout, env)
+    if m["timed_out"] or m["returncode"] not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} failed ({m['returncode']}):\n{m['stderr'][-2000:]}")
+    data = json.loads(m["stdout"])
+    spec_mode = ""
+    for line in m["stderr"].splitlines():
+        if line.startswith("Invariants: ") and "; spec " in line:
+            spec_mode = line.split("; spec ", 1)[1]
+    return {
+        "command": "modelcheck check " + " ".join(str(x) for x in cmd[4:]).replace(str(ROOT) + "/", ""),
+        "result": data["result"], "invariants": data["invariants"], "properties": data.get("properties", []),
+        "distinct": data["distinct_states"], "generated": data["states_generated"], "depth": data["depth"],
+        "engine_s": data["seconds"], "wall_s": m["wall_s"], "cpu_s": m["cpu_s"],
+        "peak_rss_mib": m["peak_rss_mib"], "spec_mode": spec_mode, "memo": data.get("memo"),
+        "warnings": data.get("warnings", []),
+    }
+
+
+def run_tlc_published(w: dict, jar: Path, examples: Path, java: str, timeout: float, keep: Path | None,
+                      tag: str) -> dict:
+    """TLC, one worker, on the published module and its manifest cfg, in a temporary copy of the folder."""
+    folder = examples / w["folder"]
+    if not (folder / w["tlc_module"]).is_file() or not (folder / w["tlc_cfg"]).is_file():
+        raise SystemExit(f"--examples-dir {examples} has no {w['folder']}/{w['tlc_module']} or {w['tlc_cfg']}")
+    with tempfile.TemporaryDirectory(prefix="vs-tlc-published-") as tmp:
+        work = Path(tmp)
+        for src in folder.glob("*.tla"):
+            shutil.copy(src, work / src.name)
+        cfg = w["tlc_cfg"]
+        text = (folder / cfg).read_text()
+        if w["drop_symmetry"]:
+            cfg = cfg.replace(".cfg", "_nosym.cfg")
+            text = "\n".join(line for line in text.splitlines() if not line.strip().startswith("SYMMETRY")) + "\n"
+        (work / cfg).write_text(text)
+        cmd = [java, "-XX:+UseParallelGC", f"-Djava.io.tmpdir={work}", "-cp", str(jar), "tlc2.TLC",
+               "-workers", "1", "-fp", "0", "-metadir", str(work / "states"), "-config", cfg, w["tlc_module"]]
+        m = measure(cmd, work, timeout)
+    text = m["stdout"] + m["stderr"]
+    if keep is not None:
+        (keep / f"{w['name']}{tag}.tlc.out").write_text(text)
+    r = parse_tlc(text)
+    if m["timed_out"]:
+        r["result"] = "timeout"
+    if r["result"] == "error" or r["distinct"] is None:
+        tail = "\n".join(line for line in text.splitlines() if line.strip())[-2000:]
+        raise SystemExit(f"TLC failed on {w['name']} ({m['returncode']}):\n{tail}")
+    r.update(command="java ... tlc2.TLC " + " ".join(cmd[cmd.index("tlc2.TLC") + 1:]),
+             wall_s=m["wall_s"], cpu_s=m["cpu_s"], peak_rss_mib=m["peak_rss_mib"])
+    return r
+
+
+MEMO_FIGURES = ("evaluations", "components", "split_actions", "tree_nodes", "leaves", "values", "table_bytes",
+                "visited_bytes", "threads")
+
+
+def main_published(args: argparse.Namespace) -> None:
+    """--suite published: each suite spec at its manifest model, modelcheck (default, --no-memo) and TLC."""
+    workloads = published_workloads()
+    known = {w["name"] for w in workloads}
+    for n in args.only:
+        if n not in known:
+            raise SystemExit(f"unknown workload {n}; known: {', '.join(sorted(known))}")
+    if args.only:
+        workloads = [w for w in workloads if w["name"] in args.only]
+    if args.keep_tlc_output:
+        args.keep_tlc_output.mkdir(parents=True, exist_ok=True)
+    started = datetime.datetime.now().astimezone()
+    load_before = os.getloadavg()
+    print(f"# modelcheck vs TLC on published specs (bench/published), {started.isoformat(timespec='seconds')}")
+    print(f"machine: {machine()}")
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in load_before)}")
+    print(f"median of {args.runs} run(s) per engine; whole processes, one at a time")
+    mismatches: list[str] = []
+    results = []
+    for w in workloads:
+        name = w["name"]
+        engines: dict[str, list[dict]] = {"mc1": [], "mc0": [], "tlc": []}
+        for k in range(args.runs):
+            tag = f"-{k + 1}" if args.runs > 1 else ""
+            print(f"[{name}] run {k + 1}/{args.runs}: modelcheck ...", file=sys.stderr, flush=True)
+            engines["mc1"].append(run_modelcheck_published(w, args.timeout, memo=True))
+            if not args.no_readable:
+                print(f"[{name}] run {k + 1}/{args.runs}: modelcheck --no-memo ...", file=sys.stderr, flush=True)
+                engines["mc0"].append(run_modelcheck_published(w, args.timeout, memo=False))
+            if args.tlc_jar:
+                print(f"[{name}] run {k + 1}/{args.runs}: TLC -workers 1 ...", file=sys.stderr, flush=True)
+                engines["tlc"].append(run_tlc_published(w, args.tlc_jar.resolve(), args.examples_dir.resolve(),
+                                                        args.java, args.timeout, args.keep_tlc_output, tag))
+        ref = engines["mc1"][0]
+        if ref["invariants"] != w["invariants"] or ref["properties"] != w["properties"]:
+            mismatches.append(f"{name}: modelcheck checked {ref['invariants']} {ref['properties']}, "
+                              f"the cfg {w['invariants']} {w['properties']}")
+        # Not a mismatch: the tables may stop by design (when they learn about as often as they answer)
+        # and the run goes on with the spec's code; which path ran is part of what the suite measures.
+        fell_back = [r for r in engines["mc1"] if w["memo_expected"] and r["memo"] is None]
+        if w["expect"] is not None and tuple(ref[c] for c in COUNTS) != w["expect"]:
+            mismatches.append(f"{name}: modelcheck's counts {tuple(ref[c] for c in COUNTS)}, "
+                              f"the manifest's {w['expect']}")
+        for label, runs in engines.items():
+            for r in runs:
+                if r["result"] != "holds":
+                    mismatches.append(f"{name}: {label} result {r['result']}")
+                diff = [f"{c} {fmt(r[c])} vs modelcheck's {fmt(ref[c])}" for c in COUNTS if r[c] != ref[c]]
+                if diff:
+                    mismatches.append(f"{name}: {label} {', '.join(diff)}")
+        med = {label: median_of(runs) if runs else None for label, runs in engines.items()}
+        mc1, mc0, tlc = med["mc1"], med["mc0"], med["tlc"]
+        gen = ref["generated"]
+        memo = ref["memo"]
+        row = {
+            "workload": name, "distinct": ref["distinct"], "generated": gen, "depth": ref["depth"],
+            "manifest": list(w["recorded"]) if w["recorded"] else None, "manifest_note": w["note"],
+            "modelcheck_1": mc1, "modelcheck_no_memo": mc0, "tlc_workers1": tlc,
+            "memo": {k: memo.get(k) for k in MEMO_FIGURES} if memo else None,
+            "memo_expected": w["memo_expected"], "default_warnings": ref["warnings"],
+            "mc1_cpu_us_per_generated": round(mc1["cpu_s"] / gen * 1e6, 2),
+            "mc0_cpu_us_per_generated": round(mc0["cpu_s"] / gen * 1e6, 2) if mc0 else None,
+            "tlc_cpu_us_per_generated": round(tlc["cpu_s"] / gen * 1e6, 2) if tlc else None,
+            "tlc_over_mc1_wall": ratio(tlc and tlc["wall_s"], mc1["wall_s"]),
+            "tlc_over_mc0_wall": ratio(tlc and tlc["wall_s"], mc0 and mc0["wall_s"]),
+            "mc0_over_mc1_wall": ratio(mc0 and mc0["wall_s"], mc1["wall_s"]),
+        }
+        results.append(row)
+        print(f"\n## {name}: {fmt(ref['distinct'])} distinct, {fmt(gen)} generated, depth {ref['depth']} "
+              f"(manifest: {', '.join(fmt(x) for x in w['recorded']) if w['recorded'] else 'no such model'}"
+              f"{'; ' + w['note'] if w['note'] else ''}; "
+              f"modelcheck: {ref['command']}; spec {ref['spec_mode']})")
+        for label, title in (("mc1", "modelcheck (default: " + ("memo tables)" if memo else "spec's own code)")),
+                             ("mc0", "modelcheck --no-memo"), ("tlc", "TLC -workers 1")):
+            r = med[label]
+            if r is None:
+                continue
+            extra = f", engine {r['engine_s']:.1f} s" if "engine_s" in r else f", {r['tlc']}"
+            print(f"  {title}: {engine_cell(r)}{extra}; {fmt(r['distinct'])} distinct, {fmt(r['generated'])} "
+                  f"generated, depth {r['depth']}; walls {r['wall_s_all']}")
+        if memo:
+            print("  memo tables: " + ", ".join(f"{k} {fmt(memo.get(k))}" for k in MEMO_FIGURES
+                                                 if k != "split_actions")
+                  + f"; split actions: {', '.join(memo.get('split_actions') or []) or 'none'}")
+        elif fell_back:
+            print(f"  NOT on the memo tables ({len(fell_back)} of {len(engines['mc1'])} default runs): "
+                  f"{'; '.join(fell_back[0]['warnings']) or 'no warning (is the C loop built? modelcheck compile)'}")
+        elif ref["warnings"]:
+            print(f"  warnings: {'; '.join(ref['warnings'])}")
+        print(f"  CPU per generated state: {row['mc1_cpu_us_per_generated']:.2f} µs (default)"
+              + (f", {row['mc0_cpu_us_per_generated']:.2f} µs (--no-memo)" if mc0 else "")
+              + (f", TLC {row['tlc_cpu_us_per_generated']:.2f} µs" if tlc else ""))
+        print(f"  ratios: TLC/default wall {fmt(row['tlc_over_mc1_wall'])}, TLC/--no-memo wall "
+              f"{fmt(row['tlc_over_mc0_wall'])}, --no-memo/default wall {fmt(row['mc0_over_mc1_wall'])}")
+    load_after = os.getloadavg()
+    print("\n| spec (manifest model) | TLC -workers 1 | modelcheck default | modelcheck --no-memo | memo evaluations |")
+    print("|---|---|---|---|---|")
+    for row in results:
+        print(f"| {row['workload']} ({fmt(row['distinct'])} distinct, {fmt(row['generated'])} generated) "
+              f"| {engine_cell(row['tlc_workers1'])} | {engine_cell(row['modelcheck_1'])} "
+              f"| {engine_cell(row['modelcheck_no_memo'])} "
+              f"| {fmt(row['memo']['evaluations']) if row['memo'] else ('– (the tables stopped)' if row['memo_expected'] else '– (not on the tables)')} |")
+    print(f"\nload average before: {' '.join(f'{x:.2f}' for x in load_before)}; "
+          f"after: {' '.join(f'{x:.2f}' for x in load_after)}; "
+          f"finished {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}")
+    for line in mismatches:
+        print(f"MISMATCH: {line}")
+    if not mismatches:
+        print("counts: every engine's distinct states, states generated and depth agree, and equal the "
+              "manifest's where it records the model")
+    if args.json_out:
+        doc = {"date": started.isoformat(timespec="seconds"), "machine": machine(), "runs": args.runs,
+               "suite": "published", "load_before": [round(x, 2) for x in load_before],
+               "load_after": [round(x, 2) for x in load_after], "workloads": results, "mismatches": mismatches}
+        args.json_out.write_text(json.dumps(doc, indent=2) + "\n")
+    if mismatches:
+        sys.exit(1)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3, help="runs of each engine per workload; the median is shown")
@@ -332,7 +575,20 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=3600.0, help="seconds one process may take (default 3600)")
     ap.add_argument("--keep-tlc-output", type=Path, help="directory to write TLC's whole output to")
     ap.add_argument("--json", type=Path, dest="json_out", help="write the figures to this file")
+    ap.add_argument("--suite", choices=("kafka", "published"), default="kafka",
+                    help="kafka: the workloads above (default); published: the ports in bench/published")
+    ap.add_argument("--examples-dir", type=Path,
+                    help="a checkout of github.com/tlaplus/Examples (with --suite published --tlc-jar)")
     args = ap.parse_args()
+    if args.suite == "published":
+        if args.runs < 1:
+            ap.error("--runs must be at least 1")
+        if args.tlc_jar and not args.examples_dir:
+            ap.error("--suite published --tlc-jar needs --examples-dir")
+        if args.tlc_jar and not args.tlc_jar.is_file():
+            ap.error(f"no such jar: {args.tlc_jar}")
+        main_published(args)
+        return
     if args.runs < 1:
         ap.error("--runs must be at least 1")
     if args.tlc_jar and not args.tla_dir:

@@ -1,0 +1,184 @@
+"""EWD840: Dijkstra's termination detection on a ring (Dijkstra, Feijen, van Gasteren), ported from TLA+.
+
+Source: github.com/tlaplus/Examples, specifications/ewd840/EWD840.tla (Stephan Merz;
+MIT-licensed repository).  Model: EWD840.cfg, ``N = 3``, ``SPECIFICATION Spec``,
+``INVARIANTS TypeOK TerminationDetection Inv``, ``PROPERTIES Liveness TDSpec``,
+``CHECK_DEADLOCK FALSE``; its manifest records 302 distinct states, 2,001 states
+generated, depth 10.
+
+How the TLA+ is mapped:
+
+* ``Node == 0 .. N-1`` are the ints 0 .. N-1; ``active`` is a tuple of bools,
+  ``color`` a tuple of ints (``WHITE``/``BLACK``), ``tpos`` an int, ``tcolor`` an int.
+* ``Init`` sets ``active``, ``color`` and ``tpos`` to any type-correct value: the
+  initial states are every combination (2^N * 2^N * N of them, 192 for N = 3).
+* ``Next == System \\/ Environment`` with ``System == InitiateProbe \\/ \\E i \\in
+  Node \\ {0} : PassToken(i)`` and ``Environment == \\E i \\in Node : SendMsg(i) \\/
+  Deactivate(i)``: four actions, named as in the TLA+.  TLC generates one
+  successor per satisfied disjunct, also when the disjunction is an enabling
+  condition: ``InitiateProbe`` returns its successor once for each of ``tcolor =
+  "black"`` and ``color[0] = "black"`` that holds, ``PassToken(i)`` once for each of
+  ``~active[i]``, ``color[i] = "black"``, ``tcolor = "black"`` that holds, and
+  ``SendMsg(i)`` one successor per witness ``j`` of its ``\\E j \\in Node \\ {i}``.
+* Fairness ``WF_vars(System)``: modelcheck's fairness is declared per action, and
+  System is two actions.  Here ``WF(System)`` is the same condition as
+  ``WF(InitiateProbe) /\\ WF(\\E i : PassToken(i))``: both are enabled only where
+  the token is (``tpos = 0`` for InitiateProbe, ``tpos = i`` for PassToken(i)) and
+  only System moves the token, so whichever part of System is continuously
+  enabled stays the only enabled part until a System step, which is then a step
+  of that part.  ``SPEC`` declares the two weak fairness conditions.
+* ``Liveness == terminated ~> terminationDetected`` is a liveness property;
+  ``TypeOK``, ``TerminationDetection`` and ``Inv`` are invariants.  ``TDSpec``
+  (refinement of SyncTerminationDetection) is not ported: modelcheck checks no
+  refinement mappings.  The non-properties ``TokenAlwaysBlack`` (an invariant)
+  and ``NeverChangeColor`` (a step property) are offered, not checked by default.
+"""
+
+from itertools import product
+from typing import NamedTuple
+
+import attrs
+
+from modelcheck import Domain, Spec, action, constant, invariant, leads_to, liveness, step_property, weak
+
+WHITE, BLACK = 0, 1
+COLORS = ("white", "black")
+
+
+@attrs.frozen
+class Config:
+    N: int = constant(3, "number of nodes on the ring", minimum=1, maximum=6)
+
+
+class State(NamedTuple):
+    active: tuple[bool, ...]
+    color: tuple[int, ...]
+    tpos: int
+    tcolor: int
+
+
+NODE = Domain("i", lambda c: range(c.N), str)
+NODE_NOT_0 = Domain("i", lambda c: range(1, c.N), str)
+
+
+def init(c: Config) -> list[State]:
+    """Init: any active, color and tpos; the token is black."""
+    return [State(tuple(a), tuple(col), t, BLACK)
+            for a in product((False, True), repeat=c.N)
+            for col in product((WHITE, BLACK), repeat=c.N)
+            for t in range(c.N)]
+
+
+def _at(values: tuple, i: int, v) -> tuple:
+    out = list(values)
+    out[i] = v
+    return tuple(out)
+
+
+@action("InitiateProbe")
+def initiate_probe(c: Config, s: State) -> list[State] | None:
+    """Node 0 holding the token, with itself or the token black, passes a white token to node N-1."""
+    if s.tpos != 0:
+        return None
+    # /\ tcolor = "black" \/ color[0] = "black": one successor per satisfied disjunct
+    times = (s.tcolor == BLACK) + (s.color[0] == BLACK)
+    if not times:
+        return None
+    t = State(s.active, _at(s.color, 0, WHITE), c.N - 1, WHITE)
+    return [t] * times
+
+
+@action("PassToken", i=NODE_NOT_0)
+def pass_token(c: Config, s: State, i: int) -> list[State] | None:
+    """Node i passes the token to i-1 (staining it if i is black) and becomes white."""
+    if s.tpos != i:
+        return None
+    # /\ ~ active[i] \/ color[i] = "black" \/ tcolor = "black"
+    times = (not s.active[i]) + (s.color[i] == BLACK) + (s.tcolor == BLACK)
+    if not times:
+        return None
+    t = State(s.active, _at(s.color, i, WHITE), i - 1, BLACK if s.color[i] == BLACK else s.tcolor)
+    return [t] * times
+
+
+@action("SendMsg", i=NODE)
+def send_msg(c: Config, s: State, i: int) -> list[State] | None:
+    """An active node i activates some j # i; it turns black if j > i."""
+    if not s.active[i]:
+        return None
+    out = []
+    for j in range(c.N):  # \E j \in Node \ {i}: one successor per witness
+        if j == i:
+            continue
+        out.append(s._replace(active=_at(s.active, j, True),
+                              color=_at(s.color, i, BLACK) if j > i else s.color))
+    return out or None
+
+
+@action("Deactivate", i=NODE)
+def deactivate(c: Config, s: State, i: int) -> State | None:
+    """An active node becomes inactive."""
+    if not s.active[i]:
+        return None
+    return s._replace(active=_at(s.active, i, False))
+
+
+@invariant("TypeOK", "active, color, tpos and tcolor are of their types.")
+def type_ok(c: Config, s: State) -> bool:
+    return (len(s.active) == c.N and len(s.color) == c.N and all(x in (WHITE, BLACK) for x in s.color)
+            and 0 <= s.tpos < c.N and s.tcolor in (WHITE, BLACK))
+
+
+def terminated(c: Config, s: State) -> bool:
+    """terminated == \\A i \\in Node : ~ active[i]"""
+    return not any(s.active)
+
+
+def termination_detected(c: Config, s: State) -> bool:
+    """tpos = 0 /\\ tcolor = "white" /\\ color[0] = "white" /\\ ~ active[0]"""
+    return s.tpos == 0 and s.tcolor == WHITE and s.color[0] == WHITE and not s.active[0]
+
+
+@invariant("TerminationDetection", "terminationDetected => terminated")
+def termination_detection(c: Config, s: State) -> bool:
+    return not termination_detected(c, s) or terminated(c, s)
+
+
+@invariant("Inv", "Dijkstra's inductive invariant: P0 \\/ P1 \\/ P2.")
+def inv(c: Config, s: State) -> bool:
+    p0 = all(not s.active[i] for i in range(c.N) if s.tpos < i)
+    p1 = any(s.color[j] == BLACK for j in range(s.tpos + 1))
+    p2 = s.tcolor == BLACK
+    return p0 or p1 or p2
+
+
+@invariant("TokenAlwaysBlack", "A non-property: tcolor = \"black\" (violated; not checked by default).")
+def token_always_black(c: Config, s: State) -> bool:
+    return s.tcolor == BLACK
+
+
+@liveness("Liveness", "terminated ~> terminationDetected")
+def liveness_(c: Config):
+    return leads_to(terminated, termination_detected)
+
+
+@step_property("NeverChangeColor", "A non-property: [][UNCHANGED color]_vars (violated).")
+def never_change_color(c: Config, s: State, t: State) -> bool:
+    return s.color == t.color
+
+
+SPEC = Spec(
+    name="published-ewd840",
+    title="EWD840 (tlaplus/Examples ewd840)",
+    description="Dijkstra's token-ring termination detection.",
+    constants=Config,
+    init=init,
+    actions=[initiate_probe, pass_token, send_msg, deactivate],
+    invariants=[type_ok, termination_detection, inv, token_always_black],
+    default_invariants=["TypeOK", "TerminationDetection", "Inv"],
+    properties=[liveness_, never_change_color],
+    fairness=[weak(initiate_probe), weak(pass_token)],  # WF_vars(System); see the module's docstring
+    deadlock_expected=True,  # EWD840.cfg: CHECK_DEADLOCK FALSE
+    view=lambda c, s: {"active": list(s.active), "color": [COLORS[x] for x in s.color],
+                       "tpos": s.tpos, "tcolor": COLORS[s.tcolor]},
+)
