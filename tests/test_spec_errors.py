@@ -306,3 +306,21 @@ def test_running_out_of_memory_in_an_action_is_not_the_specs_error():
             expand(0)
     with pytest.raises(MemoryError):
         model._call("init", grow, C(), 0)
+
+
+def test_two_spec_files_of_one_name_are_not_confused(tmp_path):
+    """A spec file is imported under a name made from its file name; a second, different file of that name in
+    the same process is refused in one line instead of silently checking the first one again."""
+    from modelcheck.errors import SpecLoadError
+    from modelcheck.spec.loader import load_spec
+
+    source = (ROOT / "tests" / "models" / "tcommit.py").read_text()
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "same_name_spec.py").write_text(source)
+    (b / "same_name_spec.py").write_text(source.replace("number of resource managers", "resource managers"))
+    assert load_spec(str(a / "same_name_spec.py")).name == "tcommit"
+    assert load_spec(str(a / "same_name_spec.py")).name == "tcommit"  # the same file again: fine
+    with pytest.raises(SpecLoadError, match="a different spec file of the same name"):
+        load_spec(str(b / "same_name_spec.py"))

@@ -45,7 +45,7 @@ and with ``--no-memo``, all with the same counts):
 SUITE = [
     {
         "name": "tcommit",
-        "module": "tcommit",
+        "module": "tcommit_examples",
         "constants": {"RM": 3},
         "manifest": {"folder": "specifications/transaction_commit", "tla": "TCommit.tla", "cfg": "TCommit.cfg",
                      "distinct": 34, "generated": 94, "depth": 7},

@@ -50,6 +50,22 @@ def user_module_name(path: str) -> str:
     return "modelcheck_user_" + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
 
 
+def _source_of(module: Any) -> str | None:
+    from modelcheck.model.blame import SOURCE_ATTR
+
+    src = getattr(module, SOURCE_ATTR, None) or getattr(module, "__file__", None)
+    return os.path.abspath(src) if src and str(src).endswith(".py") else None
+
+
+def _differ(a: str, b: str) -> bool:
+    """Whether two spec files that both exist hold different source (a shipped copy of a file is the file)."""
+    try:
+        with open(a, "rb") as fa, open(b, "rb") as fb:
+            return fa.read() != fb.read()
+    except OSError:
+        return False
+
+
 def _import_file(path: str) -> Any:
     """Import a user's spec file under :func:`user_module_name`, once per process."""
     from modelcheck.build import user_specs
@@ -57,7 +73,12 @@ def _import_file(path: str) -> Any:
     path = os.path.abspath(path)
     name = user_module_name(path)
     if name in sys.modules:
-        # Imported already, here or (on an executor) from the copy Spark shipped.
+        # Imported already, here or (on an executor) from the copy Spark shipped.  Another file of the same
+        # name would silently stand in for this one: refused instead.
+        other = _source_of(sys.modules[name])
+        if other is not None and other != path and _differ(other, path):
+            raise SpecLoadError(f"{shown_path(path)}: a different spec file of the same name, {shown_path(other)}, "
+                                "is already loaded in this process; rename one of them")
         return sys.modules[name]
     try:
         built = user_specs.load(user_specs.UserModule(name, path))
