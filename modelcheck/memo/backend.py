@@ -435,8 +435,9 @@ class MemoBackend:
             self.trace_lookups += 1
         # Every step of a trace is one the spec's own code takes, or the fault is the tables' (never the
         # spec's "not deterministic", which the driver's replay would report).
+        leaves = Leaves(self.tries)
         for row in rows[:-1]:
-            found = difference(self, row)
+            found = difference(self, row, leaves)
             if found is not None:
                 raise MemoUnsupported(f"the tables differ from the spec's own code: {found}")
         out = [self.initial_readable[int(start)]]
