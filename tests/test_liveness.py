@@ -217,3 +217,33 @@ def test_show_and_list_name_the_properties():
     assert r.returncode == 0
     assert "ReachesTop  [liveness]  x eventually reaches N" in r.stdout
     assert "NoBigDrop  [step]" in r.stdout and "Fairness: WF_vars(Inc)" in r.stdout
+
+
+def test_cli_json_gives_the_action_that_closes_the_loop():
+    """``loop_action`` is the action of the step from the trace's last state back to ``trace[loop_start]``:
+    replaying it from the last step's state gives that state."""
+    from modelcheck.model.bound import BoundModel
+    from modelcheck.options import CheckOptions
+
+    r = run_cli("check", TOY, "--property", "ReachesTop", "--json", "-q")
+    assert r.returncode == 1, r.stderr
+    v = json.loads(r.stdout)["violation"]
+    assert v["kind"] == "liveness" and v["stuttering"] is False and v["loop_action"] == "Reset"
+    trace, start = v["trace"], v["loop_start"]
+    assert trace[-1]["state"] == {"x": 1} and trace[start]["state"] == {"x": 0}
+    api = check(ft.counter(WF_INC), "ReachesTop").violation
+    assert [s.state for s in api.trace] == [ft.X(0), ft.X(1)]
+    spec = ft.counter(WF_INC)
+    model = BoundModel(spec, check(spec, "ReachesTop").constants_object, CheckOptions(invariants=()))
+    closing = [model.step(ai, b, t) for ai, b, t in model.successors(api.trace[-1].state)
+               if t == api.trace[start].state]
+    assert [s.action for s in closing] == [v["loop_action"]]
+    assert spec.describe_state(model.c, closing[0].state) == trace[start]["state"]
+
+
+def test_cli_json_gives_no_loop_action_for_a_stuttering_lasso():
+    r = run_cli("check", TOY, "--property", "ZeroInfinitelyOften", "--json", "-q")
+    assert r.returncode == 1, r.stderr
+    v = json.loads(r.stdout)["violation"]
+    assert v["stuttering"] is True and v["loop_start"] is None
+    assert "loop_action" in v and v["loop_action"] is None

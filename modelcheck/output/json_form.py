@@ -73,6 +73,7 @@ def violation_to_json(spec: Spec, consts: Any, v: Violation) -> dict:
     }
     if v.kind == "liveness":
         out["loop_start"] = v.loop_start
+        out["loop_action"] = v.loop_action  # the step from the last state back to loop_start; None when stuttering
         out["stuttering"] = v.loop_start is None
     return out
 
