@@ -160,8 +160,9 @@ def _node_label(g: nx.DiGraph, node: str) -> str:
             f'{_value_change(prev.get(name), data["fields"].get(name, ""))}</TD></TR>'
         )
     if data["violating"] and v["description"]:  # last, under everything that changed
+        said = "Broken by this behaviour, not by one state" if v["kind"] == "liveness" else "Violated"
         rows.append(f'<TR><TD COLSPAN="{ncols}" ALIGN="LEFT" BALIGN="LEFT"><FONT COLOR="{VIOLATING}" POINT-SIZE="10">'
-                    f'<B>Violated:</B> {_wrapped(v["description"], 110)}</FONT></TD></TR>')
+                    f'<B>{said}:</B> {_wrapped(v["description"], 110)}</FONT></TD></TR>')
     if data["violating"] and v.get("explanation"):
         rows.append(f'<TR><TD COLSPAN="{ncols}" ALIGN="LEFT" BALIGN="LEFT" BGCOLOR="{CULPRIT_FILL}">'
                     f'<FONT COLOR="{VIOLATING}"><B>Why:</B> {_wrapped(v["explanation"], 100)}</FONT></TD></TR>')

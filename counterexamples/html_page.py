@@ -11,10 +11,15 @@ every view at once.  Four views of the same trace:
   the selected state with its lanes and every variable, the changed ones
   highlighted, the messages of that step, and for the last one the violated
   invariant's explanation with its culprit cells in red.
-* **Lanes**: a row per step and a column per lane (the seeds' LEO/HW tables),
-  logs drawn as offset-aligned cells coloured by epoch with HW and LEO
-  markers, crashed brokers greyed; steps as columns on request; unchanged
-  fields can be hidden.
+* **Lanes** (:mod:`.html_lanes`): per step a row per lane and a column per
+  field, so a field reads straight down (the seeds' LEO/HW tables); logs
+  drawn as offset-aligned cells coloured by epoch with HW and LEO markers,
+  crashed brokers greyed; steps as columns on request; unchanged fields can
+  be hidden.
+
+A liveness counterexample (:mod:`.html_loop`) has no violating state: every
+view marks its loop and ends with the step that closes it, and the verdict
+names the actions enabled in the loop with their fairness.
 * **Messages**: the sequence diagram (:mod:`.seqdiagram`), when the spec
   declares messages.
 * **Graph**: the trace graph as Graphviz lays it out.
@@ -25,10 +30,12 @@ from __future__ import annotations
 import os
 
 from modelcheck.counterexamples import lanes as L
-from modelcheck.counterexamples.html_parts import (action_html, epoch_css, esc, lane_cell, message_list, replicas_table,
+from modelcheck.counterexamples.html_lanes import lanes_by_columns, lanes_by_rows, legend_html
+from modelcheck.counterexamples.html_loop import closing_row_html, verdict_html
+from modelcheck.counterexamples.lasso import Loop, headline, loop_of_doc
+from modelcheck.counterexamples.html_parts import (action_html, epoch_css, esc, message_list, replicas_table,
                                                    variables_table)
 from modelcheck.counterexamples.text import flatten
-from modelcheck.counterexamples.tracefile import loop_line
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -39,15 +46,27 @@ def asset(name: str) -> str:
         return f.read()
 
 
-def _note(v: dict, loop: str) -> str:
-    """What kind of counterexample this is, in one paragraph."""
-    if v["kind"] == "liveness":
-        return (f'<p class="loop"><b>A behaviour that never satisfies the property:</b> {esc(loop)} Every fairness '
-                "condition of the spec holds along it, so nothing forces it out.</p>")
+def _note(doc: dict, loop: Loop | None) -> str:
+    """What kind of counterexample this is, in one paragraph (for a lasso: the loop and its actions)."""
+    v = doc["violation"]
+    if loop is not None:
+        return verdict_html(doc, loop)
     if v["kind"] == "step":
         return ('<p class="note">The last step breaks the property; it is the first such step in breadth-first '
                 "order, so no shorter trace exists.</p>")
     return '<p class="note">The last state is the first one, in breadth-first order, where it fails; no shorter trace exists.</p>'
+
+
+def _legend(doc: dict, loop: Loop | None) -> str:
+    """How to read the steps; the red cells only when there are culprits, the loop only for a lasso."""
+    parts = ['Select a step (here, in the lanes, the messages or the graph) to see its whole state; '
+             '<span class="changed">highlighted</span> fields changed in that step']
+    if doc["violation"].get("culprits"):
+        parts.append(', <span class="culprit">red</span> cells break the invariant')
+    if loop is not None:
+        parts.append(', steps with a <span class="loopkey">rose bar</span> are the loop that repeats forever')
+    parts.append('. <span class="nav">Tab to the list, then <kbd>&uarr;</kbd> <kbd>&darr;</kbd>.</span>')
+    return f'<p class="legend">{"".join(parts)}</p>'
 
 
 def render_html(doc: dict, svg: str | None, seq: str | None = None) -> str:
@@ -55,7 +74,7 @@ def render_html(doc: dict, svg: str | None, seq: str | None = None) -> str:
     unavailable)."""
     v = doc["violation"]
     verdict = "deadlock" if v["kind"] == "deadlock" else f"{v['name']} violated"
-    loop = loop_line(doc)
+    loop = loop_of_doc(doc)
     steps = doc["steps"]
     consts = ", ".join(f"{k}={val}" for k, val in doc["constants"].items())
     why = v.get("explanation", "")
@@ -73,25 +92,24 @@ def render_html(doc: dict, svg: str | None, seq: str | None = None) -> str:
 <style>{asset("trace_page.css")}
 {epoch_css()}</style></head>
 <body>
-<header><h1>{esc(doc['spec'])}: {esc(verdict)} in {len(steps)} states</h1>
+<header><h1>{esc(doc['spec'])}: {esc(headline(doc))}</h1>
 <div class="sub">{esc(doc['title'])} &middot; {esc(consts)}</div>
 <nav><a href="#steps">Steps</a> <a href="#lanes">Lanes</a> <a href="#messages">Messages</a> <a href="#graph">Graph</a></nav>
 </header>
 <div class="violation" id="verdict"><b>{esc(verdict)}</b>{': ' + esc(v['description']) if v['description'] else ''}
 {why_html}
-{_note(v, loop)}
+{_note(doc, loop)}
 {'<p class="story"><b>What happens:</b> ' + esc(doc['story']) + '</p>' if doc.get('story') else ''}</div>
 <section id="steps"><h2>Steps</h2>
-<p class="legend">Select a step (here, in the lanes, the messages or the graph) to see its whole state;
-<span class="changed">highlighted</span> fields changed in that step, <span class="culprit">red</span> cells
-break the invariant. <span class="nav">Tab to the list, then <kbd>&uarr;</kbd> <kbd>&darr;</kbd>.</span></p>
-<div class="steps">{_step_list(steps)}<div class="details" id="detail">{_step_details(doc)}</div></div></section>
+{_legend(doc, loop)}
+<div class="steps">{_step_list(steps, loop)}<div class="details" id="detail">{_step_details(doc, loop)}</div></div></section>
 <section id="lanes"><h2>Lanes</h2>
 <div class="toolbar"><button type="button" id="layout" aria-pressed="false">Show steps as columns</button>
 <label><input type="checkbox" id="only-changes"> Only what changed</label></div>
 {why_html}
-{_lanes_by_rows(doc)}
-{_lanes_by_columns(doc)}</section>
+{legend_html(steps) if any(st.get("lanes") for st in steps) else ""}
+{lanes_by_rows(doc, loop)}
+{lanes_by_columns(doc, loop)}</section>
 <section id="messages"><h2>Messages</h2>{seq_html}</section>
 <section id="graph"><h2>Graph</h2>{graph_html}</section>
 <script>{asset("trace_page.js")}</script>
@@ -99,18 +117,27 @@ break the invariant. <span class="nav">Tab to the list, then <kbd>&uarr;</kbd> <
 """
 
 
-def _step_list(steps: list[dict]) -> str:
+def _step_list(steps: list[dict], loop: Loop | None) -> str:
+    """The steps as a listbox; a lasso's loop steps are marked and a last row says where the loop goes."""
     last = len(steps) - 1
-    bad = ' class="bad"'
-    items = "".join(
-        f'<li role="option" id="opt-{i + 1}" tabindex="-1" aria-selected="false" data-i="{i}"{bad if i == last else ""}>'
-        f'<a href="#step-{i + 1}"><span class="n">{i + 1}</span><span>{action_html(s["action"] or "Initial state")}</span></a></li>'
-        for i, s in enumerate(steps)
-    )
-    return f'<ol class="steplist" id="steplist" role="listbox" tabindex="0" aria-label="Steps of the trace">{items}</ol>'
+    items = []
+    for i, s in enumerate(steps):
+        cls = []
+        if i == last and loop is None:
+            cls.append("bad")
+        if loop is not None and loop.contains(i + 1):
+            cls.append("inloop")
+        attr = f' class="{" ".join(cls)}"' if cls else ""
+        items.append(f'<li role="option" id="opt-{i + 1}" tabindex="-1" aria-selected="false" data-i="{i}"{attr}>'
+                     f'<a href="#step-{i + 1}"><span class="n">{i + 1}</span>'
+                     f'<span>{action_html(s["action"] or "Initial state")}</span></a></li>')
+    if loop is not None:
+        items.append(closing_row_html(loop))
+    return (f'<ol class="steplist" id="steplist" role="listbox" tabindex="0" aria-label="Steps of the trace">'
+            f'{"".join(items)}</ol>')
 
 
-def _step_details(doc: dict) -> str:
+def _step_details(doc: dict, loop: Loop | None) -> str:
     """Every step's state, written out (the script shows one at a time)."""
     steps = doc["steps"]
     v = doc["violation"]
@@ -125,7 +152,11 @@ def _step_details(doc: dict) -> str:
         bad_vars = L.culprit_variables(v) if i == last else set()
         head = (f'<h3>State {i + 1} ' + (f'after <code>{esc(step["action"])}</code>' if step["action"]
                                          else "(initial state)"))
-        if i == last:
+        if loop is not None and i + 1 == loop.start and not loop.stuttering:
+            head += ' <span class="loopnote">the loop starts here</span>'
+        if loop is not None and i == last:
+            head += f' <span class="loopnote">then {esc(loop.closing_text())}</span>'
+        elif i == last:
             verdict = "deadlock" if v["kind"] == "deadlock" else f"{v['name']} violated"
             head += f' <span class="verdict">{esc(verdict)}</span>'
         head += "</h3>"
@@ -142,58 +173,6 @@ def _step_details(doc: dict) -> str:
         if msgs:
             body += f"<h4>Messages in this step</h4>{msgs}"
         body += f'<h4>Variables</h4>{variables_table(flatten(step["state"]), step.get("changed", []), bad_vars)}'
-        out.append(f'<div class="stepdetail{" bad" if i == last else ""}" id="step-{i + 1}" data-i="{i}">'
+        out.append(f'<div class="stepdetail{" bad" if i == last and loop is None else ""}" id="step-{i + 1}" data-i="{i}">'
                    f'{head}{why}{body}</div>')
     return "".join(out)
-
-
-def _lanes_by_rows(doc: dict) -> str:
-    """The default layout: a row per step (as the seeds' LEO/HW tables), a column per lane."""
-    steps = doc["steps"]
-    if not any(s.get("lanes") for s in steps):
-        return "<p>This spec does not declare lanes.</p>"
-    lanes = list((steps[0].get("lanes") or {}).keys())
-    width = L.max_log_length(steps)
-    bad = L.culprit_cells(doc["violation"])
-    last = len(steps) - 1
-    head = "<tr><th>step</th><th>action</th>" + "".join(f'<th class="lanehead">{esc(n)}</th>' for n in lanes) + "</tr>"
-    rows = []
-    for i, step in enumerate(steps):
-        changes = L.lane_changes(steps[i - 1] if i else None, step)
-        cells = []
-        for lane in lanes:
-            fields = (step.get("lanes") or {}).get(lane, {})
-            culprits = {f: offs for (ln, f), offs in bad.items() if ln == lane} if i == last else {}
-            cls = "down" if L.is_down(fields) else ""
-            cells.append(f'<td class="{cls}">{lane_cell(fields, changes.get(lane, []), culprits, width)}</td>')
-        rows.append(f'<tr data-row="{i}" class="{"bad" if i == last else ""}"><th data-col="{i}" tabindex="-1">{i + 1}</th>'
-                    f'<td class="act">{action_html(step["action"] or "initial state")}</td>{"".join(cells)}</tr>')
-    return (f'<div class="lanebox" id="lanes-rows"><table class="lanes rows">{head}{"".join(rows)}</table></div>')
-
-
-def _lanes_by_columns(doc: dict) -> str:
-    """The other layout: a row per lane, a column per step."""
-    steps = doc["steps"]
-    if not any(s.get("lanes") for s in steps):
-        return ""
-    lanes = list((steps[0].get("lanes") or {}).keys())
-    width = L.max_log_length(steps)
-    bad = L.culprit_cells(doc["violation"])
-    last = len(steps) - 1
-    head = "".join(
-        f'<th data-col="{i}" class="{"badcol" if i == last else ""}">{i + 1}<br><span class="f">'
-        f'{action_html(s["action"] or "initial")}</span></th>'
-        for i, s in enumerate(steps)
-    )
-    rows = []
-    for lane in lanes:
-        cells = []
-        for i, step in enumerate(steps):
-            changes = L.lane_changes(steps[i - 1] if i else None, step)
-            fields = (step.get("lanes") or {}).get(lane, {})
-            culprits = {f: offs for (ln, f), offs in bad.items() if ln == lane} if i == last else {}
-            cls = " ".join(c for c in ("badcol" if i == last else "", "down" if L.is_down(fields) else "") if c)
-            cells.append(f'<td data-col="{i}" class="{cls}">{lane_cell(fields, changes.get(lane, []), culprits, width)}</td>')
-        rows.append(f"<tr><th>{esc(lane)}</th>{''.join(cells)}</tr>")
-    return (f'<div class="lanebox" id="lanes-cols" hidden><table class="lanes cols"><tr><th></th>{head}</tr>'
-            f'{"".join(rows)}</table></div>')

@@ -29,8 +29,10 @@ def action_html(label: str) -> str:
 
 
 def epoch_css() -> str:
-    """One CSS class per epoch colour (``.e0``, ``.e1``...), the same colours as the SVG and DOT drawings."""
-    return "\n".join(f".log .cell.e{i}:not(.culprit) {{ background: {c}; }}" for i, c in enumerate(EPOCH_FILLS))
+    """One CSS class per epoch colour (``.e0``, ``.e1``...), the same colours as the SVG and DOT drawings, for log
+    cells and the legend's swatches."""
+    return "\n".join(f".log .cell.e{i}:not(.culprit), .swatch.e{i} {{ background: {c}; }}"
+                      for i, c in enumerate(EPOCH_FILLS))
 
 
 def log_strip(value: object, width: int, hw: object, leo: object, culprits: set[int], down: bool = False) -> str | None:
@@ -66,31 +68,6 @@ def log_strip(value: object, width: int, hw: object, leo: object, culprits: set[
     style = f' style="width:{n * CELL}px"'
     down_cls = " down" if down else ""
     return f'<div class="log{down_cls}"{style}>{"".join(cells)}{"".join(marks)}</div>'
-
-
-def chip(field: str, value: object, *, changed: bool, culprit: bool) -> str:
-    """One lane field as ``name value``; unchanged ones can be hidden with the page's toggle."""
-    cls = ["chip", "changed" if changed else "same"]
-    if culprit:
-        cls.append("culprit")
-    return f'<span class="{" ".join(cls)}"><span class="k">{esc(field)}</span> {esc(value)}</span>'
-
-
-def lane_cell(fields: dict, changed: list[str], culprits: dict[str, set], width: int) -> str:
-    """The content of one lane at one step: its log strip, then every other field as a chip."""
-    down = L.is_down(fields)
-    parts = []
-    for f, value in fields.items():
-        bad = culprits.get(f)
-        if f == L.LOG:
-            strip = log_strip(value, width, fields.get(L.HW), fields.get(L.LEO),
-                              {o for o in (bad or ()) if o is not None}, down)
-            if strip is not None:
-                cls = "changed" if f in changed else "same"
-                parts.insert(0, f'<div class="logwrap {cls}{" culprit" if bad and None in bad else ""}">{strip}</div>')
-                continue
-        parts.append(chip(f, value, changed=f in changed, culprit=bad is not None))
-    return "".join(parts)
 
 
 def replicas_table(lanes: dict, changes: dict[str, list[str]], culprits: dict[tuple[str, str], set],

@@ -8,7 +8,13 @@ round trip one step).  Responses are dashed, dropped messages end in a red
 cross with the reason, messages still in flight at the end run to the
 bottom.  The fields of a broker that changed in a step are written beside
 its lifeline, a crashed broker's lifeline is grey and dashed, and the last
-row carries the violation with its explanation.
+row carries the violation with its explanation.  A liveness lasso has no
+violating row: its loop is framed (UML's ``loop`` fragment) and closed by a
+row that goes back to the loop's first step, or says it stutters forever.
+
+The layout is compact (a trace page scales the drawing down to its box's
+width, so that every lifeline stays in view on a narrow screen): lifelines
+150 pixels apart, the action names in a 230-pixel gutter.
 
 The output depends only on the trace document, so it is byte-for-byte
 stable and checked in with the known traces.
@@ -20,6 +26,7 @@ import html
 import textwrap
 
 from modelcheck.counterexamples import lanes as lanes_mod
+from modelcheck.counterexamples.lasso import Loop, headline, loop_of_doc, verdict
 from modelcheck.counterexamples.messages import Arrow, actors, arrows, has_messages
 from modelcheck.counterexamples.palette import CULPRIT_LINE, DOWN_TEXT, kind_colours
 from modelcheck.counterexamples.text import show
@@ -28,10 +35,13 @@ from modelcheck.errors import RenderError
 FONT = "Helvetica, Arial, sans-serif"
 CHAR = 6.3
 """Average width of a character at 11 px, to size labels without a font engine."""
-GUTTER = 250
-SPACING = 190
+GUTTER = 230
+SPACING = 150
 SLOT = 22
 TOP = 96
+LOOP_ROW = 34
+"""Height of a lasso's closing row, under the last step."""
+LOOP_COLOUR = "#e11d48"
 
 
 def _e(text: object) -> str:
@@ -62,6 +72,7 @@ class _Layout:
         self.arrows = arrows(self.steps)
         self.actors = actors(self.steps, self.arrows)
         self.lanes = list((self.steps[0].get("lanes") or {}).keys())
+        self.loop: Loop | None = loop_of_doc(doc)
         self.x = {a: GUTTER + i * SPACING + SPACING // 2 for i, a in enumerate(self.actors)}
         self.width = GUTTER + len(self.actors) * SPACING + SPACING // 2
         self.send_slot: dict[int, int] = {}
@@ -89,6 +100,9 @@ class _Layout:
             self.row_height.append(h)
             y += h
         self.bottom = y
+        """The bottom of the last step's row."""
+        self.end = y + (LOOP_ROW if self.loop is not None else 0)
+        """The bottom of the drawing's rows (a lasso's closing row included)."""
 
     def _two_lines(self, a: Arrow) -> bool:
         span = abs(self.x[a.receiver] - self.x[a.sender]) + 50 if a.ended == a.sent else SPACING * 1.4
@@ -114,33 +128,40 @@ def render_sequence_svg(doc: dict) -> str:
                           "sequence diagram; use --format svg or html")
     L = _Layout(doc)
     colours = kind_colours([a.kind for a in L.arrows])
-    height = L.bottom + 40
+    height = L.end + 40
     v = doc["violation"]
-    verdict = "deadlock" if v["kind"] == "deadlock" else f"{v['name']} violated"
+    said = verdict(doc)
     why = v.get("explanation") or v.get("description", "")
-    why_lines = textwrap.wrap(f"{verdict}: {why}", int((L.width - 40) / 7.0)) if why else []
+    if L.loop is not None:
+        why = f"{L.loop.closing_text()}, and what it promises never happens ({v.get('description', '')})"
+    why_lines = textwrap.wrap(f"{said}: {why}", int((L.width - 40) / 7.0)) if why else []
+    legend_lines = _legend_lines(L, colours)
     legend_y = height + 16 * len(why_lines) + 8
-    height = legend_y + 30
+    height = legend_y + 16 * len(legend_lines) + 20
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{L.width}" height="{height}" '
            f'viewBox="0 0 {L.width} {height}" font-family="{FONT}" font-size="11" class="seq">',
-           f'<title>{_e(doc["spec"])}: {_e(verdict)}, messages between actors</title>',
+           f'<title>{_e(doc["spec"])}: {_e(said)}, messages between actors</title>',
            "<defs>"]
     for kind, colour in colours.items():
         out.append(f'<marker id="arrow-{colours_id(kind)}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
                    f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{colour}"/></marker>')
+    out.append(f'<marker id="arrow-loop" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" '
+               f'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="{LOOP_COLOUR}"/></marker>')
     out.append("</defs>")
     out.append(f'<rect x="0" y="0" width="{L.width}" height="{height}" fill="#ffffff"/>')
-    out.append(f'<text x="16" y="24" font-size="15" font-weight="bold">{_e(doc["spec"])}: {_e(verdict)} '
-               f'in {len(L.steps)} states</text>')
+    out.append(f'<text x="16" y="24" font-size="15" font-weight="bold">{_e(doc["spec"])}: {_e(said)}</text>')
     consts = ", ".join(f"{k}={val}" for k, val in doc["constants"].items())
-    out.append(f'<text x="16" y="42" fill="#475569">{_e(consts)}</text>')
+    length = headline(doc)[len(said):].lstrip(":").strip()  # "in 9 states", "6 states, then stuttering forever"
+    out.append(f'<text x="16" y="42" fill="#475569">{_e(length)} &#183; {_e(consts)}</text>')
     _rows(out, L)
     _lifelines(out, L)
     for k, a in enumerate(L.arrows):
         _arrow(out, L, k, a, colours[a.kind])
     _labels(out, L, colours)
+    if L.loop is not None:
+        _loop(out, L, L.loop)
     _violation(out, L, why_lines)
-    _legend(out, L, colours, legend_y)
+    _legend(out, L, colours, legend_y, legend_lines)
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -151,7 +172,7 @@ def colours_id(kind: str) -> str:
 
 
 def _rows(out: list[str], L: _Layout) -> None:
-    last = len(L.steps) - 1
+    last = len(L.steps) - 1 if L.loop is None else -1  # a lasso has no violating row
     for i, step in enumerate(L.steps):
         y, h = L.row_top[i], L.row_height[i]
         fill = "#fef2f2" if i == last else ("#f8fafc" if i % 2 else "#ffffff")
@@ -167,12 +188,34 @@ def _rows(out: list[str], L: _Layout) -> None:
     out.append(f'<line x1="0" y1="{L.bottom}" x2="{L.width}" y2="{L.bottom}" stroke="#e2e8f0"/>')
 
 
+def _loop(out: list[str], L: _Layout, loop: Loop) -> None:
+    """The loop's frame around its steps, with a ``loop`` tag, and the closing row under them."""
+    top = L.row_top[loop.start - 1]
+    tag = "stutters forever" if loop.stuttering else "loop"
+    tag_w = 16 + int(CHAR * len(tag))
+    right = L.width - 3  # the tag in the frame's top right corner, clear of the step's number and action
+    out.append(f'<g class="loopframe"><rect x="3" y="{top + 1}" width="{L.width - 6}" height="{L.end - top - 2}" '
+               f'fill="none" stroke="{LOOP_COLOUR}" stroke-width="2"/>')
+    out.append(f'<path d="M{right},{top + 1} h{-tag_w} v10 l8,8 h{tag_w - 8} z" fill="{LOOP_COLOUR}"/>')
+    out.append(f'<text x="{right - 6}" y="{top + 14}" text-anchor="end" fill="#ffffff" font-weight="bold">'
+               f'{_e(tag)}</text></g>')
+    y = L.bottom
+    out.append(f'<g class="row loopback" data-step="{loop.start}"><rect x="4" y="{y}" width="{L.width - 8}" '
+               f'height="{LOOP_ROW - 3}" fill="#fff1f2"/>')
+    mark = "\u27F2" if loop.stuttering else "\u21BA"
+    out.append(f'<text x="12" y="{y + 21}" font-size="13" font-weight="bold" fill="{LOOP_COLOUR}">{mark}</text>')
+    out.append(f'<text x="36" y="{y + 21}" font-weight="bold" fill="#9f1239">{_e(loop.closing_text())}</text></g>')
+    if not loop.stuttering:  # an arrow up the left margin, from the closing row to the loop's first step
+        out.append(f'<path d="M28,{y + 17} H24 V{top + 24} H30" fill="none" stroke="{LOOP_COLOUR}" stroke-width="1.6" '
+                   f'marker-end="url(#arrow-loop)"/>')
+
+
 def _lifelines(out: list[str], L: _Layout) -> None:
     culprit_lanes = {lane for lane, _ in lanes_mod.culprit_cells(L.doc["violation"])}
     for a in L.actors:
         x = L.x[a]
         is_lane = a in L.lanes
-        out.append(f'<rect x="{x - 60}" y="58" width="120" height="26" rx="4" '
+        out.append(f'<rect class="actor" x="{x - 60}" y="58" width="120" height="26" rx="4" '
                    f'fill="{"#1e293b" if is_lane else "#475569"}"/>')
         out.append(f'<text x="{x}" y="75" text-anchor="middle" fill="#ffffff" font-weight="bold">{_e(a)}</text>')
         for i, step in enumerate(L.steps):
@@ -250,15 +293,24 @@ def _labels(out: list[str], L: _Layout, colours: dict[str, str]) -> None:
 def _violation(out: list[str], L: _Layout, lines: list[str]) -> None:
     for j, line in enumerate(lines):
         weight = ' font-weight="bold"' if j == 0 else ""
-        out.append(f'<text x="16" y="{L.bottom + 24 + 16 * j}" font-size="12" fill="{CULPRIT_LINE}"{weight}>'
+        out.append(f'<text x="16" y="{L.end + 24 + 16 * j}" font-size="12" fill="{CULPRIT_LINE}"{weight}>'
                    f'{_e(line)}</text>')
 
 
-def _legend(out: list[str], L: _Layout, colours: dict[str, str], y: int) -> None:
+def _legend_lines(L: _Layout, colours: dict[str, str]) -> list[str]:
+    """The legend's explanation, wrapped to the drawing's width (after one line of message kinds)."""
+    what = ["solid: request", "dashed: response or still in flight", "red cross: dropped",
+            "grey dashed lifeline: broker down"]
+    what.append("rose frame: the loop that repeats forever" if L.loop is not None
+                else "red dot: where the invariant breaks")
+    return textwrap.wrap(", ".join(what), max(40, int((L.width - 32) / CHAR)))
+
+
+def _legend(out: list[str], L: _Layout, colours: dict[str, str], y: int, lines: list[str]) -> None:
     x = 16
     for kind, colour in colours.items():
         out.append(f'<line x1="{x}" y1="{y}" x2="{x + 24}" y2="{y}" stroke="{colour}" stroke-width="2"/>')
         out.append(f'<text x="{x + 30}" y="{y + 4}" fill="{colour}">{_e(kind or "message")}</text>')
         x += 40 + int(CHAR * len(kind or "message"))
-    out.append(f'<text x="{x + 10}" y="{y + 4}" fill="#475569">solid: request, dashed: response or still in flight, '
-               f'red cross: dropped, grey dashed lifeline: broker down, red dot: where the invariant breaks</text>')
+    for j, line in enumerate(lines):
+        out.append(f'<text x="16" y="{y + 20 + 16 * j}" fill="#475569">{_e(line)}</text>')

@@ -65,6 +65,9 @@
     if (a) { a.tabIndex = -1; }  // one tab stop: the list itself (the links are for pages without script)
     li.addEventListener('click', function (e) { e.preventDefault(); select(k); list.focus(); });
   });
+  list.querySelectorAll('li.loopback').forEach(function (li) {  // the loop's closing row: back to its first step
+    li.addEventListener('click', function (e) { e.preventDefault(); select(Number(li.dataset.goto)); list.focus(); });
+  });
   list.addEventListener('keydown', function (e) {  // arrow keys act only while the steps list has focus
     var to = e.key === 'ArrowDown' || e.key === 'ArrowRight' ? current + 1 :
              e.key === 'ArrowUp' || e.key === 'ArrowLeft' ? current - 1 :

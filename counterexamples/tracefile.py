@@ -12,6 +12,8 @@ Schema (``format`` = ``modelcheck-trace``, ``version`` = 1)::
       "constants": {"Replicas": 3, ...},
       "violation": {"kind": "invariant" | "deadlock" | "step" | "liveness", "name": "StrongIsr", "description": "...",
                     "loop_start": 2, "loop_action": "Inc", "stuttering": false,  (liveness only: the lasso's loop)
+                    "loop_actions": [{"action": "Inc", "fairness": "weak", "enabled": "every", "taken": true}],
+                                      (liveness only, optional: the actions enabled or taken in the loop)
                     "explanation": "record 0@e1 at offset 0 is below ...",         (optional: the invariant's explain)
                     "culprits": [{"lane": "r3", "field": "log", "offset": 0}, {"variable": "quorumState.isr"}]},
       "story": "One sentence on what the trace shows."               (optional; the known traces have one)
@@ -93,9 +95,14 @@ def document_from_violation(spec: Any, consts: Any, violation: Any, story: str |
     from modelcheck.spec.constants import constants_to_dict
     from modelcheck.output.json_form import explanation_json, trace_to_json
 
+    from modelcheck.counterexamples.loopinfo import loop_actions
+
+    loop = loop_of(violation)
+    if loop is not None:
+        loop["loop_actions"] = loop_actions(spec, consts, violation)
     return trace_document(spec.name, spec.title, constants_to_dict(consts), violation.kind, violation.name,
                           violation.description, trace_to_json(spec, consts, violation.trace), story,
-                          explanation_json(spec, consts, violation), loop_of(violation))
+                          explanation_json(spec, consts, violation), loop)
 
 
 def loop_of(violation: Any) -> dict | None:
@@ -222,6 +229,8 @@ def validate(doc: Any, path: str = "<trace>") -> None:
              path, "violation.loop_start must be a step index")
     _require(isinstance(v.get("loop_action") or "", str) and isinstance(v.get("stuttering", False), bool), path,
              "violation.loop_action must be a string and violation.stuttering a boolean")
+    _require(_are_loop_actions(v.get("loop_actions", [])), path,
+             "violation.loop_actions must be a list of {action, fairness, enabled, taken} objects")
     steps = doc.get("steps")
     _require(isinstance(steps, list) and len(steps) > 0, path, "'steps' must be a non-empty list")
     _require(len(steps) <= MAX_STEPS, path, f"more than {MAX_STEPS} steps")
@@ -244,6 +253,16 @@ def validate(doc: Any, path: str = "<trace>") -> None:
         _require(isinstance(msgs, list), path, f"step {i} messages must be a list")
         for m in msgs:
             _require(_is_message(m), path, f"step {i} has a malformed message event: {str(m)[:80]}")
+
+
+def _are_loop_actions(items: Any) -> bool:
+    """``loop_actions``: a list of objects with a string ``action`` and ``fairness``, ``enabled`` one of
+    every/some/no, and a boolean ``taken``."""
+    return isinstance(items, list) and all(
+        isinstance(a, dict) and set(a) == {"action", "fairness", "enabled", "taken"}
+        and isinstance(a["action"], str) and isinstance(a["fairness"], str)
+        and a["enabled"] in ("every", "some", "no") and isinstance(a["taken"], bool)
+        for a in items)
 
 
 def _is_culprit(c: Any) -> bool:

@@ -54,13 +54,13 @@ def test_hw_data_loss_page_opens_at_step_1_and_shows_why_in_red(browser, tmp_pat
     assert browser.eval("document.querySelector('#lanes p.why').textContent") == (
         "Why: record 0@e1 at offset 0 is below leader r1's HW 1 but missing on r3, which is in the quorum ISR {r1, r3}")
     # The culprit cells of the last row are red: r1's record and HW, r3's missing offset 0 and its ISR membership.
-    culprits = browser.eval("Array.from(document.querySelectorAll('#lanes-rows tr.bad .culprit'))"
+    culprits = browser.eval("Array.from(document.querySelectorAll('#lanes-rows tbody.bad .culprit'))"
                             ".map(function (e) { return e.textContent; })")
-    assert culprits == ["0@e10", "HW 1", "missing0", "in quorum ISR TRUE"]  # (a cell's text, then its offset)
-    colours = browser.eval("(function () { var c = document.querySelector('#lanes-rows tr.bad .log .cell.culprit');"
+    assert culprits == ["0@e10", "1", "missing0", "TRUE"]  # (a log cell's text, then its offset)
+    colours = browser.eval("(function () { var c = document.querySelector('#lanes-rows tbody.bad .log .cell.culprit');"
                            " var s = getComputedStyle(c); return [s.backgroundColor, s.borderTopColor]; })()")
     assert colours == ["rgb(254, 202, 202)", "rgb(185, 28, 28)"]
-    assert browser.eval("document.querySelectorAll('#lanes-rows tr.bad .culprit').length") == 4
+    assert browser.eval("document.querySelectorAll('#lanes-rows tbody.bad .culprit').length") == 4
     # The last step's detail carries the verdict, the sentence and the same red cells.
     browser.click("#opt-9")
     assert current_step(browser) == "step-9"
@@ -112,7 +112,8 @@ def test_lanes_as_columns_and_only_changes(browser):
     browser.click("#layout")
     assert browser.eval("[document.getElementById('lanes-rows').hidden, document.getElementById('lanes-cols').hidden]") \
         == [True, False]
-    shown = "Array.from(document.querySelectorAll('#lanes-cols .chip')).filter(function (e) { return e.offsetParent !== null; }).length"
+    shown = ("Array.from(document.querySelectorAll('#lanes-cols td > *'))"
+             ".filter(function (e) { return getComputedStyle(e).visibility === 'visible'; }).length")
     everything = browser.eval(shown)
     browser.click("#only-changes")
     assert 0 < browser.eval(shown) < everything
@@ -137,7 +138,10 @@ def test_the_kip101_story_page_draws_the_offsets_for_leader_epoch_exchange(brows
     assert "OffsetsForLeaderEpoch(epoch 1)" in texts and "end offset 1" in texts
     story1 = "file://" + os.path.join(KNOWN_DIR, "seeds-1-hw-data-loss", "trace.html")
     browser.goto(story1 + "#step=5", READY)
-    assert "in flight from 1: [], leader HW 1" in browser.eval("document.querySelector('#lanes-rows tr.sel').textContent")
+    selected = browser.eval("Array.from(document.querySelectorAll('#lanes-rows tr.sel'))"
+                            ".map(function (tr) { return tr.textContent; }).join(' ')")
+    assert "from 1: [], leader HW 1" in selected  # r2's "in flight" column
+    assert "in flight" in browser.eval("document.querySelector('#lanes-rows thead').textContent")
 
 
 # -- the explorer ---------------------------------------------------------------------------------------
@@ -231,3 +235,139 @@ def test_explorer_opens_at_the_end_of_a_counterexample(browser, explorer_url):
     browser.click("#restart")
     browser.wait(READY)
     assert browser.eval("location.hash") == "#path=0" and browser.eval("document.getElementById('to-start').hidden") is False
+
+
+# -- liveness lassos and the lanes' layout ---------------------------------------------------------------
+
+TOY = os.path.join(ROOT, "tests", "models", "counter_fair.py")
+
+
+@pytest.fixture(scope="module")
+def lasso_pages(tmp_path_factory):
+    """Pages of three liveness counterexamples of small models: kip320 with two replicas (a record never
+    committed: stuttering after 6 states), the same model's 1-state lasso (no record is ever written, so
+    every log is empty) and the toy counter's loop (Inc, then Reset back to the start, forever)."""
+    out = tmp_path_factory.mktemp("lassos")
+    pages = {}
+    for name, args in (("stutter", ("kip320", "--const", "Replicas=2", "--property", "LeaderRecordEventuallyCommitted")),
+                       ("empty", ("kip320", "--const", "Replicas=2", "--property", "EventuallySomeLeader")),
+                       ("loop", (TOY, "--property", "ReachesTop"))):
+        r = subprocess.run([sys.executable, "-m", "modelcheck", "check", *args, "-q", "--out", str(out / name)],
+                           cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 1, r.stderr
+        pages[name] = (out / name / "trace.html").as_uri()
+    return pages
+
+
+def test_a_stuttering_lasso_shows_its_end_in_every_view(browser, lasso_pages):
+    before = len(browser.errors())
+    browser.goto(lasso_pages["stutter"], READY)
+    # The steps list ends with a row that says the behaviour stutters forever; it is not a step of the listbox.
+    assert browser.eval("document.querySelectorAll('#steplist li[role=option]').length") == 6
+    assert browser.eval("document.querySelector('#steplist li.loopback').textContent").endswith(
+        "stutters forever in step 6")
+    # No state is "violated": the whole behaviour is.
+    assert browser.eval("document.querySelector('#step-6 .verdict')") is None
+    assert "stutters forever" in browser.eval("document.querySelector('#step-6 h3').textContent")
+    assert browser.eval("document.querySelectorAll('#steplist li.bad, .stepdetail.bad, #lanes-rows tbody.bad').length") == 0
+    # The verdict names the property and the actions enabled where it stutters, with their fairness.
+    verdict = browser.eval("document.getElementById('verdict').textContent")
+    assert "what LeaderRecordEventuallyCommitted promises never happens" in verdict
+    assert "FencedFollowerFetch (no fairness)" in verdict and "LeaderWrite (strongly fair)" in verdict
+    # No culprits, so the legend does not speak of red cells.
+    assert "red" not in browser.eval("document.querySelector('#steps p.legend').textContent")
+    # The lanes and the sequence diagram mark the loop and close it.
+    assert browser.eval("document.querySelector('#lanes-rows tbody.loopback').textContent").endswith(
+        "stutters forever in step 6")
+    assert browser.eval("document.querySelector('#messages g.loopframe').textContent.trim()") == "stutters forever"
+    assert "stutters forever in step 6" in browser.eval("document.querySelector('#messages g.row.loopback').textContent")
+    browser.click("#opt-2")
+    browser.click("#steplist li.loopback")  # the closing row selects the step the loop goes back to
+    assert current_step(browser) == "step-6"
+    assert browser.errors()[before:] == []
+
+
+def test_a_loop_goes_back_to_its_first_step(browser, lasso_pages):
+    browser.goto(lasso_pages["loop"], READY)
+    assert browser.eval("document.querySelector('#steplist li.loopback').textContent").endswith(
+        "Reset: back to step 1 (the loop repeats)")
+    assert browser.eval("document.querySelectorAll('#steplist li.inloop').length") == 2
+    assert "Inc (weakly fair, taken)" in browser.eval("document.getElementById('verdict').textContent")
+    browser.click("#opt-2")
+    browser.click("#steplist li.loopback")
+    assert current_step(browser) == "step-1" and browser.eval("location.hash") == "#step=1"
+
+
+def _label_problems(b: Browser) -> list[str]:
+    """Lane labels (HW/LEO captions, offsets) that are under 11 px, overlap another, or leave their cell."""
+    return b.eval("""(function () {
+      var out = [], boxes = [];
+      document.querySelectorAll('#lanes-rows .log .mark b, #lanes-rows .offs span').forEach(function (e) {
+        var r = e.getBoundingClientRect(), size = parseFloat(getComputedStyle(e).fontSize);
+        if (size < 11) { out.push(e.textContent + ' is ' + size + 'px'); }
+        var cell = e.closest('td, th').getBoundingClientRect();
+        if (r.left < cell.left - 0.5 || r.right > cell.right + 0.5 || r.top < cell.top - 0.5 || r.bottom > cell.bottom + 0.5) {
+          out.push(e.textContent + ' leaves its cell');
+        }
+        boxes.forEach(function (o) {
+          if (r.left < o.r.right && o.r.left < r.right && r.top < o.r.bottom && o.r.top < r.bottom) {
+            out.push(e.textContent + ' overlaps ' + o.text);
+          }
+        });
+        boxes.push({r: r, text: e.textContent});
+      });
+      return out;
+    })()""")
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_lane_labels_are_legible_and_never_overlap(browser, lasso_pages, width):
+    browser.resize(width, 1000)
+    try:
+        for page in (HW_PAGE, lasso_pages["empty"], lasso_pages["stutter"]):
+            browser.goto(page, READY)
+            assert browser.eval("document.querySelectorAll('#lanes-rows .log .mark b').length") > 0
+            assert _label_problems(browser) == [], page
+            # An empty log keeps the height of a record, so its label stays in its row.
+            heights = browser.eval("Array.from(document.querySelectorAll('#lanes-rows .log'))"
+                                   ".map(function (e) { return e.getBoundingClientRect().height; })")
+            assert min(heights) >= 24
+    finally:
+        browser.resize(1400, 1000)
+
+
+def test_lane_fields_line_up_in_columns_and_action_names_stay_whole(browser):
+    browser.goto(HW_PAGE, READY)
+    # Every HW value of the rows layout sits in the same column: the same left edge, from the first step to the last.
+    lefts = browser.eval("""(function () {
+      var heads = Array.from(document.querySelectorAll('#lanes-rows thead th')).map(function (th) { return th.textContent; });
+      var hw = heads.indexOf('HW') - 3;  // the step, action and lane columns come first
+      return Array.from(document.querySelectorAll('#lanes-rows tbody tr')).map(function (tr) {
+        return Math.round(tr.querySelectorAll('td.f, td.f-log')[hw].getBoundingClientRect().left);
+      });
+    })()""")
+    assert len(lefts) == 27 and len(set(lefts)) == 1
+    # No value wraps, and an action name never breaks inside a word.
+    assert browser.eval("Array.from(document.querySelectorAll('#lanes-rows td.f span.v')).every(function (e) {"
+                        " return e.getClientRects().length === 1 && e.getBoundingClientRect().height < 20; })")
+    styles = browser.eval("Array.from(document.querySelectorAll('#lanes-rows td.act, #steplist li a'))"
+                          ".map(function (e) { var s = getComputedStyle(e); return s.overflowWrap + ' ' + s.wordBreak; })")
+    assert set(styles) <= {"normal normal", "break-word normal"}
+    # The epoch legend has a swatch for the epoch of the trace's records.
+    assert browser.eval("Array.from(document.querySelectorAll('#lanes .lanelegend .swatch'))"
+                        ".map(function (e) { return e.textContent; })") == ["e1"]
+
+
+def test_every_lifeline_is_in_view_at_800_pixels(browser, lasso_pages):
+    browser.resize(800, 1000)
+    try:
+        for page in (HW_PAGE, lasso_pages["stutter"],
+                     "file://" + os.path.join(KNOWN_DIR, "seeds-3-kip101-fast-leader-changes", "trace.html")):
+            browser.goto(page, READY)
+            browser.eval("document.getElementById('messages').scrollIntoView(); true")
+            boxes = browser.eval("Array.from(document.querySelectorAll('#messages rect.actor')).map(function (r) {"
+                                 " var b = r.getBoundingClientRect(); return [b.left, b.right]; })")
+            assert len(boxes) >= 3
+            assert all(0 <= left and right <= 800 for left, right in boxes), (page, boxes)
+    finally:
+        browser.resize(1400, 1000)

@@ -128,6 +128,9 @@ def _good_doc(out) -> dict:
         (lambda d: d["steps"][1].update(messages={"send": 1}), "step 2 messages must be a list"),
         (lambda d: d["steps"][1].update(messages=[{"send": "a", "from": "x"}]), "step 2 has a malformed message"),
         (lambda d: d["steps"][1].update(messages=[{"receive": "a", "x": 1}]), "step 2 has a malformed message"),
+        (lambda d: d["violation"].update(loop_actions=[{"action": "A", "fairness": "weak", "enabled": "x",
+                                                        "taken": True}]), "violation.loop_actions must be"),
+        (lambda d: d["violation"].update(loop_actions={"action": "A"}), "violation.loop_actions must be"),
     ],
 )
 def test_crafted_trace_files_are_refused(out, tmp_path, mutate, message):
@@ -325,3 +328,18 @@ def test_a_rendering_is_bounded_by_a_factor_of_its_input(out, tmp_path, fmt):
     else:
         assert p.returncode == 0, p.stderr
         assert os.path.getsize(tmp_path / "r.out") <= R.OUTPUT_FACTOR * os.path.getsize(path) + R.OUTPUT_SLACK
+
+
+def test_a_lasso_page_closes_its_loop_and_escapes_the_loop_actions(out):
+    """A liveness document renders its loop in every view; the actions it names are escaped like the rest."""
+    doc = _good_doc(out)
+    doc["violation"].update(kind="liveness", loop_start=2, loop_action="<b>Back</b>", stuttering=False, culprits=[],
+                            loop_actions=[{"action": "<i>Act</i>", "fairness": "weak", "enabled": "some",
+                                           "taken": True}])
+    doc["violation"].pop("explanation", None)
+    page = render(doc, "html").decode()
+    assert "&lt;b&gt;Back&lt;/b&gt;: back to step 2 (the loop repeats)" in page and "<b>Back</b>" not in page
+    assert "<code>&lt;i&gt;Act&lt;/i&gt;</code> (weakly fair, taken)" in page
+    assert 'class="loopback"' in page and "StrongIsr violated</span>" not in page
+    seq = render(doc, "seq-svg").decode()
+    assert 'class="loopframe"' in seq and "back to step 2 (the loop repeats)" in seq
