@@ -16,4 +16,5 @@ REGISTRY: dict[str, str] = {
     "controller-failover": "modelcheck.specs.controller_failover:SPEC",
     "partition-reassignment": "modelcheck.specs.partition_reassignment:SPEC",
     "kraft-replication": "modelcheck.specs.kraft_replication:SPEC",
+    "kraft-elr": "modelcheck.specs.kraft_elr:SPEC",
 }
