@@ -122,7 +122,7 @@ def test_an_action_that_raises_reports_spec_action_and_trace():
     assert [st.state for st in err.value.trace] == [0, 1, 2]
 
 
-@pytest.mark.parametrize("bad,kind", [([1], "list"), ({1}, "set"), ("x", "str"), (None, "NoneType")])
+@pytest.mark.parametrize("bad,kind", [([1], "list"), ({1}, "set"), ({1: 2}, "dict"), (object(), "object")])
 def test_non_canonical_states_are_refused(bad, kind):
     # States are tuples here, so the bad successor has the states' type and reaches the canonical check.
     @action("Step")
@@ -134,6 +134,18 @@ def test_non_canonical_states_are_refused(bad, kind):
     with pytest.raises(StateError) as err:
         check(spec, Size())
     assert f"is a {kind}" in str(err.value)
+
+
+def test_strings_and_none_are_state_values():
+    """Their fingerprints do not depend on the process (unlike ``hash()``), so they may be part of a state."""
+    @action("Step")
+    def step(c, s):
+        return (s[0] + 1, "r1" if s[1] is None else None) if s[0] < 3 else None
+
+    spec = Spec(name="counter", title="counter", constants=Size, init=lambda c: [(0, None)], actions=[step],
+                deadlock_expected=True)
+    result = check(spec, Size())
+    assert (result.distinct_states, result.depth) == (4, 4)
 
 
 def test_malformed_specs_are_rejected_when_built():

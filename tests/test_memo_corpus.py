@@ -63,9 +63,6 @@ def _check_path_note(path: str, r) -> None:
 
 
 KNOWN_GAPS = {
-    "hash_collision": "the state reaches 2**61 - 1, which Python hashes as it hashes 0: the checker's fingerprint "
-                      "is Python's hash, so the state is taken for one seen before the check that refuses such "
-                      "ints sees it, on every path but the naive explorer's (open)",
     "nondet_default_accumulates": "state kept in a mutable default argument, filled before the determinism check "
                                   "expands a state twice, goes unnoticed there (open)",
 }

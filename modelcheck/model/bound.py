@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Iterator
 
-from modelcheck.errors import SpecResultError, SpecRuntimeError, StateError, UsageError
+from modelcheck.errors import SpecResultError, SpecRuntimeError, UsageError
 from modelcheck.model.blame import call_spec, passes_through, spec_error
 from modelcheck.model.expander import Expansion, compile_expander, loop_expander
-from modelcheck.model.fingerprint import check_canonical
+from modelcheck.model.fingerprint import check_canonical, fingerprint
 from modelcheck.model.validate import as_bool, init_states, predicate_error
 from modelcheck.options import CheckOptions
 from modelcheck.output.results import TraceStep
@@ -41,19 +41,19 @@ def _cached(canonical_fp: Callable[[State, int], int], spec_name: str, limit: in
     With symmetry every successor costs a signature per value, a permuted copy
     and its hash, yet the same concrete state is generated again and again
     (TLC's "states generated" is several times the distinct count).  The cache
-    is keyed by ``hash(s)``, which the orbit fingerprint reuses when the state
-    is already in sorted order: a lookup costs one hash of the state and no
-    comparison of states.  Two states with one 64-bit hash would share an entry,
-    the same (negligible) risk as two states sharing a fingerprint in the
-    visited set.  It holds the current neighbourhood only: it is emptied when
-    it reaches ``limit``.  The symmetry's functions are spec code: what they
-    raise is the spec's error (``hash(s)`` of an unhashable state still
-    raises TypeError, which the engines look for).
+    is keyed by the state's fingerprint, which the orbit fingerprint reuses when
+    the state is already in sorted order: a lookup costs one fingerprint of the
+    state and no comparison of states.  Two states with one fingerprint would
+    share an entry, the same (negligible) risk as two states sharing a
+    fingerprint in the visited set.  It holds the current neighbourhood only:
+    it is emptied when it reaches ``limit``.  The symmetry's functions are spec
+    code: what they raise is the spec's error (a state that cannot be
+    fingerprinted still raises TypeError, which the engines look for).
     """
     cache: dict[int, int] = {}
 
     def fp(s: State) -> int:
-        h = hash(s)
+        h = fingerprint(s)
         got = cache.get(h)
         if got is None:
             if len(cache) >= limit:
@@ -105,10 +105,10 @@ def _viewed(view: Callable[[Any, State], Any], consts: Any, spec_name: str) -> C
 
 
 def _view_fingerprint(view: Callable[[State], Any]) -> Callable[[State], int]:
-    """The fingerprint of a state under a VIEW: ``hash`` of its view (which must be canonical, as a state is)."""
+    """The fingerprint of a state under a VIEW: the fingerprint of its view (canonical, as a state is)."""
 
     def fp(s: State) -> int:
-        return hash(view(s))
+        return fingerprint(view(s))
 
     return fp
 
@@ -133,7 +133,7 @@ class BoundModel:
             options.check_deadlock if options.check_deadlock is not None else not spec.deadlock_expected
         )
         self.permutations: list[tuple[int, ...]] | None = None
-        self.fingerprint: Callable[[State], int] = hash
+        self.fingerprint: Callable[[State], int] = fingerprint
         if options.symmetry and spec.symmetry is not None:
             sym = spec.symmetry
             self.permutations = self._call("symmetry", sym.permutations, consts)
@@ -321,17 +321,9 @@ class BoundModel:
         return states
 
     def check_state(self, s: State, where: str) -> None:
-        """Refuse an unhashable or non-canonical state with a clear error."""
+        """Refuse a state that cannot be fingerprinted (see modelcheck.model.fingerprint) with a clear error."""
         check_canonical(s, spec=self.spec.name, where=where)
-        try:
-            hash(s)
-        except TypeError as exc:
-            raise StateError(
-                f"spec {self.spec.name}: {where} produced an unhashable state: {exc}",
-                spec=self.spec.name,
-                where=where,
-            ) from None
-        if self.view is not None:  # what is fingerprinted must hash alike in every process, as a state does
+        if self.view is not None:  # what is fingerprinted must be canonical, as a state is
             check_canonical(self.view(s), spec=self.spec.name, where=f"fingerprint_view of a state from {where}")
 
     def first_bad_state(self, states: list, action_indices: list[int]) -> tuple[int, SpecRuntimeError]:
@@ -344,6 +336,8 @@ class BoundModel:
         stop at.
         """
         for k, t in enumerate(states):
+            if t is None:  # a candidate outside the model: never fingerprinted
+                continue
             try:
                 self.check_state(t, f"action {self.actions[action_indices[k]].name}")
                 self.fingerprint(t)

@@ -141,37 +141,6 @@ def check_record_equality(model: BoundModel, states: list[State]) -> None:
                     spec=model.spec.name, where=f"{cls.__qualname__}.{own[0]}")
 
 
-def check_hash_aliases(model: BoundModel, states: list[State]) -> None:
-    """Raise if one part of the sampled states holds both ``-1`` and ``-2``.
-
-    The checker fingerprints a state by Python's hash of it, and CPython
-    hashes ``-1`` and ``-2`` alike (``-1`` is its C error code), so two
-    states that differ only there would share a fingerprint and one would
-    be lost.  The sample walk covers the first states only: the error names
-    the part, so that the spec can use other codes there.
-    """
-    seen: dict[tuple, set] = {}
-    for s in states:
-        stack: list = [(s, ())]
-        while stack:
-            v, path = stack.pop()
-            t = type(v)
-            if t is int and (v == -1 or v == -2):
-                held = seen.setdefault(path, set())
-                held.add(v)
-                if len(held) == 2:
-                    raise StateError(
-                        f"spec {model.spec.name}: state part {'.'.join(map(str, path)) or 'state'} holds both -1 "
-                        "and -2, which Python hashes alike: the checker fingerprints states by their hashes and "
-                        "would merge two states that differ only there; use other codes for one of them",
-                        spec=model.spec.name, where="state")
-            elif t is frozenset:
-                stack.extend((x, path + ("{}",)) for x in v)
-            elif isinstance(v, tuple):
-                fields = getattr(v, "_fields", None)
-                stack.extend((x, path + ((fields[i] if fields else i),)) for i, x in enumerate(v))
-
-
 def _rebuilt(v: object) -> object:
     """``v`` with every frozenset in it built again from its items in reverse order."""
     t = type(v)
@@ -262,7 +231,6 @@ def preflight(model: BoundModel) -> list[str]:
         states = sample_states(model)
     check_determinism(model, states)
     check_record_equality(model, states)
-    check_hash_aliases(model, states)
     check_order_independence(model, states)
     check_signature(model, states)
     return symmetry_warnings(model, states)

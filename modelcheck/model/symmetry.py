@@ -26,6 +26,8 @@ import functools
 import itertools
 from typing import Any, Callable, Sequence
 
+from modelcheck.model.fingerprint import fingerprint
+
 State = Any
 
 
@@ -42,18 +44,18 @@ def renamed_set(perm: tuple[int, ...], values: frozenset) -> frozenset:
 
 
 def min_over_all(consts: Any, permute: Callable, perms: Sequence[tuple[int, ...]]) -> Callable[[State], int]:
-    """The smallest ``hash`` over all permuted copies (the identity needs no copy).
+    """The smallest fingerprint over all permuted copies (the identity needs no copy).
 
-    The returned ``fp(s, h=None)`` takes ``hash(s)`` as ``h`` when the caller has it already.
+    The returned ``fp(s, h=None)`` takes ``fingerprint(s)`` as ``h`` when the caller has it already.
     """
     identity = tuple(range(len(perms[0]))) if perms else ()
     others = [p for p in perms if p != identity]
     has_identity = len(others) < len(perms)
 
     def fp(s: State, h: int | None = None) -> int:
-        hashes = [hash(permute(consts, s, p)) for p in others]
+        hashes = [fingerprint(permute(consts, s, p)) for p in others]
         if has_identity:
-            hashes.append(hash(s) if h is None else h)
+            hashes.append(fingerprint(s) if h is None else h)
         return min(hashes)
 
     return fp
@@ -74,9 +76,9 @@ def _tie_orders(order: list[int], keys: list[Any]) -> list[list[int]]:
 def min_over_sorted(
     consts: Any, permute: Callable, signature: Callable[[Any, State, int], Any], n: int
 ) -> Callable[[State], int]:
-    """The smallest ``hash`` over the copies that put the values in signature order.
+    """The smallest fingerprint over the copies that put the values in signature order.
 
-    The returned ``fp(s, h=None)`` takes ``hash(s)`` as ``h`` when the caller has it already.
+    The returned ``fp(s, h=None)`` takes ``fingerprint(s)`` as ``h`` when the caller has it already.
     """
     values = range(n)
     identity = tuple(values)
@@ -96,15 +98,15 @@ def min_over_sorted(
         order = tuple(sorted(values, key=keys.__getitem__))
         if all(keys[order[k]] != keys[order[k + 1]] for k in range(n - 1)):
             if order == identity:
-                return hash(s) if h is None else h
-            return hash(permute(consts, s, renaming(order)))
+                return fingerprint(s) if h is None else h
+            return fingerprint(permute(consts, s, renaming(order)))
         best = None
         for o in _tie_orders(list(order), keys):
             o = tuple(o)
             if o == identity:
-                copy_fp = hash(s) if h is None else h
+                copy_fp = fingerprint(s) if h is None else h
             else:
-                copy_fp = hash(permute(consts, s, renaming(o)))
+                copy_fp = fingerprint(permute(consts, s, renaming(o)))
             if best is None or copy_fp < best:
                 best = copy_fp
         return best

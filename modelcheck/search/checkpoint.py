@@ -60,7 +60,7 @@ from modelcheck import __version__
 from modelcheck.errors import CheckpointError
 
 FORMAT = "modelcheck-checkpoint"
-VERSION = 3
+VERSION = 4
 MANIFEST = "checkpoint.json"
 LOCK = ".lock"
 DATA_PREFIX = "data-"

@@ -23,7 +23,6 @@ with an error unless a stop comes at an earlier parent.
 
 from __future__ import annotations
 
-import sys
 import time
 from typing import Any, Callable
 
@@ -32,6 +31,7 @@ import numpy as np
 
 from modelcheck.errors import CheckpointError, SpecRuntimeError
 from modelcheck.model.bound import BoundModel
+from modelcheck.model.fingerprint import FINGERPRINT_SCHEME
 from modelcheck.model.replay import failing_successor, replay, violating_step
 from modelcheck.output.results import CheckResult, TraceStep, Violation
 from modelcheck.search import checkpoint as ck
@@ -60,15 +60,15 @@ FINGERPRINT_SAMPLE = 2000
 def checkpoint_identity(model: BoundModel) -> ck.CheckpointIdentity:
     """What a checkpoint of this model belongs to: the same for every backend and worker count.
 
-    The fingerprints are ``hash()`` values, so the interpreter that computes
-    them is part of the identity too.
+    The fingerprint function's own name is part of it, so a checkpoint
+    written with other fingerprints is refused rather than resumed wrongly.
     """
     return ck.CheckpointIdentity(
         spec=model.spec.name,
         sources=sources_digest(model.spec),
         constants=tuple(sorted(constants_to_dict(model.c).items())),
         options=model.options.identity_options() + (
-            ("fingerprints", f"{sys.implementation.cache_tag}/{sys.hash_info.algorithm}/{sys.hash_info.width}"),),
+            ("fingerprints", FINGERPRINT_SCHEME),),
     )
 
 

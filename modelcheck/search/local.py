@@ -25,7 +25,7 @@ import numpy as np
 
 from modelcheck.errors import SpecRuntimeError
 from modelcheck.model.bound import BoundModel
-from modelcheck.model.successor_hash import successor_fingerprint_array
+from modelcheck.model.fingerprint import fingerprints
 from modelcheck.search.backend import EdgeBlock, FrontierWrite, LevelCommit, LevelReport, LevelRequest, SpecFailure
 from modelcheck.search.checkpoint import write_frontier_part
 from modelcheck.search.discovery import MAX_SUCCESSORS, check_successor_count
@@ -210,7 +210,6 @@ class LocalBackend:
         any_successor: cython.bint
         c_ai: list
         c_t: list
-        c_fp: list
         ends: list
         fresh: list
         fresh_fp: list
@@ -259,37 +258,27 @@ class LocalBackend:
                 # Phase 1: every successor of the batch, with its fingerprint.
                 c_ai = []
                 c_t = []
-                c_fp = []
                 c_lab = []
                 ends = []
                 error: SpecRuntimeError | None = None
                 if filtering:
                     for s in parents:
                         try:
-                            try:
-                                for ai, _b, r in expand(s):
-                                    for t in (r if type(r) is list else (r,)):
-                                        c_ai.append(ai)
-                                        if label_of is not None:
-                                            c_lab.append(label_of[(ai, _b)])
-                                        if (in_model is not None and not in_model(t)) or (
-                                            action_ok is not None and not action_ok(s, t)
-                                        ):
-                                            c_t.append(None)  # generated, but outside the model
-                                            c_fp.append(0)
-                                        else:
-                                            c_t.append(t)
-                                            c_fp.append(fingerprint(t))
-                            except TypeError:
-                                # Only fingerprinting raises it here (spec code is wrapped): name the state.
-                                for ai, b, t in model.successors(s):
-                                    model.check_state(t, f"action {model.actions[ai].name}")
-                                raise
+                            for ai, _b, r in expand(s):
+                                for t in (r if type(r) is list else (r,)):
+                                    c_ai.append(ai)
+                                    if label_of is not None:
+                                        c_lab.append(label_of[(ai, _b)])
+                                    if (in_model is not None and not in_model(t)) or (
+                                        action_ok is not None and not action_ok(s, t)
+                                    ):
+                                        c_t.append(None)  # generated, but outside the model
+                                    else:
+                                        c_t.append(t)
                         except SpecRuntimeError as err:
                             error = err
                             break
                         ends.append(len(c_t))
-                    c_fps = np.array(c_fp[:ends[-1] if ends else 0], dtype=np.int64)
                 else:
                     for s in parents:
                         try:
@@ -301,14 +290,14 @@ class LocalBackend:
                     if record:  # the expansion appended labels: the counts are per action
                         c_lab = c_ai
                         c_ai = [label_action[x] for x in c_lab]
-                    try:  # hash(t) is recombined from the parts each successor shares with its parent
-                        c_fps = successor_fingerprint_array(parents, ends, c_t, fingerprint)
-                    except (TypeError, SpecRuntimeError):
-                        # An unhashable successor (or the symmetry's code failing on one): stop at its
-                        # parent with an error naming it.
-                        bad, error = model.first_bad_state(c_t, c_ai)
-                        del ends[bisect.bisect_right(ends, bad):]  # from the parent that generated it
-                        c_fps = successor_fingerprint_array(parents, ends, c_t, fingerprint)
+                try:  # one walk of each part the batch's successors share (modelcheck.model.fingerprint)
+                    c_fps = fingerprints(c_t, ends[-1] if ends else 0, fingerprint, filtering)
+                except (TypeError, RecursionError, SpecRuntimeError):
+                    # A state that cannot be fingerprinted (or the symmetry's or view's code failing on
+                    # one): stop at its parent with an error naming it.
+                    bad, error = model.first_bad_state(c_t, c_ai)
+                    del ends[bisect.bisect_right(ends, bad):]  # from the parent that generated it
+                    c_fps = fingerprints(c_t, ends[-1] if ends else 0, fingerprint, filtering)
                 if ends and ends[-1] > MAX_SUCCESSORS:
                     starts = [0] + ends[:-1]
                     for lo_k, hi_k in zip(starts, ends):

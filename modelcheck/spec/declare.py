@@ -28,11 +28,11 @@ metadata to the function.  :class:`Spec` collects them and rejects malformed
 declarations when it is built, so a broken spec fails when loaded, with a
 clear message, not half-way through a search.
 
-States must be *canonical*: built only from ``int``, ``bool``, ``tuple``
-(NamedTuples included) and ``frozenset``.  Their built-in ``hash()`` is then
-stable across processes and machines, which is what lets Spark executors and
-worker processes agree on fingerprints (``hash()`` of ``str`` and of ``None``
-is salted per process and is refused).
+States must be *canonical*: built only from ``int``, ``bool``, ``float``,
+``str``, ``None``, ``tuple`` (NamedTuples included) and ``frozenset``, the
+values :func:`modelcheck.model.fingerprint.fingerprint` accepts.  Their
+fingerprints are then the same in every process and on every machine, which
+is what lets Spark executors and worker processes agree on them.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from modelcheck.search.checkpoint import write_frontier_part
 from modelcheck.search.discovery import MAX_SUCCESSORS, SUCC_BITS, check_successor_count
 from modelcheck.search.frontier import StoredStates
 from modelcheck.model.bound import BoundModel
-from modelcheck.model.successor_hash import successor_fingerprint_array
+from modelcheck.model.fingerprint import fingerprints
 from modelcheck.search.visited import in_sorted, merge_sorted, sorted_in_sorted
 
 try:
@@ -84,10 +84,9 @@ def _pick(states: list, positions: list, offset: int) -> list:
     return out
 
 
-def _buffered_fps(parents: list, seg_n: array, ts: list, fingerprint: Any) -> np.ndarray:
-    """The fingerprints of ``ts``, the successors of ``parents`` (``seg_n[k]`` of ``parents[k]``), as int64."""
-    ends = np.cumsum(np.array(seg_n, dtype=np.int64)).tolist()
-    return successor_fingerprint_array(parents, ends, ts, fingerprint)
+def _buffered_fps(seg_n: array, ts: list, fingerprint: Any) -> np.ndarray:
+    """The fingerprints of ``ts``, the buffered successors (``seg_n[k]`` of the k-th parent), as int64."""
+    return fingerprints(ts, int(sum(seg_n)), fingerprint)
 
 
 def _die_with_parent(sig: int) -> None:
@@ -269,10 +268,10 @@ class Worker:
                 nonlocal filtered_upto, seg_lo
                 err = None
                 try:
-                    chunk_fps = _buffered_fps(buf_parents, seg_n, buf_t, fingerprint)
+                    chunk_fps = _buffered_fps(seg_n, buf_t, fingerprint)
                 except (TypeError, SpecRuntimeError):  # unhashable, or the symmetry's code failed on one
                     err = self._cut_at_unhashable(seg_lo, seg_n, buf_ai, buf_t, label_action if record else None)
-                    chunk_fps = _buffered_fps(buf_parents, seg_n, buf_t, fingerprint)
+                    chunk_fps = _buffered_fps(seg_n, buf_t, fingerprint)
                 counts = np.array(seg_n, dtype=np.int64)  # a copy: seg_n is emptied below
                 seg_hi = seg_lo + len(counts)
                 ranks = np.repeat(f_ranks[seg_lo:seg_hi], counts)

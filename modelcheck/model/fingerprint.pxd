@@ -1,0 +1,306 @@
+# Read by Cython when ``modelcheck compile`` builds modelcheck/model/fingerprint.py (an augmenting .pxd;
+# the build is keyed by this file too).  The pure-Python definition of the same function is in that
+# module (``_fingerprint_py``), and the module checks the two against each other when it loads.
+
+cdef extern from *:
+    """
+    #include <math.h>
+    #include <string.h>
+
+    /* Seeds that keep the kinds of value apart, and xxHash's primes for ordered combination. */
+    #define MC_K_INT   0x9E3779B97F4A7C15ULL
+    #define MC_K_BIG   0xC2B2AE3D27D4EB4FULL
+    #define MC_K_FLOAT 0x165667B19E3779F9ULL
+    #define MC_K_TUPLE 0x27D4EB2F165667C5ULL
+    #define MC_K_SET   0x85EBCA77C2B2AE63ULL
+    #define MC_K_STR   0xD6E8FEB86659FD93ULL
+    #define MC_K_NONE  0xA0761D6478BD642FULL
+    #define MC_P1 11400714785074694791ULL
+    #define MC_P2 14029467366897019727ULL
+    #define MC_P5 2870177450012600261ULL
+
+    static inline uint64_t mc_mix(uint64_t z) {  /* splitmix64's finaliser: a bijection that avalanches */
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
+    }
+
+    static inline uint64_t mc_step(uint64_t acc, uint64_t lane) {  /* xxHash's round: a bijection of each input */
+        acc += lane * MC_P2;
+        acc = (acc << 31) | (acc >> 33);
+        return acc * MC_P1;
+    }
+
+    /* A pointer-keyed table of container fingerprints for one batch.  It holds a reference to each key,
+       so no key can be freed and its address reused while the table lives: an entry is always right,
+       because tuples and frozensets (of accepted values) never change. */
+    typedef struct { PyObject *key; uint64_t fp; } mc_slot;
+    typedef struct { mc_slot *slots; size_t mask; size_t used; int shift; } mc_cache;
+
+    static int mc_cache_init(mc_cache *c, int bits) {
+        c->slots = (mc_slot *)PyMem_Calloc((size_t)1 << bits, sizeof(mc_slot));
+        if (!c->slots) { PyErr_NoMemory(); return -1; }
+        c->mask = ((size_t)1 << bits) - 1;
+        c->used = 0;
+        c->shift = 64 - bits;
+        return 0;
+    }
+
+    static void mc_cache_free(mc_cache *c) {
+        size_t i;
+        if (!c->slots) return;
+        for (i = 0; i <= c->mask; i++)
+            Py_XDECREF(c->slots[i].key);
+        PyMem_Free(c->slots);
+        c->slots = NULL;
+    }
+
+    static inline size_t mc_cache_pos(const mc_cache *c, PyObject *k) {
+        return (size_t)(((uint64_t)(uintptr_t)k * MC_K_INT) >> c->shift);
+    }
+
+    static inline int mc_cache_get(const mc_cache *c, PyObject *k, uint64_t *fp) {
+        size_t i = mc_cache_pos(c, k);
+        while (c->slots[i].key) {
+            if (c->slots[i].key == k) { *fp = c->slots[i].fp; return 1; }
+            i = (i + 1) & c->mask;
+        }
+        return 0;
+    }
+
+    static int mc_cache_put(mc_cache *c, PyObject *k, uint64_t fp) {
+        size_t i;
+        if ((c->used + 1) * 2 > c->mask + 1) {  /* grow to keep probes short */
+            mc_cache old = *c;
+            size_t j;
+            if (mc_cache_init(c, 64 - old.shift + 1) < 0) { *c = old; return -1; }
+            for (j = 0; j <= old.mask; j++) {
+                if (old.slots[j].key) {
+                    i = mc_cache_pos(c, old.slots[j].key);
+                    while (c->slots[i].key) i = (i + 1) & c->mask;
+                    c->slots[i] = old.slots[j];
+                    c->used++;
+                }
+            }
+            PyMem_Free(old.slots);
+        }
+        i = mc_cache_pos(c, k);
+        while (c->slots[i].key) i = (i + 1) & c->mask;
+        Py_INCREF(k);
+        c->slots[i].key = k;
+        c->slots[i].fp = fp;
+        c->used++;
+        return 0;
+    }
+
+    /* Whether t's attribute `name` is base's own (both looked up through the MRO, borrowed). */
+    static int mc_same_attr(PyTypeObject *t, PyTypeObject *base, const char *name) {
+        PyObject *key = PyUnicode_InternFromString(name), *mine, *theirs;
+        int same;
+        if (!key) return -1;
+        mine = _PyType_Lookup(t, key);
+        theirs = _PyType_Lookup(base, key);
+        Py_DECREF(key);
+        same = mine == theirs;
+        return same;
+    }
+
+    /* A tuple or frozenset type whose equality is the builtin's (NamedTuples are, an order of their own
+       included; a class that defines __eq__, __ne__ or __hash__ is not: its fingerprint would not follow
+       its own equality).  A class that defines only an order has its own tp_richcompare: look closer. */
+    static inline int mc_plain_type(PyTypeObject *t, PyTypeObject *base) {
+        int r;
+        if (t == base) return 1;
+        if (!PyType_IsSubtype(t, base) || t->tp_hash != base->tp_hash) return 0;
+        if (t->tp_richcompare == base->tp_richcompare) return 1;
+        r = mc_same_attr(t, base, "__eq__");
+        if (r == 1) r = mc_same_attr(t, base, "__ne__");
+        if (r < 0) PyErr_Clear();
+        return r == 1;
+    }
+
+    static int mc_refuse(PyObject *o, const char *why) {
+        PyErr_Format(PyExc_TypeError, "a %.100s cannot be part of a state (%s)", Py_TYPE(o)->tp_name, why);
+        return -1;
+    }
+
+    static inline uint64_t mc_small_int(long long v) {
+        return mc_mix((uint64_t)v ^ MC_K_INT);
+    }
+
+    /* An int outside [-2**63, 2**63): its magnitude's 64-bit limbs, least significant first. */
+    static int mc_big_int(PyObject *o, uint64_t *out) {
+        PyObject *mag = PyNumber_Absolute(o);
+        size_t nbits, nlimbs, k;
+        unsigned char *bytes;
+        uint64_t acc;
+        int neg;
+        if (!mag) return -1;
+        neg = PyObject_RichCompareBool(o, mag, Py_NE);
+        nbits = _PyLong_NumBits(mag);
+        if (neg < 0 || nbits == (size_t)-1) { Py_DECREF(mag); return -1; }
+        nlimbs = (nbits + 63) / 64;
+        if (nlimbs == 0) nlimbs = 1;
+        bytes = (unsigned char *)PyMem_Malloc(nlimbs * 8);
+        if (!bytes) { Py_DECREF(mag); PyErr_NoMemory(); return -1; }
+        if (_PyLong_AsByteArray((PyLongObject *)mag, bytes, nlimbs * 8, 1, 0) < 0) {
+            PyMem_Free(bytes); Py_DECREF(mag); return -1;
+        }
+        Py_DECREF(mag);
+        acc = MC_K_BIG + (uint64_t)neg;
+        for (k = 0; k < nlimbs; k++) {
+            uint64_t limb = 0;
+            int b;
+            for (b = 7; b >= 0; b--) limb = (limb << 8) | bytes[k * 8 + b];
+            acc = mc_mix(acc ^ limb);
+        }
+        PyMem_Free(bytes);
+        *out = mc_mix(acc ^ (uint64_t)nlimbs);
+        return 0;
+    }
+
+    static int mc_fp(PyObject *o, uint64_t *out, mc_cache *c);
+
+    static int mc_fp_container(PyObject *o, uint64_t *out, mc_cache *c) {
+        PyTypeObject *t = Py_TYPE(o);
+        uint64_t acc, lane;
+        Py_ssize_t n, i;
+        if (PyTuple_Check(o)) {
+            if (!mc_plain_type(t, &PyTuple_Type))
+                return mc_refuse(o, "a tuple class that defines its own equality or hash");
+            n = PyTuple_GET_SIZE(o);
+            acc = MC_K_TUPLE;
+            for (i = 0; i < n; i++) {
+                if (mc_fp(PyTuple_GET_ITEM(o, i), &lane, c) < 0) return -1;
+                acc = mc_step(acc, lane);
+            }
+            *out = mc_mix(acc + (uint64_t)n * MC_P5);
+            return 0;
+        }
+        if (PyFrozenSet_Check(o)) {
+            PyObject *key;
+            Py_hash_t h;
+            Py_ssize_t pos = 0;
+            if (!mc_plain_type(t, &PyFrozenSet_Type))
+                return mc_refuse(o, "a frozenset class that defines its own equality or hash");
+            n = PySet_GET_SIZE(o);
+            acc = 0;
+            while (_PySet_NextEntry(o, &pos, &key, &h)) {  /* order-free: a sum of the elements' fingerprints */
+                if (mc_fp(key, &lane, c) < 0) return -1;
+                acc += lane;
+            }
+            *out = mc_mix((acc + (uint64_t)n * MC_P5) ^ MC_K_SET);
+            return 0;
+        }
+        return mc_refuse(o, "only ints, bools, floats, strs, None, tuples (NamedTuples) and frozensets are");
+    }
+
+    static int mc_fp(PyObject *o, uint64_t *out, mc_cache *c) {
+        PyTypeObject *t = Py_TYPE(o);
+        int r;
+        if (t == &PyLong_Type || t == &PyBool_Type) {
+            int overflow;
+            long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+            if (overflow) return mc_big_int(o, out);
+            if (v == -1 && PyErr_Occurred()) return -1;
+            *out = mc_small_int(v);
+            return 0;
+        }
+        if (t == &PyFloat_Type) {
+            double d = PyFloat_AS_DOUBLE(o);
+            uint64_t bits;
+            if (isnan(d)) return mc_refuse(o, "NaN is not equal to itself");
+            if (isfinite(d) && d == floor(d)) {  /* equal to an int: fingerprinted as that int */
+                PyObject *as_int;
+                if (d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
+                    *out = mc_small_int((long long)d);
+                    return 0;
+                }
+                as_int = PyLong_FromDouble(d);
+                if (!as_int) return -1;
+                r = mc_big_int(as_int, out);
+                Py_DECREF(as_int);
+                return r;
+            }
+            memcpy(&bits, &d, 8);
+            *out = mc_mix(bits ^ MC_K_FLOAT);
+            return 0;
+        }
+        if (t == &PyUnicode_Type) {
+            Py_ssize_t len, k;
+            const char *s = PyUnicode_AsUTF8AndSize(o, &len);
+            uint64_t acc;
+            if (!s) return -1;
+            acc = MC_K_STR ^ (uint64_t)len;
+            for (k = 0; k < len; k += 8) {
+                uint64_t chunk = 0;
+                Py_ssize_t b = (len - k < 8 ? len - k : 8) - 1;
+                for (; b >= 0; b--) chunk = (chunk << 8) | (unsigned char)s[k + b];
+                acc = mc_mix(acc ^ chunk);
+            }
+            *out = mc_mix(acc + (uint64_t)len);
+            return 0;
+        }
+        if (o == Py_None) {
+            *out = mc_mix(MC_K_NONE);
+            return 0;
+        }
+        if (c && mc_cache_get(c, o, out)) return 0;
+        if (Py_EnterRecursiveCall(" while fingerprinting a state")) return -1;
+        r = mc_fp_container(o, out, c);
+        Py_LeaveRecursiveCall();
+        if (r == 0 && c && (PyTuple_Check(o) ? PyTuple_GET_SIZE(o) : PySet_GET_SIZE(o)) > 1
+            && mc_cache_put(c, o, *out) < 0) return -1;
+        return r;
+    }
+
+    /* The fingerprint of one value, as a signed 64-bit int. */
+    static PyObject *mc_fingerprint(PyObject *o) {
+        uint64_t fp;
+        if (mc_fp(o, &fp, NULL) < 0) return NULL;
+        return PyLong_FromLongLong((long long)fp);
+    }
+
+    /* fingerprint(ts[k]) for k < n into the int64 buffer dest; ts[k] None (a candidate left out) gives 0
+       when skip_none.  One table of container fingerprints serves the whole call: successors of one
+       parent share most of their parts with it and with each other, and each shared part is walked
+       once.  The count written, or -1 with the exception raised for the first value refused. */
+    static Py_ssize_t mc_fingerprint_array(PyObject *ts, Py_ssize_t n, PyObject *dest, int skip_none) {
+        Py_buffer view;
+        mc_cache cache;
+        int64_t *out;
+        Py_ssize_t k;
+        if (n < 0 || n > PyList_GET_SIZE(ts)) {
+            PyErr_SetString(PyExc_ValueError, "fingerprint_array: n does not fit the list");
+            return -1;
+        }
+        if (PyObject_GetBuffer(dest, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+            return -1;
+        if (view.itemsize != 8 || view.len < n * 8) {
+            PyBuffer_Release(&view);
+            PyErr_SetString(PyExc_ValueError, "fingerprint_array: the output needs n int64 items");
+            return -1;
+        }
+        out = (int64_t *)view.buf;
+        if (mc_cache_init(&cache, 12) < 0) { PyBuffer_Release(&view); return -1; }
+        for (k = 0; k < n; k++) {
+            PyObject *t = PyList_GET_ITEM(ts, k);
+            uint64_t fp;
+            if (t == Py_None && skip_none) { out[k] = 0; continue; }
+            Py_INCREF(t);
+            if (mc_fp(t, &fp, &cache) < 0) {
+                Py_DECREF(t);
+                mc_cache_free(&cache);
+                PyBuffer_Release(&view);
+                return -1;
+            }
+            Py_DECREF(t);
+            out[k] = (int64_t)fp;
+        }
+        mc_cache_free(&cache);
+        PyBuffer_Release(&view);
+        return n;
+    }
+    """
+    object mc_fingerprint(object o)
+    Py_ssize_t mc_fingerprint_array(list ts, Py_ssize_t n, object dest, int skip_none) except -1

@@ -1,0 +1,118 @@
+"""P(1, 2) == (1, 2) == Q(1, 2) in Python: one state, whichever class built it. A checker that fingerprinted the
+class would split them; one that fingerprinted only the items would be right. P(2, 1) is another state. Reveal
+is enabled at (2, 1)."""
+
+import json
+import os
+import signal
+from typing import NamedTuple
+
+import attrs
+
+from modelcheck import Spec, action, invariant
+
+START = 0
+
+
+class P(NamedTuple):
+    x: int
+    y: int
+
+
+class Q(NamedTuple):
+    a: int
+    b: int
+
+
+TARGET = (2, 1)
+
+
+def values():
+    return [P(1, 2), (1, 2), Q(1, 2), P(2, 1), Q(2, 1), (2, 1), (P(1, 2),), ((1, 2),)]
+
+
+TICKS = 3  # the counter n runs 0..TICKS beside the rest, so every value is chosen at several depths
+
+
+_STOPPED = []
+
+
+def _stop_for_resume_test():
+    """Inert unless IDENTITY_STOP_DIR is set (only tests/test_state_identity.py sets it): then SIGTERM this
+    process once a checkpoint of level IDENTITY_STOP_LEVEL is in that directory, so that the run stops with a
+    checkpoint in the middle of the search and ``--resume`` has real work to do."""
+    directory = os.environ.get("IDENTITY_STOP_DIR")
+    if not directory or _STOPPED:
+        return
+    try:
+        with open(os.path.join(directory, "checkpoint.json")) as f:
+            level = json.load(f)["body"]["level"]
+    except (OSError, ValueError, KeyError):
+        return
+    if level >= int(os.environ["IDENTITY_STOP_LEVEL"]):
+        _STOPPED.append(level)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+@attrs.frozen
+class C:
+    pass
+
+
+class S(NamedTuple):
+    v: object
+    """The value under test: START until Choose, then one of VALUES (wrapped in a 1-tuple by Wrap)."""
+    phase: int
+    """0 before Choose, 1 after it, 2 after Reveal, 3 after Wrap."""
+    n: int
+    """A counter independent of the rest."""
+
+
+def init(c):
+    return [S(START, 0, 0)]
+
+
+@action("Choose")
+def choose(c, s):
+    if s.phase != 0:
+        return None
+    return [S(v, 1, s.n) for v in values()]
+
+
+@action("Tick")
+def tick(c, s):
+    _stop_for_resume_test()
+    if s.n >= TICKS:
+        return None
+    return S(s.v, s.phase, s.n + 1)
+
+
+@action("Reveal")
+def reveal(c, s):
+    if s.phase != 1 or not s.v == TARGET:
+        return None
+    return S(s.v, 2, s.n)
+
+
+@action("Wrap")
+def wrap(c, s):
+    if s.phase != 1:
+        return None
+    return S((s.v,), 3, s.n)
+
+
+@invariant("Ok", "Always true: the run that counts states checks this one.")
+def ok(c, s):
+    return True
+
+
+@invariant("Hidden", "Reveal never ran: violated only below the state holding TARGET.")
+def hidden(c, s):
+    return s.phase != 2
+
+
+ACTIONS = [choose, tick, reveal, wrap]
+INVARIANTS = {"Ok": ok, "Hidden": hidden}
+
+SPEC = Spec(name="identity-record-vs-tuple", title="a NamedTuple and a plain tuple with equal items", constants=C, init=init, actions=ACTIONS,
+            invariants=[ok, hidden], deadlock_expected=True)

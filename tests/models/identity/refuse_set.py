@@ -1,0 +1,41 @@
+"""A set is mutable (its frozen twin is the canonical form): refused in one line, exit 2."""
+
+from typing import NamedTuple
+
+import attrs
+
+from modelcheck import Spec, action, invariant
+
+BAD = (0, {1, 2})
+
+
+@attrs.frozen
+class C:
+    pass
+
+
+class S(NamedTuple):
+    v: object
+    phase: int
+
+
+def init(c):
+    return [S(0, 0)]
+
+
+@action("Step")
+def step(c, s):
+    if s.phase == 0:
+        return S(1, 1)
+    if s.phase == 1:
+        return S(BAD, 2)
+    return None
+
+
+@invariant("Ok", "Always true.")
+def ok(c, s):
+    return True
+
+
+SPEC = Spec(name="identity-refuse-set", title="a set in a state", constants=C, init=init, actions=[step], invariants=[ok],
+            deadlock_expected=True)
