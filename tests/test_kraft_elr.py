@@ -1,7 +1,8 @@
 """kraft-elr against TLC: the port of Vanlightly's kafka_replication_kip_966 counts as TLC counts.
 
-Every expected number below is TLC 2.18's (one worker, breadth-first,
-``-deadlock``) on the published TLA+ modules (``Vanlightly/kafka-tlaplus``,
+Every expected number below is TLC's, measured for this port (TLC 2.20,
+rev. 96056d9, one worker, breadth-first, ``-deadlock``) on the published TLA+
+modules (``Vanlightly/kafka-tlaplus``,
 ``kafka_data_replication/kraft/kip-966``, with ``FiniteSetsExt`` and
 ``SequencesExt`` from ``tlaplus/CommunityModules``), run on the published
 ``kafka_replication_kip_966.cfg`` with only the named constants changed: its
