@@ -18,6 +18,7 @@ cdef extern from *:
     #define MC_P1 11400714785074694791ULL
     #define MC_P2 14029467366897019727ULL
     #define MC_P5 2870177450012600261ULL
+    #define MC_WORTH_A_SLOT 8
 
     static inline uint64_t mc_mix(uint64_t z) {  /* splitmix64's finaliser: a bijection that avalanches */
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -124,8 +125,10 @@ cdef extern from *:
         return -1;
     }
 
+    /* An int leaf is itself (xor a seed, a bijection): the tuple round and the finaliser of what holds it
+       mix it, and a frozenset mixes each element before summing. */
     static inline uint64_t mc_small_int(long long v) {
-        return mc_mix((uint64_t)v ^ MC_K_INT);
+        return (uint64_t)v ^ MC_K_INT;
     }
 
     /* An int outside [-2**63, 2**63): its magnitude's 64-bit limbs, least significant first. */
@@ -159,9 +162,10 @@ cdef extern from *:
         return 0;
     }
 
-    static int mc_fp(PyObject *o, uint64_t *out, mc_cache *c);
+    static int mc_fp(PyObject *o, uint64_t *out, mc_cache *c, Py_ssize_t *cost);
 
-    static int mc_fp_container(PyObject *o, uint64_t *out, mc_cache *c) {
+    /* cost: the values walked, for deciding what is worth a place in the table. */
+    static int mc_fp_container(PyObject *o, uint64_t *out, mc_cache *c, Py_ssize_t *cost) {
         PyTypeObject *t = Py_TYPE(o);
         uint64_t acc, lane;
         Py_ssize_t n, i;
@@ -171,7 +175,7 @@ cdef extern from *:
             n = PyTuple_GET_SIZE(o);
             acc = MC_K_TUPLE;
             for (i = 0; i < n; i++) {
-                if (mc_fp(PyTuple_GET_ITEM(o, i), &lane, c) < 0) return -1;
+                if (mc_fp(PyTuple_GET_ITEM(o, i), &lane, c, cost) < 0) return -1;
                 acc = mc_step(acc, lane);
             }
             *out = mc_mix(acc + (uint64_t)n * MC_P5);
@@ -186,8 +190,8 @@ cdef extern from *:
             n = PySet_GET_SIZE(o);
             acc = 0;
             while (_PySet_NextEntry(o, &pos, &key, &h)) {  /* order-free: a sum of the elements' fingerprints */
-                if (mc_fp(key, &lane, c) < 0) return -1;
-                acc += lane;
+                if (mc_fp(key, &lane, c, cost) < 0) return -1;
+                acc += mc_mix(lane);
             }
             *out = mc_mix((acc + (uint64_t)n * MC_P5) ^ MC_K_SET);
             return 0;
@@ -195,12 +199,23 @@ cdef extern from *:
         return mc_refuse(o, "only ints, bools, floats, strs, None, tuples (NamedTuples) and frozensets are");
     }
 
-    static int mc_fp(PyObject *o, uint64_t *out, mc_cache *c) {
+    static int mc_fp(PyObject *o, uint64_t *out, mc_cache *c, Py_ssize_t *cost) {
         PyTypeObject *t = Py_TYPE(o);
+        Py_ssize_t below = 0;
         int r;
+        *cost += 1;
         if (t == &PyLong_Type || t == &PyBool_Type) {
             int overflow;
-            long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+            long long v;
+    #if PY_VERSION_HEX < 0x030C0000
+            /* CPython 3.11's ints of at most one 30-bit digit (nearly all a spec holds), read directly. */
+            Py_ssize_t size = Py_SIZE(o);
+            if (size == 0 || size == 1 || size == -1) {
+                *out = mc_small_int(size * (long long)((PyLongObject *)o)->ob_digit[0]);
+                return 0;
+            }
+    #endif
+            v = PyLong_AsLongLongAndOverflow(o, &overflow);
             if (overflow) return mc_big_int(o, out);
             if (v == -1 && PyErr_Occurred()) return -1;
             *out = mc_small_int(v);
@@ -247,17 +262,19 @@ cdef extern from *:
         }
         if (c && mc_cache_get(c, o, out)) return 0;
         if (Py_EnterRecursiveCall(" while fingerprinting a state")) return -1;
-        r = mc_fp_container(o, out, c);
+        r = mc_fp_container(o, out, c, &below);
         Py_LeaveRecursiveCall();
-        if (r == 0 && c && (PyTuple_Check(o) ? PyTuple_GET_SIZE(o) : PySet_GET_SIZE(o)) > 1
-            && mc_cache_put(c, o, *out) < 0) return -1;
+        *cost += below;
+        /* A small container is walked again faster than it is found in a large table. */
+        if (r == 0 && c && below >= MC_WORTH_A_SLOT && mc_cache_put(c, o, *out) < 0) return -1;
         return r;
     }
 
     /* The fingerprint of one value, as a signed 64-bit int. */
     static PyObject *mc_fingerprint(PyObject *o) {
         uint64_t fp;
-        if (mc_fp(o, &fp, NULL) < 0) return NULL;
+        Py_ssize_t cost = 0;
+        if (mc_fp(o, &fp, NULL, &cost) < 0) return NULL;
         return PyLong_FromLongLong((long long)fp);
     }
 
@@ -286,9 +303,10 @@ cdef extern from *:
         for (k = 0; k < n; k++) {
             PyObject *t = PyList_GET_ITEM(ts, k);
             uint64_t fp;
+            Py_ssize_t cost = 0;
             if (t == Py_None && skip_none) { out[k] = 0; continue; }
             Py_INCREF(t);
-            if (mc_fp(t, &fp, &cache) < 0) {
+            if (mc_fp(t, &fp, &cache, &cost) < 0) {
                 Py_DECREF(t);
                 mc_cache_free(&cache);
                 PyBuffer_Release(&view);

@@ -11,10 +11,12 @@ process to process, which Spark executors and worker processes cannot have.
 :func:`fingerprint` follows Python's equality, which is the spec's own: ``1``,
 ``True`` and ``1.0`` are one value, as are ``0.0`` and ``-0.0``, a NamedTuple
 and the plain tuple of the same items, and two frozensets of the same
-elements however they were built.  Leaves are mixed by splitmix64's finaliser
-(a bijection, so distinct 64-bit ints never share a fingerprint); a tuple
-combines its items in order with xxHash's round; a frozenset sums its
-elements' fingerprints, which does not depend on iteration order.  Ints of
+elements however they were built.  An int that fits 64 bits is itself xor a seed
+(a bijection, so distinct ints never share a fingerprint), mixed by what
+holds it; other leaves are mixed by splitmix64's finaliser; a
+tuple combines its items in order with xxHash's round and mixes the result;
+a frozenset sums its elements' mixed fingerprints, which does not depend on
+iteration order.  Ints of
 any size, floats (not NaN, which is not equal to itself), ``str`` (its UTF-8
 bytes) and ``None`` are accepted; anything else, or a tuple or frozenset class
 with its own equality, is refused with ``TypeError``, so the walk that
@@ -46,7 +48,7 @@ try:
 except ImportError:  # Cython is the optional ``compile`` extra
     _COMPILED = False
 
-FINGERPRINT_SCHEME = "splitmix64-xxh-sum/1"
+FINGERPRINT_SCHEME = "splitmix64-xxh-sum/2"
 """The name of this definition of fingerprints, part of a checkpoint's identity: change it with the definition."""
 
 _M = (1 << 64) - 1
@@ -86,7 +88,7 @@ def _big_int(v: int) -> int:
 
 def _int(v: int) -> int:
     if -(1 << 63) <= v < (1 << 63):
-        return _mix((v & _M) ^ _K_INT)
+        return (v & _M) ^ _K_INT
     return _big_int(v)
 
 
@@ -126,7 +128,7 @@ def _unsigned(v: Any) -> int:
         if not _plain(t, frozenset):
             raise TypeError(f"a {t.__name__} cannot be part of a state "
                             "(a frozenset class that defines its own equality or hash)")
-        total = sum(_unsigned(x) for x in v) & _M
+        total = sum(_mix(_unsigned(x)) for x in v) & _M
         return _mix(((total + len(v) * _P5) & _M) ^ _K_SET)
     raise TypeError(f"a {t.__name__} cannot be part of a state "
                     "(only ints, bools, floats, strs, None, tuples (NamedTuples) and frozensets are)")
