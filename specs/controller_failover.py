@@ -82,11 +82,22 @@ def acknowledge(s: ClusterState, leader: int) -> ClusterState:
     return s if done <= s.acked else s._replace(acked=s.acked | done)
 
 
+def election_reasons(p: PartitionState, live: frozenset) -> int:
+    """How many of NeedsElection's two disjuncts hold: the partition's leader is dead; its ISR holds a dead
+    broker while some member lives.
+
+    TLC generates a successor once per satisfied disjunct of an action, so a
+    guard on both reasons counts its (identical) successor twice; the Kafka
+    specs follow TLC's count.
+    """
+    dead_leader = p.leader != NONE and p.leader not in live
+    dead_isr_member = bool(p.isr & live) and not p.isr <= live
+    return int(dead_leader) + int(dead_isr_member)
+
+
 def needs_election(p: PartitionState, live: frozenset) -> bool:
     """The partition's leader is dead, or its ISR holds a dead broker while some member lives."""
-    if p.leader != NONE and p.leader not in live:
-        return True
-    return bool(p.isr & live) and not p.isr <= live
+    return election_reasons(p, live) > 0
 
 
 def _send(sender: int, epoch: int, dests, p: PartitionState) -> frozenset:
@@ -157,9 +168,11 @@ def read_partition_state(c: ControllerConstants, s: ClusterState, controller: in
     b = s.brokers[controller]
     if not b.alive or b.controller_epoch == 0 or b.pending:
         return None
-    if not needs_election(s.zk_partition, b.live_brokers):
+    reasons = election_reasons(s.zk_partition, b.live_brokers)
+    if not reasons:
         return None
-    return set_broker(s, controller, b._replace(pending=s.zk_partition))
+    t = set_broker(s, controller, b._replace(pending=s.zk_partition))
+    return [t] * reasons  # one successor per satisfied disjunct, as TLC counts them
 
 
 @action("elect_leader", controller=CONTROLLER, leader=NEW_LEADER)

@@ -28,6 +28,8 @@ def replay(spec, c, steps):
         act = spec.action_named(label.split("(")[0])
         binding = [b for b in act.bindings(c) if act.label(b) == label][0]
         s = act.fn(c, s, *binding)
+        if isinstance(s, list):  # one successor per satisfied disjunct (TLC's count): they are the same state
+            s = s[0]
         states.append(s)
         if s is None:
             break
