@@ -22,14 +22,14 @@ from __future__ import annotations
 import math
 import os
 import sys
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import attrs
 
 from modelcheck.errors import UsageError
 from modelcheck.model.blame import SOURCE_ATTR, real_interrupts
 from modelcheck.options import CheckOptions, option_conflict
-from modelcheck.output.results import CheckResult
+from modelcheck.output.results import CheckResult, run_path
 from modelcheck.search.progress import ProgressSink, stderr_sink
 from modelcheck.spec.constants import build_constants
 from modelcheck.spec.declare import Spec
@@ -274,12 +274,37 @@ class PreparedCheck:
         """The liveness and step properties checked."""
         return self.options.properties
 
-    def run(self) -> CheckResult:
-        """Run the preflight walk, then the search; the result, with the spec it came from."""
-        with real_interrupts():  # spec code runs from here on: a Ctrl-C is still the user's
-            return self._run()
+    def run(self, announce: Callable[[str], None] | None = None) -> CheckResult:
+        """Run the preflight walk, then the search; the result, with the spec it came from.
 
-    def _run(self) -> CheckResult:
+        ``announce``, if given, is called with :attr:`CheckResult.run_path`'s line
+        once the search's path is chosen, before the search, and again if the
+        memo tables give way during it.
+        """
+        with real_interrupts():  # spec code runs from here on: a Ctrl-C is still the user's
+            return self._run(announce)
+
+    def _parallelism(self, backend: Any) -> tuple[str, int | None]:
+        """How ``backend`` runs side by side: (``threads``, ``processes`` or ``spark executors``, how many)."""
+        if self.engine == "spark":
+            return "spark executors", None
+        from modelcheck.memo.backend import MemoBackend
+
+        if isinstance(backend, MemoBackend):
+            return "threads", self.workers  # the C loop's thread and workers - 1 helper threads
+        return ("processes", self.workers) if self.workers > 1 else ("threads", 1)
+
+    def _path(self, backend: Any, why_not: str | None, announce: Callable[[str], None] | None) -> dict[str, Any]:
+        """The fields of :class:`CheckResult` that say what ran; announced before the search when asked."""
+        kind, count = self._parallelism(backend)
+        fields = {"successors": "memo tables" if why_not is None else "the spec's own code",
+                  "successors_why": why_not, "parallelism": kind, "parallel_count": count,
+                  "spec_code": self.spec_mode}
+        if announce is not None:
+            announce(run_path(fields["successors"], why_not, kind, count, self.spec_mode))
+        return fields
+
+    def _run(self, announce: Callable[[str], None] | None = None) -> CheckResult:
         from modelcheck.model.bound import BoundModel
         from modelcheck.model.preflight import preflight as run_preflight
 
@@ -291,8 +316,13 @@ class PreparedCheck:
             from modelcheck.search.simulate import simulate as run_simulation
 
             walk_model = BoundModel(self.spec, self.constants, attrs.evolve(self.options, max_depth=None))
+            path = {"successors": "the spec's own code", "successors_why": "--simulate walks with the spec's own code",
+                    "parallelism": "threads", "parallel_count": 1, "spec_code": self.spec_mode}
+            if announce is not None:
+                announce(run_path(*path.values()))
             result = run_simulation(walk_model, seed=self.seed, walks=self.walks, seconds=self.walk_seconds,
                                     max_depth=self.options.max_depth or 100, progress=self.sink)
+            result = attrs.evolve(result, **path)
         else:
             from modelcheck.search.driver import LevelDriver
 
@@ -300,6 +330,7 @@ class PreparedCheck:
 
             notice = _stderr_notice if self.sink is not None else None
             backend, note, why_not = self._backend(model)
+            path = self._path(backend, why_not, announce)
             try:
                 result = LevelDriver(model, backend, self.sink, notice).run()
             except MemoUnsupported as why:
@@ -308,11 +339,12 @@ class PreparedCheck:
                 note = f"the memo tables stopped ({why.reason}); checked again with the spec's own code"
                 why_not = f"the memo tables stopped: {why.reason}"
                 model = BoundModel(self.spec, self.constants, self.options)
-                result = LevelDriver(model, self._spec_backend(model), self.sink, notice).run()
+                backend = self._spec_backend(model)
+                path = self._path(backend, why_not, announce)
+                result = LevelDriver(model, backend, self.sink, notice).run()
             if note:
                 warnings.append(note)
-            result = attrs.evolve(result, successors="memo tables" if why_not is None else "the spec's own code",
-                                  successors_why=why_not)
+            result = attrs.evolve(result, **path)
         return attrs.evolve(result, warnings=tuple(warnings) + result.warnings, spec_object=self.spec,
                             constants_object=self.constants)
 

@@ -264,7 +264,7 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         with _spec_output_to_stderr(as_json):  # with --json, stdout holds the JSON and nothing else
-            result = plan.run()
+            result = plan.run(announce=lambda line: click.echo(line, file=out))
     finally:
         signal.signal(signal.SIGTERM, previous)
     ctx.ensure_object(dict)["status"] = result.exit_code  # what an output failure from here on keeps

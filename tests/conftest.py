@@ -96,14 +96,15 @@ def json_report(p: subprocess.CompletedProcess, *also_drop: str) -> dict:
     """The ``--json`` report of a run without its timing, which is all two identical runs may differ in.
 
     Nor ``memo``, the memo tables' report on themselves, nor ``successors``
-    (which path computed them, and why): a run that checkpoints computes
-    successors with the spec's own code, one that does not uses the tables,
-    and both find the same.  ``also_drop`` names further keys to
-    ignore (``engine`` when comparing engines).
+    (which path computed them, and why), ``parallelism`` (threads or
+    processes) and ``spec_code`` (compiled or interpreted): a run that
+    checkpoints computes successors with the spec's own code, one that does
+    not uses the tables, and both find the same.  ``also_drop`` names further
+    keys to ignore (``engine`` when comparing engines).
     """
     assert p.stdout.strip(), p.stderr[-3000:]
     data = json.loads(p.stdout)
-    for key in ("seconds", "states_per_second", "memo", "successors", *also_drop):
+    for key in ("seconds", "states_per_second", "memo", "successors", "parallelism", "spec_code", *also_drop):
         data.pop(key, None)
     return data
 

@@ -265,3 +265,57 @@ def test_a_stderr_that_cannot_be_written_loses_only_its_lines(tmp_path):
         p.stderr.close()
         assert p.wait(timeout=600) == 0
     assert "Model checking completed. No error has been found." in (tmp_path / "out.txt").read_text()
+
+
+def _path_line(p: subprocess.CompletedProcess) -> str:
+    """The header's line that names the successor path and the parallelism."""
+    (line,) = [line for line in p.stdout.splitlines() if line.startswith("Successors: ")]
+    return line
+
+
+def test_the_header_names_the_memo_tables_and_one_thread_by_default():
+    p = run_cli("check", "kip320", "--const", "Replicas=2", "-q")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[1].startswith("Invariants: StrongIsr; engine: local")  # the line before it is unchanged
+    if "not on the memo tables" in _path_line(p):  # no C loop built for this source: the line says why
+        assert _path_line(p).startswith("Successors: the spec's own code (")
+        pytest.skip("the memo tables' C loop is not built here")
+    assert _path_line(p).startswith("Successors: memo tables (C loop; spec ")
+    assert _path_line(p).endswith("; one thread")
+    assert "11,839 states generated, 5,973 distinct states found, 0 states left on queue." in p.stdout
+
+
+def test_the_header_says_no_memo_runs_the_spec_s_own_code_and_why():
+    p = run_cli("check", "kip320", "--const", "Replicas=2", "-q", "--no-memo")
+    assert p.returncode == 0, p.stderr
+    line = _path_line(p)
+    assert line.startswith("Successors: the spec's own code (")
+    assert ("compiled)" in line) != ("interpreted" in line)
+    assert line.endswith("; one thread; not on the memo tables: --no-memo")
+    assert "11,839 states generated, 5,973 distinct states found, 0 states left on queue." in p.stdout
+
+
+def test_the_header_says_how_many_threads_or_processes_workers_run():
+    threads = run_cli("check", "kip320", "--const", "Replicas=2", "-q", "--workers", "2")
+    assert threads.returncode == 0, threads.stderr
+    if "not on the memo tables" not in _path_line(threads):
+        assert _path_line(threads).startswith("Successors: memo tables (C loop; spec ")
+        assert _path_line(threads).endswith("; 2 threads")
+    processes = run_cli("check", "kip320", "--const", "Replicas=2", "-q", "--workers", "2", "--no-memo")
+    assert processes.returncode == 0, processes.stderr
+    assert _path_line(processes).endswith("; 2 processes; not on the memo tables: --no-memo")
+    for p in (threads, processes):
+        assert "11,839 states generated, 5,973 distinct states found, 0 states left on queue." in p.stdout
+
+
+def test_json_names_the_parallelism_beside_the_successor_path():
+    default = json.loads(run_cli("check", "kip320", "--const", "Replicas=2", "--json", "-q").stdout)
+    workers = json.loads(run_cli("check", "kip320", "--const", "Replicas=2", "--json", "-q", "--workers", "2",
+                                 "--no-memo").stdout)
+    assert default["parallelism"] == {"kind": "threads", "count": 1}
+    assert workers["parallelism"] == {"kind": "processes", "count": 2}
+    assert workers["successors"] == {"path": "the spec's own code", "why": "--no-memo"}
+    assert default["spec_code"] == "compiled" or default["spec_code"].startswith("interpreted")
+    p = run_cli("check", "kip320", "--const", "Replicas=2", "--json", "-q", "--workers", "2", "--no-memo")
+    assert "Successors: the spec's own code" in p.stderr and "Successors" not in p.stdout  # stdout: JSON only

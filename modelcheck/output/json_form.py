@@ -107,6 +107,8 @@ def result_to_json(spec: Spec, consts: Any, r: CheckResult) -> dict:
         "spark": r.engine_report if r.engine == "spark" else None,
         "memo": r.engine_report if r.engine == "local" else None,
         "successors": {"path": r.successors, "why": r.successors_why},
+        "parallelism": {"kind": r.parallelism, "count": r.parallel_count},
+        "spec_code": r.spec_code,
         "checkpoint": ({"directory": r.checkpoint, "level": r.checkpoint_level + 1}
                        if r.checkpoint is not None and r.checkpoint_level is not None else None),
     }

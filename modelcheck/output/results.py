@@ -104,10 +104,22 @@ class CheckResult:
     """What computed the successors: ``memo tables`` or ``the spec's own code``."""
     successors_why: str | None = None
     """Why the spec's own code did, where the memo tables could not or were not asked to (None: they did)."""
+    parallelism: str = "threads"
+    """How the search ran side by side: ``threads`` (of this process), ``processes`` or ``spark executors``."""
+    parallel_count: int | None = 1
+    """How many threads or processes (None for Spark executors, whose number Spark decides)."""
+    spec_code: str | None = None
+    """How the spec's module ran: ``compiled`` or ``interpreted (why)``; None when that is not known."""
     spec_object: Any = attrs.field(default=None, eq=False, repr=False)
     """The :class:`~modelcheck.spec.declare.Spec` checked, for :meth:`to_json` and :meth:`write_trace`."""
     constants_object: Any = attrs.field(default=None, eq=False, repr=False)
     """The constants as the spec declares them."""
+
+    @property
+    def run_path(self) -> str:
+        """What computed the successors and how many ran side by side, as the check's header says it."""
+        return run_path(self.successors, self.successors_why, self.parallelism, self.parallel_count,
+                        self.spec_code)
 
     @property
     def violation(self) -> Violation | None:
@@ -156,3 +168,27 @@ class CheckResult:
         if self.result == "incomplete" and self.stopped_by in ("max-states", "max-depth"):
             return 4
         return 0
+
+
+def parallelism_text(kind: str, count: int | None) -> str:
+    """``one thread``, ``2 threads``, ``2 processes``, ``Spark executors``."""
+    if kind == "spark executors":
+        return "Spark executors"
+    if count == 1:
+        return "one process" if kind == "processes" else "one thread"
+    return f"{count} {kind}"
+
+
+def run_path(successors: str, why: str | None, kind: str, count: int | None, spec_code: str | None) -> str:
+    """The line naming the successor path, compiled or interpreted, the parallelism and why not the memo tables.
+
+    ``Successors: memo tables (C loop; spec compiled); one thread`` or
+    ``Successors: the spec's own code (interpreted (MODELCHECK_INTERPRETED is set)); 2 processes; not on
+    the memo tables: --no-memo``.
+    """
+    if successors == "memo tables":
+        how = "C loop" + (f"; spec {spec_code}" if spec_code else "")
+    else:
+        how = spec_code or ""
+    line = f"Successors: {successors}{f' ({how})' if how else ''}; {parallelism_text(kind, count)}"
+    return line + (f"; not on the memo tables: {why}" if why else "")
