@@ -68,11 +68,13 @@ KNOWN: list[KnownTrace] = [
     KnownTrace("producer-duplicate", "producer-ordering", (("Idempotent", "false"),), "NoDuplicates",
                "retries without idempotence: batch0 is written, its response is lost, the request times out "
                "and the retry writes batch0 a second time."),
-    KnownTrace("controller-zombie-second-leader", "controller-failover", (("ControllerEpochFencing", "false"),),
-               "OneLeaderPerPartition",
-               "Without controller-epoch fencing: the leader b2 dies, controller b1's session expires before it "
-               "acts, b3 becomes controller; both elect a leader in leader epoch 1 (the zombie b1 itself, b3 "
-               "itself), and each broker takes the LeaderAndIsr that reaches it first: b1 and b3 both lead."),
+    KnownTrace("controller-zombie-second-leader", "controller-failover",
+               (("PartitionWrite", "unconditional"), ("StaleControllerEpochCheck", "false")),
+               "OneLeaderPerEpoch",
+               "Without a guard on the partition state's write: the leader b2 dies, controller b1's session "
+               "expires before it acts, b3 becomes controller; both elect a leader in leader epoch 1 (the zombie "
+               "b1 itself, b3 itself), and each broker takes the LeaderAndIsr that reaches it first: b1 and b3 "
+               "both lead epoch 1."),
     KnownTrace("reassignment-shrink-isr-early", "partition-reassignment", (("Order", "shrink-isr-early"),),
                "LeaderInIsr",
                "Reassigning b1,b2 -> b2,b3 with the ISR shrunk before the new replica joined it: the leader b1 "

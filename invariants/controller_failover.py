@@ -1,9 +1,13 @@
 """What controller failover must keep, as named predicates over a ``controller-failover`` state.
 
-* ``OneLeaderPerPartition``: no two live brokers both act as leader of the
-  partition (and so both accept writes);
+* ``OneLeaderPerEpoch``: no two live brokers act as leader in the same
+  leader epoch (what Kafka promises; checked by default);
 * ``AckedWritesSurvive``: every acknowledged record is in the log of the
-  leader ZooKeeper names, while that broker is up.
+  leader ZooKeeper names, while that broker is up (checked by default);
+* ``OneLeaderPerPartition``: no two live brokers both act as leader of the
+  partition, in any epochs.  Kafka does not promise it: a leader whose
+  ZooKeeper session expired serves until it hears of its successor.  Checked
+  only when named.
 
 Each has a companion ``explain`` that, on a violating state, names the
 brokers, epochs and records at fault in one sentence and lists the lane cells
@@ -36,7 +40,12 @@ def _zombie_clause(s: ClusterState, leaders: tuple[int, int]) -> tuple[str, tupl
 
 def explain_one_leader_per_partition(c: ControllerConstants, s: ClusterState) -> Witness:
     """The two brokers acting as leader, their leader epochs, which one ZooKeeper names, and a zombie controller."""
-    a, b = [x for x in range(len(s.brokers)) if acts_as_leader(s, x)][:2]
+    return _explain_leaders(s, tuple([x for x in range(len(s.brokers)) if acts_as_leader(s, x)][:2]))
+
+
+def _explain_leaders(s: ClusterState, pair: tuple[int, int]) -> Witness:
+    """Brokers ``pair`` both act as leader: their leader epochs, which one ZooKeeper names, and a zombie."""
+    a, b = pair
     na, nb = broker_name(a), broker_name(b)
     ea, eb = s.brokers[a].leader_epoch, s.brokers[b].leader_epoch
     both = (f"{na} and {nb} both act as leader in leader epoch {ea}" if ea == eb
@@ -53,6 +62,28 @@ def explain_one_leader_per_partition(c: ControllerConstants, s: ClusterState) ->
 def one_leader_per_partition(c: ControllerConstants, s: ClusterState) -> bool:
     """At most one live broker acts as the partition's leader."""
     return sum(1 for b in range(len(s.brokers)) if acts_as_leader(s, b)) <= 1
+
+
+def _same_epoch_leaders(s: ClusterState) -> tuple[int, int] | None:
+    """Two live brokers acting as leader in the same leader epoch, or None."""
+    leaders = [b for b in range(len(s.brokers)) if acts_as_leader(s, b)]
+    for i, a in enumerate(leaders):
+        for b in leaders[i + 1:]:
+            if s.brokers[a].leader_epoch == s.brokers[b].leader_epoch:
+                return a, b
+    return None
+
+
+def explain_one_leader_per_epoch(c: ControllerConstants, s: ClusterState) -> Witness:
+    """The two brokers leading the same leader epoch, which one ZooKeeper names, and a zombie controller."""
+    return _explain_leaders(s, _same_epoch_leaders(s))
+
+
+@invariant("OneLeaderPerEpoch", explain=explain_one_leader_per_epoch)
+def one_leader_per_epoch(c: ControllerConstants, s: ClusterState) -> bool:
+    """No two live brokers act as leader in the same leader epoch: what Kafka promises.  A deposed leader
+    that has not heard of its successor may still act, in an older epoch (OneLeaderPerPartition)."""
+    return _same_epoch_leaders(s) is None
 
 
 def _log(log: tuple) -> str:
@@ -105,5 +136,21 @@ def something_acked(c: ControllerConstants, s: ClusterState) -> bool:
     return bool(s.acked)
 
 
-ALL = [one_leader_per_partition, acked_writes_survive]
-SOMETIMES = [controller_failed_over, new_leader_serves, something_acked]
+@sometimes("DeposedLeaderServes")
+def deposed_leader_serves(c: ControllerConstants, s: ClusterState) -> bool:
+    """Two brokers act as leader at once (in different leader epochs): a leader whose session expired still
+    serves after its successor took over, so OneLeaderPerEpoch is not kept by there being one leader."""
+    return sum(1 for b in range(len(s.brokers)) if acts_as_leader(s, b)) > 1
+
+
+@sometimes("ZombieHoldsARead")
+def zombie_holds_a_read(c: ControllerConstants, s: ClusterState) -> bool:
+    """A zombie controller holds a read of the partition state (step 3.1) while a newer controller exists:
+    the window in which its write must be refused."""
+    return any(s.brokers[z].pending and s.brokers[z].controller_epoch < s.zk_controller_epoch for z in _zombies(s))
+
+
+ALL = [one_leader_per_epoch, acked_writes_survive, one_leader_per_partition]
+DEFAULT = ["OneLeaderPerEpoch", "AckedWritesSurvive"]
+"""What Kafka promises; OneLeaderPerPartition is checked when named (imperfect failure detection breaks it)."""
+SOMETIMES = [controller_failed_over, new_leader_serves, something_acked, deposed_leader_serves, zombie_holds_a_read]

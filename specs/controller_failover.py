@@ -1,4 +1,4 @@
-"""Controller failover and the controller epoch that fences a zombie controller.
+"""Controller failover with imperfect failure detection, and the checks that fence a zombie controller.
 
 The seed notes on the controller say: every broker watches the ephemeral
 /controller node; when the controller fails the node disappears, the live
@@ -9,36 +9,43 @@ every live broker.  On a broker failure the controller (3.1) reads the
 partition's ISR from ZooKeeper, (3.2) picks a live ISR member as leader and
 the surviving ISR members as the new ISR, (3.3) writes leader, ISR, a new
 leader epoch and its controller epoch to the partition's state znode, only
-if the controller epoch has not changed since 3.1, and (4) sends
+if the controller version has not changed since 3.1, and (4) sends
 LeaderAndIsr to the brokers.  A broker rejects a LeaderAndIsr whose
 controller epoch is older than the newest it has seen (StaleControllerEpoch),
 and, per partition, one whose leader epoch is not newer than its own
 (StaleLeaderEpoch).
 
 The story this spec (registered as ``controller-failover``) is about: a
-controller whose ZooKeeper session expires (a long GC pause, say) loses
-/controller, but it has not noticed yet and still acts as controller, a
-zombie.  Its ZooKeeper client has reconnected with a new session (so its
-writes go through and its broker stays registered).  If it had read the
-partition state before a new controller was elected, it still writes its
-decision and sends LeaderAndIsr.  Without the epoch checks
-(``ControllerEpochFencing=false``) the zombie's election overwrites the new
-controller's, with the same leader epoch, and each broker takes whichever
-LeaderAndIsr reaches it first: two brokers act as leader.
+broker whose ZooKeeper session expires (a long GC pause, say) loses its
+ephemeral nodes but has not noticed.  Failure detection is not perfect:
+a controller that lost /controller still acts as controller, a zombie; a
+leader the controller took for dead still acts as leader.  So two brokers
+may act as leader at once, in different leader epochs (OneLeaderPerPartition
+is not what Kafka promises).  What Kafka promises is one leader per leader
+epoch and that acknowledged writes survive.  ``PartitionWrite`` selects how
+ZooKeeper guards a controller's write of the partition state: the strawman
+``unconditional``; ``zk-version``, Kafka before 2.2 (the write is
+conditional on the znode's zkVersion read at 3.1, and a controller that
+reads a state written by a newer controller aborts); ``controller-epoch``,
+the fix (the same write in a multi-op that also checks /controller_epoch).
+``StaleControllerEpochCheck`` is the brokers' check.  Without a guard the
+zombie's election and the new controller's both install leader epoch 1, and
+each broker takes whichever LeaderAndIsr reaches it first.
 
 Modelled: broker crashes (``crash``: the broker stays down; the controller's
-/brokers/ids watch fires), the controller's session expiry
-(``expire_controller_session``) and the zombie noticing it
-(``resign_controller``), the race for /controller (``elect_controller``),
+/brokers/ids watch fires), session expiries of any live broker
+(``expire_session``) and a zombie controller noticing (``resign_controller``),
+the race for /controller (``elect_controller``),
 the election steps 3.1 (``read_partition_state``) and 3.2 to 4
-(``elect_leader``, or ``abort_election`` when the epoch has changed),
+(``elect_leader``, or ``abort_election`` when ZooKeeper refuses the write),
 LeaderAndIsr handling (``handle_leader_and_isr``), and just enough
 replication for acks=all: ``produce`` at a broker acting as leader,
 ``follower_fetch`` (the follower's log becomes the leader's: truncation and
 catch-up in one step; the details are ``broker-failures``' subject).
 Clean election only (no live ISR member: no leader).  Not modelled: broker
 restarts (a restarted broker forgets the controller epoch it saw, and a
-stale request still queued for it is a separate story).
+stale request still queued for it is a separate story), the leader's own
+ISR updates, and the controller noticing a broker re-register.
 
 Failures are bounded, so runs end; states without successors are expected.
 """
@@ -123,13 +130,28 @@ def crash(c: ControllerConstants, s: ClusterState, broker: int):
     return t
 
 
-@action("expire_controller_session", broker=BROKER)
-def expire_controller_session(c: ControllerConstants, s: ClusterState, broker: int):
-    """The controller's ZooKeeper session expires (e.g. a long GC pause): /controller is deleted, but the
-    controller has not noticed and goes on acting, a zombie; its client reconnects with a new session."""
-    if s.zk_controller != broker or s.expiries >= c.SessionExpiries:
+@action("expire_session", broker=BROKER)
+def expire_session(c: ControllerConstants, s: ClusterState, broker: int):
+    """A live broker's ZooKeeper session expires (a long GC pause, a network blip) and its ephemeral nodes go.
+
+    Failure detection is not perfect: the broker is up and has not noticed.
+    If it held /controller, /controller is deleted and it goes on acting as
+    controller, a zombie.  Otherwise the controller's /brokers/ids watch fires
+    and it handles the broker as failed, while the broker goes on acting as
+    leader if it was one.  Its client reconnects with a new session and
+    re-registers at once, so its writes go through and a later controller
+    counts it live; the controller that saw it leave does not see it return
+    (so it sends it nothing more).
+    """
+    if not s.brokers[broker].alive or s.expiries >= c.SessionExpiries:
         return None
-    return s._replace(zk_controller=NONE, expiries=s.expiries + 1)
+    t = s._replace(expiries=s.expiries + 1)
+    if s.zk_controller == broker:
+        return t._replace(zk_controller=NONE)
+    if s.zk_controller != NONE:
+        ctl = t.brokers[s.zk_controller]
+        t = set_broker(t, s.zk_controller, ctl._replace(live_brokers=ctl.live_brokers - {broker}))
+    return t
 
 
 @action("resign_controller", broker=BROKER)
@@ -162,11 +184,19 @@ def elect_controller(c: ControllerConstants, s: ClusterState, broker: int):
 # -- leader election (the seeds' steps 3.1 to 4) -------------------------------------------------
 
 
+def _reads_newer_state(c: ControllerConstants, p: PartitionState, epoch: int) -> bool:
+    """Kafka's check after each read of the partition state: a state written by a newer controller means
+    this one went through a soft failure, and it aborts (not made by the strawman ``unconditional``)."""
+    return c.PartitionWrite != "unconditional" and p.controller_epoch > epoch
+
+
 @action("read_partition_state", controller=CONTROLLER)
 def read_partition_state(c: ControllerConstants, s: ClusterState, controller: int):
     """Step 3.1: a controller that saw a broker fail reads the partition's leader and ISR from ZooKeeper."""
     b = s.brokers[controller]
     if not b.alive or b.controller_epoch == 0 or b.pending:
+        return None
+    if _reads_newer_state(c, s.zk_partition, b.controller_epoch):
         return None
     reasons = election_reasons(s.zk_partition, b.live_brokers)
     if not reasons:
@@ -175,17 +205,31 @@ def read_partition_state(c: ControllerConstants, s: ClusterState, controller: in
     return [t] * reasons  # one successor per satisfied disjunct, as TLC counts them
 
 
+def write_refusal(c: ControllerConstants, s: ClusterState, controller: int) -> str | None:
+    """Why ZooKeeper refuses ``controller``'s write of the partition state it read, or None if it accepts it.
+
+    ``zk-version``: the znode changed since the read (every write bumps the
+    leader epoch, so a changed value stands for a changed zkVersion).
+    ``controller-epoch`` adds, in the same multi-op, /controller_epoch still
+    being the writer's.
+    """
+    b = s.brokers[controller]
+    if c.PartitionWrite == "controller-epoch" and s.zk_controller_epoch != b.controller_epoch:
+        return "controller-epoch"
+    if c.PartitionWrite != "unconditional" and s.zk_partition != b.pending:
+        return "zk-version"
+    return None
+
+
 @action("elect_leader", controller=CONTROLLER, leader=NEW_LEADER)
 def elect_leader(c: ControllerConstants, s: ClusterState, controller: int, leader: int):
     """Steps 3.2 to 4: keep a live leader or pick a live ISR member, shrink the ISR to the live members,
     write leader, ISR, leader epoch + 1 and the controller epoch to ZooKeeper, send LeaderAndIsr.
 
-    With fencing, the write happens only while /controller_epoch is still this controller's.
+    The write happens only if ZooKeeper accepts it (``PartitionWrite``).
     """
     b = s.brokers[controller]
-    if not b.alive or not b.pending:
-        return None
-    if c.ControllerEpochFencing and s.zk_controller_epoch != b.controller_epoch:
+    if not b.alive or not b.pending or write_refusal(c, s, controller) is not None:
         return None
     p = b.pending
     live = b.live_brokers
@@ -205,14 +249,20 @@ def elect_leader(c: ControllerConstants, s: ClusterState, controller: int, leade
 
 @action("abort_election", controller=CONTROLLER)
 def abort_election(c: ControllerConstants, s: ClusterState, controller: int):
-    """With fencing: /controller_epoch changed since step 3.1, so a newer controller exists; this one
-    writes nothing and resigns."""
+    """ZooKeeper refused the write.  /controller_epoch changed (``controller-epoch``): a newer controller
+    exists, and this one resigns.  The zkVersion changed: like Kafka's retry loop, it reads the state again
+    and elects on that, unless a newer controller wrote it or no election is needed any more."""
     b = s.brokers[controller]
-    if not c.ControllerEpochFencing or not b.alive or not b.pending:
+    if not b.alive or not b.pending:
         return None
-    if s.zk_controller_epoch == b.controller_epoch:
+    why = write_refusal(c, s, controller)
+    if why is None:
         return None
-    return set_broker(s, controller, b._replace(controller_epoch=0, live_brokers=frozenset(), pending=()))
+    if why == "controller-epoch":
+        return set_broker(s, controller, b._replace(controller_epoch=0, live_brokers=frozenset(), pending=()))
+    p = s.zk_partition
+    retry = not _reads_newer_state(c, p, b.controller_epoch) and needs_election(p, b.live_brokers)
+    return set_broker(s, controller, b._replace(pending=p if retry else ()))
 
 
 # -- brokers -------------------------------------------------------------------------------------
@@ -230,7 +280,7 @@ def _age(r: LeaderAndIsr) -> tuple:
 
 @action("handle_leader_and_isr", broker=BROKER, sender=SENDER)
 def handle_leader_and_isr(c: ControllerConstants, s: ClusterState, broker: int, sender: int):
-    """The broker handles the oldest LeaderAndIsr from ``sender``: StaleControllerEpoch (with fencing),
+    """The broker handles the oldest LeaderAndIsr from ``sender``: StaleControllerEpoch (if checked),
     StaleLeaderEpoch, or it becomes leader or follower as the request says."""
     b = s.brokers[broker]
     if not b.alive:
@@ -240,7 +290,7 @@ def handle_leader_and_isr(c: ControllerConstants, s: ClusterState, broker: int, 
         return None
     req = min(channel, key=_age)
     t = s._replace(requests=s.requests - {req})
-    if c.ControllerEpochFencing and req.controller_epoch < b.seen_controller_epoch:
+    if c.StaleControllerEpochCheck and req.controller_epoch < b.seen_controller_epoch:
         return t  # StaleControllerEpoch
     b = b._replace(seen_controller_epoch=max(b.seen_controller_epoch, req.controller_epoch))
     if req.leader_epoch > b.leader_epoch:
@@ -276,12 +326,12 @@ def _build() -> Spec:
 
     return Spec(
         name="controller-failover",
-        title="Controller failover: the controller epoch fences a zombie controller",
+        title="Controller failover: zombie controllers and leaders, and what fences them",
         constants=ControllerConstants,
         init=init,
         actions=[
             crash,
-            expire_controller_session,
+            expire_session,
             resign_controller,
             elect_controller,
             read_partition_state,
@@ -292,6 +342,7 @@ def _build() -> Spec:
             follower_fetch,
         ],
         invariants=inv.ALL,
+        default_invariants=inv.DEFAULT,
         sometimes=inv.SOMETIMES,
         deadlock_expected=True,
         view=view,

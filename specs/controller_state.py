@@ -20,17 +20,31 @@ NONE = -1
 """No broker: /controller is empty, or the partition has no leader."""
 
 
+WRITES = ("unconditional", "zk-version", "controller-epoch")
+"""How a controller's write of the partition state is guarded, weakest first (``PartitionWrite``)."""
+
+
 @attrs.frozen
 class ControllerConstants:
-    """The cluster size, the failures, and whether the controller epoch fences stale controllers."""
+    """The cluster size, the failures, and which of Kafka's checks fence a stale controller."""
 
     Brokers: int = constant(3, "brokers, each hosting a replica of the partition (b1 is the first controller, "
                                "b2 the first leader)", minimum=2, maximum=4)
-    ControllerEpochFencing: bool = constant(
-        True, "the seeds' rule: a controller writes the partition state only while /controller_epoch is still "
-              "its own, and brokers reject LeaderAndIsr from an older controller epoch (StaleControllerEpoch)")
+    PartitionWrite: str = constant(
+        "controller-epoch",
+        "how a controller's write of the partition state (step 3.3) is guarded: unconditional (no guard, a "
+        "strawman); zk-version (Kafka before 2.2: only if the znode's zkVersion is still the one read at 3.1, "
+        "and only by a controller whose epoch is not older than the state's; else it re-reads); "
+        "controller-epoch (the fix: the same write in one ZooKeeper multi-op that also checks that "
+        "/controller_epoch is still the writer's)",
+        choices=WRITES)
+    StaleControllerEpochCheck: bool = constant(
+        True, "brokers reject a LeaderAndIsr from an older controller epoch than they have seen "
+              "(StaleControllerEpoch)")
     Crashes: int = constant(1, "broker crashes in one run (a crashed broker stays down)", minimum=0, maximum=3)
-    SessionExpiries: int = constant(1, "ZooKeeper session expiries of the controller in one run", minimum=0, maximum=2)
+    SessionExpiries: int = constant(
+        1, "ZooKeeper session expiries in one run, of any live broker: the controller's (it becomes a zombie) "
+           "or another's (the controller takes it for dead, it goes on acting)", minimum=0, maximum=2)
     Records: int = constant(1, "records producers send in total (acks=all)", minimum=0, maximum=3)
 
 
@@ -279,7 +293,7 @@ def _expiry_id(b: int) -> str:
 def _rejection(c: ControllerConstants, s: ClusterState, r: LeaderAndIsr) -> str | None:
     """Why the broker ignores request ``r`` (the error its response carries), or None when it applies it."""
     b, name = s.brokers[r.dest], broker_name(r.dest)
-    if c.ControllerEpochFencing and r.controller_epoch < b.seen_controller_epoch:
+    if c.StaleControllerEpochCheck and r.controller_epoch < b.seen_controller_epoch:
         return f"StaleControllerEpoch ({name} has seen controller epoch {b.seen_controller_epoch})"
     if r.leader_epoch <= b.leader_epoch:
         return f"StaleLeaderEpoch ({name} is in leader epoch {b.leader_epoch})"
@@ -304,6 +318,15 @@ def _leader_and_isr_events(c: ControllerConstants, s: ClusterState, t: ClusterSt
     return out
 
 
+def _write_guard(c: ControllerConstants, me: Broker) -> str:
+    """`` if ...``: what ZooKeeper checks of a controller's write of the partition state (``PartitionWrite``)."""
+    if c.PartitionWrite == "unconditional":
+        return ""
+    if c.PartitionWrite == "zk-version":
+        return " if its zkVersion is as read"
+    return f" if its zkVersion is as read and /controller_epoch = {me.controller_epoch}"
+
+
 def _zookeeper_events(c: ControllerConstants, s: ClusterState, t: ClusterState, action: str,
                       b: int) -> list[dict]:
     """What a step reads from and writes to ZooKeeper, and the notifications ZooKeeper sends."""
@@ -317,8 +340,13 @@ def _zookeeper_events(c: ControllerConstants, s: ClusterState, t: ClusterState, 
             return [_send(f"{name} left", ZOOKEEPER, controller_actor(s.zk_controller),
                           f"watch: {name} left /brokers/ids", "ZooKeeper", delivered=True)]
         return []
-    if action == "expire_controller_session":
-        return [_send(_expiry_id(b), ZOOKEEPER, ctl, "session expired: /controller deleted", "ZooKeeper")]
+    if action == "expire_session":
+        if s.zk_controller == b:
+            return [_send(_expiry_id(b), ZOOKEEPER, ctl, "session expired: /controller deleted", "ZooKeeper")]
+        if s.zk_controller != NONE:
+            return [_send(f"{name} left", ZOOKEEPER, controller_actor(s.zk_controller),
+                          f"watch: {name} left /brokers/ids (its session expired)", "ZooKeeper", delivered=True)]
+        return []
     if action == "resign_controller":
         return [{"receive": _expiry_id(b)}]
     if action == "elect_controller":
@@ -328,14 +356,19 @@ def _zookeeper_events(c: ControllerConstants, s: ClusterState, t: ClusterState, 
     if action == "read_partition_state":
         return _exchange(f"{name} reads", ctl, ZOOKEEPER, "read the partition state",
                          partition_text(s.zk_partition), "ZooKeeper")
-    fenced = f" if /controller_epoch = {me.controller_epoch}" if c.ControllerEpochFencing else ""
+    guard = _write_guard(c, me)
     if action == "elect_leader":
-        return [_send(f"{name} writes", ctl, ZOOKEEPER, f"write{fenced}: {partition_text(t.zk_partition)}",
+        return [_send(f"{name} writes", ctl, ZOOKEEPER, f"write{guard}: {partition_text(t.zk_partition)}",
                       "ZooKeeper", delivered=True)]
     if action == "abort_election":
-        out = _exchange(f"{name} writes", ctl, ZOOKEEPER, f"write{fenced}",
-                        f"refused: /controller_epoch is {s.zk_controller_epoch}", "ZooKeeper")
-        return out + ([{"drop": _expiry_id(b), "why": f"{name} resigned at the refused write"}] if zombie else [])
+        if t.brokers[b].controller_epoch == 0:
+            out = _exchange(f"{name} writes", ctl, ZOOKEEPER, f"write{guard}",
+                            f"refused: /controller_epoch is {s.zk_controller_epoch}", "ZooKeeper")
+            return out + ([{"drop": _expiry_id(b), "why": f"{name} resigned at the refused write"}] if zombie else [])
+        again = t.brokers[b].pending
+        return _exchange(f"{name} writes", ctl, ZOOKEEPER, f"write{guard}",
+                         f"refused: the state changed; now {partition_text(s.zk_partition)}"
+                         + ("" if again else ", nothing to elect"), "ZooKeeper")
     return []
 
 

@@ -197,7 +197,8 @@ def test_epoch_rounds_follow_the_truncation_rule():
 # -- the producer, controller, reassignment and consumer specs ------------------------------------------
 
 SEED_SPECS = [("producer-ordering", (("MaxInFlight", "2"),)), ("producer-ordering", (("Idempotent", "true"),)),
-              ("controller-failover", ()), ("controller-failover", (("ControllerEpochFencing", "false"),)),
+              ("controller-failover", ()), ("controller-failover", (("PartitionWrite", "unconditional"),)),
+              ("controller-failover", (("PartitionWrite", "zk-version"), ("StaleControllerEpochCheck", "false"))),
               ("controller-failover", (("Crashes", "2"), ("Records", "2"))),
               ("partition-reassignment", ()), ("partition-reassignment", (("Order", "stop-old-early"),)),
               ("partition-reassignment", (("Order", "persist-ar-early"), ("Replicas", "1,2:3,4"))),
@@ -287,8 +288,8 @@ def test_producer_story_the_retry_lands_after_the_later_batch(documents):
 
 
 def test_controller_story_the_zombies_leader_and_isr_reaches_a_broker(documents):
-    """Without fencing: the zombie b1 (controller epoch 1, its session expired at step 3, a notice it never
-    reads) writes b1 for leader epoch 1 and sends LeaderAndIsr with controller epoch 1 at step 6; b1 applies
+    """Without a guard on the write: the zombie b1 (controller epoch 1, its session expired at step 3, a notice
+    it never reads) writes b1 for leader epoch 1 and sends LeaderAndIsr with controller epoch 1 at step 6; b1 applies
     it at step 8, after b3 became controller in epoch 2 at step 4. b3 ignores its own failover request
     (leader epoch 0) at step 9 and applies its election at step 10."""
     doc = documents["controller-zombie-second-leader"]
@@ -311,16 +312,17 @@ def test_controller_with_fencing_the_zombies_write_is_refused():
     """The same schedule with fencing: the zombie's conditional write is refused at step 3.3, it resigns,
     and the session-expiry notice it never read is dropped with it."""
     spec = load_spec("controller-failover")
-    c = build_constants(spec, (("ControllerEpochFencing", "true"),))
+    c = build_constants(spec, (("PartitionWrite", "controller-epoch"),))
     s = next(iter(spec.init(c)))
-    for label in ("crash(broker=b2)", "expire_controller_session(broker=b1)", "elect_controller(broker=b3)",
+    for label in ("crash(broker=b2)", "expire_session(broker=b1)", "elect_controller(broker=b3)",
                   "read_partition_state(controller=controller b1)"):
         act = spec.action_named(label.split("(")[0])
         s = act.fn(c, s, *[b for b in act.bindings(c) if act.label(b) == label][0])
         s = s[0] if isinstance(s, list) else s  # one successor per satisfied disjunct, all the same state
     t = spec.action_named("abort_election").fn(c, s, 0)
     assert spec.messages(c, s, t, "abort_election", {"controller": "controller b1"}) == [
-        {"send": "b1 writes", "from": "controller b1", "to": "zookeeper", "label": "write if /controller_epoch = 1",
+        {"send": "b1 writes", "from": "controller b1", "to": "zookeeper",
+         "label": "write if its zkVersion is as read and /controller_epoch = 1",
          "kind": "ZooKeeper", "delivered": True},
         {"send": "b1 writes response", "from": "zookeeper", "to": "controller b1",
          "label": "refused: /controller_epoch is 2", "kind": "ZooKeeper", "delivered": True, "response": True},
