@@ -126,6 +126,18 @@ def test_tables_that_learn_too_much_give_way_to_the_spec_s_own_code(monkeypatch)
     assert r.successors == "memo tables" and r.successors_why is None and r.warnings == ()
 
 
+def test_tables_give_way_early_when_they_learn_more_than_they_serve(monkeypatch):
+    """Past the early probation, more evaluations than the early limit per successor stop the tables at a
+    level's end, long before the probation's end."""
+    monkeypatch.setattr(backend_mod, "EARLY_PROBATION", 100)
+    monkeypatch.setattr(backend_mod, "EARLY_LIMIT", 0.0001)
+    r = modelcheck.check("kip320", {"Replicas": 2})
+    assert (r.distinct_states, r.states_generated, r.depth) == TLC_KIP320_R2
+    assert r.successors == "the spec's own code" and "more than one in 10000" in r.successors_why
+    monkeypatch.setattr(backend_mod, "EARLY_LIMIT", 10.0)
+    assert modelcheck.check("kip320", {"Replicas": 2}).successors == "memo tables"
+
+
 def test_json_names_the_successor_path():
     on = json.loads(run_cli("check", "kip320", "--const", "Replicas=2", "--json", "-q").stdout)
     off = json.loads(run_cli("check", "kip320", "--const", "Replicas=2", "--json", "-q", "--no-memo").stdout)
