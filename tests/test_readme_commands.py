@@ -46,6 +46,7 @@ SLOW = {
 SKIPPED = {
     "bin/setup": "the tests run in the environment it made",
     "source .venv/bin/activate": "the tests run this environment's interpreter",
+    "python -m pytest -q": "the test suite itself (CI's .ci/run runs it)",
     "modelcheck render-known": "it rewrites the checked-in renderings; tests/test_known_traces.py checks they are current",
     "modelcheck check kip320 --const MaxLeaderEpoch=3 --checkpoint ck/ --checkpoint-every 300 --max-memory 4096":
         "ten million states (minutes); checkpoints and --max-memory: tests/test_checkpoint_resume.py",
