@@ -1,6 +1,6 @@
 """A :class:`CheckResult` as the stable JSON object that ``check --json`` prints.
 
-The JSON object is a documented interface (README, "JSON output"): other tools
+The JSON object is a documented interface (docs/cli.md, "JSON output"): other tools
 and CI parse it, so fields are only ever added, never renamed.
 """
 
