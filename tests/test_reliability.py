@@ -48,7 +48,82 @@ def test_an_edited_spec_does_not_resume_an_old_checkpoint(tmp_path):
     assert p.returncode == 2
     assert p.stderr.strip().splitlines()[-1] == (
         f"error: cannot resume from {tmp_path / 'ck'}: spec die-hard has changed since the checkpoint was "
-        "written (the digest of its source files differs)")
+        "written: module modelcheck_user_jugs changed")
+
+
+_GATED = """
+from typing import NamedTuple
+import attrs
+from modelcheck import Spec, action, constant, invariant
+{load}
+
+@attrs.frozen
+class C:
+    N: int = constant(6, "steps", minimum=1, maximum=50)
+
+class S(NamedTuple):
+    x: int
+
+@action("Step")
+def step(c, s):
+    return S(s.x + 1) if s.x < c.N else None
+
+@invariant("Allowed", "x never reaches a forbidden value")
+def allowed(c, s):
+    return s.x not in FORBIDDEN
+
+SPEC = Spec(name="gated", title="gated", constants=C, init=lambda c: [S(0)], actions=[step],
+            invariants=[allowed], deadlock_expected=True)
+"""
+
+
+def _stale_resume(tmp_path, spec, edit, env=None):
+    """Checkpoint a holding run stopped early, ``edit()``, then resume: (fresh run, resumed run)."""
+    ck = tmp_path / "ck"
+    first = run_cli("check", str(spec), "--checkpoint", str(ck), "--checkpoint-every", "0", "--max-states", "3",
+                    env=env)
+    assert first.returncode == 4, first.stderr  # stopped by --max-states, with a checkpoint
+    edit()
+    return run_cli("check", str(spec), env=env), run_cli("check", str(spec), "--resume", str(ck), env=env)
+
+
+def test_a_helper_module_outside_the_spec_s_folder_is_part_of_its_identity(tmp_path):
+    """A helper imported from PYTHONPATH (not the spec's folder) that changes makes the checkpoint stale."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "gate_rules.py").write_text("FORBIDDEN = frozenset({99})\n")
+    spec = tmp_path / "specs" / "gated.py"
+    spec.parent.mkdir()
+    spec.write_text(_GATED.format(load="from gate_rules import FORBIDDEN"))
+    fresh, resumed = _stale_resume(tmp_path, spec, lambda: (lib / "gate_rules.py").write_text(
+        "FORBIDDEN = frozenset({5})\n"), env={"PYTHONPATH": str(lib)})
+    assert fresh.returncode == 1 and "Allowed" in fresh.stdout
+    assert resumed.returncode == 2 and "Traceback" not in resumed.stderr
+    assert resumed.stderr.strip().splitlines()[-1].endswith(
+        "spec gated has changed since the checkpoint was written: module gate_rules changed")
+
+
+def test_a_data_file_the_spec_reads_is_part_of_its_identity(tmp_path):
+    """A file read when the spec is imported that changes makes the checkpoint stale, naming the file."""
+    data = tmp_path / "forbidden.txt"
+    data.write_text("99\n")
+    spec = tmp_path / "gated.py"
+    spec.write_text(_GATED.format(load=f"FORBIDDEN = frozenset(int(x) for x in open({str(data)!r}).read().split())"))
+    fresh, resumed = _stale_resume(tmp_path, spec, lambda: data.write_text("5\n"))
+    assert fresh.returncode == 1
+    assert resumed.returncode == 2
+    assert resumed.stderr.strip().splitlines()[-1].endswith(f"{os.path.realpath(data)} changed")
+
+
+def test_a_data_file_read_by_init_is_part_of_its_identity(tmp_path):
+    data = tmp_path / "start.txt"
+    data.write_text("0\n")
+    spec = tmp_path / "gated.py"
+    spec.write_text(_GATED.format(load="FORBIDDEN = frozenset({5})").replace(
+        "init=lambda c: [S(0)]", f"init=lambda c: [S(int(open({str(data)!r}).read()))]"))
+    fresh, resumed = _stale_resume(tmp_path, spec, lambda: data.write_text("6\n"))
+    assert fresh.returncode == 0  # starts past the forbidden value now
+    assert resumed.returncode == 2 and resumed.stderr.strip().endswith(f"{os.path.realpath(data)} changed")
 
 
 class _Payload:
@@ -344,4 +419,4 @@ def test_a_nan_in_a_state_is_refused(tmp_path):
     assert "float('nan')" in spec.read_text()
     p = run_cli("check", str(spec), "-q")
     assert p.returncode == 2
-    assert "big is NaN (it hashes differently in every process; use an int code)" in p.stderr.strip().splitlines()[-1]
+    assert "big is NaN (NaN is not equal to itself; use an int code)" in p.stderr.strip().splitlines()[-1]

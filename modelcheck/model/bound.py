@@ -23,6 +23,7 @@ from modelcheck.errors import SpecResultError, SpecRuntimeError, UsageError
 from modelcheck.model.blame import call_spec, passes_through, spec_error
 from modelcheck.model.expander import Expansion, compile_expander, loop_expander
 from modelcheck.model.fingerprint import check_canonical, fingerprint
+from modelcheck.spec.opened import recording
 from modelcheck.model.validate import as_bool, init_states, predicate_error
 from modelcheck.options import CheckOptions
 from modelcheck.output.results import TraceStep
@@ -117,6 +118,12 @@ class BoundModel:
     """A spec with fixed constants and options."""
 
     def __init__(self, spec: Spec, consts: Any, options: CheckOptions) -> None:
+        with recording() as opened:
+            self._bind(spec, consts, options)
+        self.opened_files: frozenset[str] = frozenset(opened)
+        """The files spec code opened for reading while binding (data files: part of a checkpoint's identity)."""
+
+    def _bind(self, spec: Spec, consts: Any, options: CheckOptions) -> None:
         self.spec = spec
         self.c = consts
         self.options = options

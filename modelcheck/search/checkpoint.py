@@ -83,11 +83,14 @@ class CheckpointIdentity:
     """The options that change the search (invariants, symmetry, deadlock, bounds)."""
     modelcheck_version: str = __version__
     """The version that wrote it; state encodings may change between versions."""
+    files: tuple = ()
+    """(what, SHA-256) of each module and data file the digest covers (:func:`modelcheck.spec.sources.spec_files`),
+    so that a refusal names what changed."""
 
     def to_json(self) -> dict[str, Any]:
         return {"spec": self.spec, "sources": self.sources, "constants": [list(p) for p in self.constants],
                 "options": [[k, list(v) if isinstance(v, tuple) else v] for k, v in self.options],
-                "modelcheck_version": self.modelcheck_version}
+                "modelcheck_version": self.modelcheck_version, "files": [list(p) for p in self.files]}
 
     def mismatch(self, other: "CheckpointIdentity") -> str | None:
         """A one-line reason why ``other`` (the run being resumed) does not match, or None."""
@@ -96,13 +99,23 @@ class CheckpointIdentity:
             if mine != theirs:
                 return f"the checkpoint is for {what} {mine}, this run has {theirs}"
         if self.sources != other.sources:
-            return (f"spec {self.spec} has changed since the checkpoint was written (the digest of its "
-                    "source files differs)")
+            return f"spec {self.spec} has changed since the checkpoint was written: {_changed(self.files, other.files)}"
         for field, what in (("constants", "constants"), ("options", "options")):
             mine, theirs = getattr(self, field), getattr(other, field)
             if _canonical(mine) != _canonical(theirs):
                 return f"the checkpoint is for {what} {_show(mine)}, this run has {_show(theirs)}"
         return None
+
+
+def _changed(then: tuple, now: tuple) -> str:
+    """What differs between two lists of (what, digest): the first difference, and how many more."""
+    a, b = dict(then), dict(now)
+    names = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+    if not names:
+        return "the digest of its files differs"
+    k = names[0]
+    first = f"{k} is new" if k not in a else f"{k} is gone" if k not in b else f"{k} changed"
+    return first + (f" (and {len(names) - 1} more)" if len(names) > 1 else "")
 
 
 def _canonical(pairs: Any) -> str:
@@ -529,7 +542,8 @@ def _identity_from(body: dict[str, Any]) -> CheckpointIdentity:
             spec=_typed(ident["spec"], str), sources=_typed(ident["sources"], str),
             constants=tuple(tuple(p) for p in _typed(ident["constants"], list)),
             options=tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in _typed(ident["options"], list)),
-            modelcheck_version=_typed(ident["modelcheck_version"], str))
+            modelcheck_version=_typed(ident["modelcheck_version"], str),
+            files=tuple((_typed(w, str), _typed(d, str)) for w, d in _typed(ident["files"], list)))
     except (KeyError, TypeError, ValueError):
         raise CheckpointError("the checkpoint's identity is damaged") from None
 

@@ -44,7 +44,7 @@ from modelcheck.search.stop import StopRequests
 from modelcheck.search.verdict import summarize
 from modelcheck.search.visited import ParentRecords, sorted_unique
 from modelcheck.spec.constants import constants_to_dict
-from modelcheck.spec.sources import sources_digest, spec_modules
+from modelcheck.spec.sources import sources_digest, spec_files, spec_modules
 
 DEADLOCK = "Deadlock"
 DEADLOCK_DESCRIPTION = "a reachable state has no successor"
@@ -65,7 +65,8 @@ def checkpoint_identity(model: BoundModel) -> ck.CheckpointIdentity:
     """
     return ck.CheckpointIdentity(
         spec=model.spec.name,
-        sources=sources_digest(model.spec),
+        sources=sources_digest(model.spec, model.opened_files),
+        files=tuple(spec_files(model.spec, model.opened_files)),
         constants=tuple(sorted(constants_to_dict(model.c).items())),
         options=model.options.identity_options() + (
             ("fingerprints", FINGERPRINT_SCHEME),),

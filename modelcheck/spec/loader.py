@@ -15,6 +15,8 @@ from typing import Any
 from modelcheck.errors import SpecLoadError, UsageError
 from modelcheck.model.blame import one_line, passes_through, raise_site, shown_path
 from modelcheck.spec.declare import Spec
+from modelcheck.spec.opened import recording
+from modelcheck.spec.sources import OPENED_ATTR
 
 
 def registered_specs() -> dict[str, str]:
@@ -145,12 +147,16 @@ def load_spec(ref: str) -> Spec:
         if target.endswith(".py") or os.sep in target:
             if not os.path.isfile(target):
                 raise UsageError(f"no spec file {target}")
-            module = _import_file(target)
+            with recording() as opened:
+                module = _import_file(target)
+            _note_opened(module, opened)
             return _from_module(module, attr or None, target)
         if not target.replace(".", "").replace("_", "").isalnum():
             raise UsageError(_unknown(ref, registry))
         try:
-            module = _import_module(target)
+            with recording() as opened:
+                module = _import_module(target)
+            _note_opened(module, opened)
         except ModuleNotFoundError as exc:
             if exc.name and target.startswith(exc.name):
                 raise UsageError(_unknown(ref, registry)) from None
@@ -164,6 +170,16 @@ def load_spec(ref: str) -> Spec:
         return _from_module(module, attr or None, target)
     except SpecDefinitionError:
         raise
+
+
+def _note_opened(module: Any, opened: set[str]) -> None:
+    """Keep on the module the files it opened for reading while it was imported (its data files, for a
+    checkpoint's identity: :func:`modelcheck.spec.sources.spec_files`); none when it was imported before."""
+    if opened:
+        try:
+            setattr(module, OPENED_ATTR, frozenset(getattr(module, OPENED_ATTR, ())) | frozenset(opened))
+        except (AttributeError, TypeError):
+            pass
 
 
 def _unknown(ref: str, registry: dict[str, str]) -> str:

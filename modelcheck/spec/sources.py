@@ -1,14 +1,15 @@
-"""The source files a spec is made of, and one digest over them.
+"""The files a spec is made of, and one digest over them.
 
-A checkpoint must only resume the spec that wrote it: the spec's name is not
+A checkpoint must only resume the model that wrote it: the spec's name is not
 enough (a copy of ``kip320.py`` with a guard removed is still "kip320").  The
-spec's module and every module it imports from its own family are found by
-reading their ``import`` statements (not by looking at what happens to be
-imported in this process, so the answer is the same in every run), and their
-bytes are digested.  A module's family is the directory tree of the spec's
-own file and the project's spec packages (``specs/``, ``invariants/``);
-modules elsewhere (the standard library, attrs, modelcheck itself, which the
-version covers) are not followed.
+spec's module and every module it imports that is not the standard library,
+an installed package or the checker itself are found by reading their
+``import`` statements (not by looking at what happens to be imported in this
+process, so the answer is the same in every run), wherever they live: the
+spec's own folder, ``PYTHONPATH``, the project's spec packages (``specs/``,
+``invariants/``).  The data files the spec read while it was imported and
+bound to its constants (:mod:`modelcheck.spec.opened`) are part of it too.
+Each file's bytes are digested, so a change names the file.
 """
 
 from __future__ import annotations
@@ -18,9 +19,13 @@ import hashlib
 import importlib.util
 import os
 import sys
-from typing import Any
+from typing import Any, Iterable
+
+from modelcheck.spec.opened import CHECKER_PACKAGES, data_files, not_data_roots
 
 SPEC_PACKAGES = ("modelcheck.specs", "modelcheck.invariants")
+OPENED_ATTR = "__modelcheck_opened__"
+"""A spec module's attribute: the paths it opened for reading while it was imported (set by the loader)."""
 
 
 def spec_modules(spec: Any) -> list[tuple[str, str]]:
@@ -34,7 +39,8 @@ def spec_modules(spec: Any) -> list[tuple[str, str]]:
         path = _source_of(name)
         if path is not None:
             starts[name] = path
-    roots = sorted({os.path.dirname(path) for path in starts.values()}) + _package_dirs()
+    packages = _package_dirs()
+    elsewhere = not_data_roots()
     found: dict[str, str] = {}
     todo = sorted(starts.items())
     while todo:
@@ -44,21 +50,50 @@ def spec_modules(spec: Any) -> list[tuple[str, str]]:
         found[name] = file
         for imported in _imports(name, file):
             source = _source_of(imported)
-            if source is not None and any(_inside(source, root) for root in roots):
+            if source is not None and _followed(imported, source, packages, elsewhere):
                 todo.append((imported, source))
     return sorted(found.items())
 
 
-def sources_digest(spec: Any) -> str:
-    """A SHA-256 over the names and bytes of :func:`spec_modules` (empty string if none can be read)."""
-    modules = spec_modules(spec)
-    if not modules:
+def _followed(name: str, source: str, packages: list[str], elsewhere: list[str]) -> bool:
+    """A spec package's module, or one that is neither the checker's, the standard library's nor installed."""
+    if any(_inside(source, root) for root in packages):
+        return True
+    if name.split(".")[0] in CHECKER_PACKAGES:
+        return False
+    real = os.path.realpath(source)
+    return not any(real == r or real.startswith(r + os.sep) for r in elsewhere)
+
+
+def spec_files(spec: Any, opened: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """(what, SHA-256 of its bytes) for each module of :func:`spec_modules` (``module <name>``: where the
+    project lives does not matter) and each data file the spec's modules read when imported or that
+    ``opened`` names (its absolute path), sorted."""
+    out = []
+    paths = set(opened)
+    for name, path in spec_modules(spec):
+        out.append((f"module {name}", _digest(path)))
+        paths.update(getattr(sys.modules.get(name), OPENED_ATTR, ()))
+    out += [(path, _digest(path)) for path in data_files(paths)]
+    return sorted(out)
+
+
+def _digest(path: str) -> str:
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return "unreadable"
+
+
+def sources_digest(spec: Any, opened: Iterable[str] = ()) -> str:
+    """A SHA-256 over :func:`spec_files` (empty string if there are none)."""
+    files = spec_files(spec, opened)
+    if not files:
         return ""
     h = hashlib.sha256()
-    for name, path in modules:
-        with open(path, "rb") as f:
-            data = f.read()
-        h.update(name.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+    for what, digest in files:
+        h.update(what.encode() + b"\0" + digest.encode() + b"\0")
     return h.hexdigest()
 
 
