@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from modelcheck import Domain, Spec, action, weak
+from modelcheck import Spec, action, weak
 from modelcheck.specs import kraft_replication as v35
 from modelcheck.specs.kraft_elr_state import (
     ControllerPartitionMetadata,
@@ -550,16 +550,7 @@ NEXT_PER_BROKER = [
 FAIR = v35.FAIR
 
 
-def _for_broker(name: str, fn: Any, n: int) -> Any:
-    """Action ``name`` of broker ``n`` alone, declared broker-major as TLC expands ``Next`` (see
-    :func:`modelcheck.specs.kraft_replication._for_broker`)."""
-    def one(c: ElrConstants, s: KraftState, b: int) -> Any:
-        return fn(c, s, b)
-
-    one.__doc__ = fn.__doc__
-    one.__name__ = one.__qualname__ = f"{fn.__name__}_b{n}"
-    broker = Domain("broker", lambda c: range(n, n + 1) if n <= c.BrokerCount else range(0), lambda b: f"b{b}")
-    return action(f"{name}[b{n}]", label=name + "(b={b})", b=broker)(one)
+_for_broker = v35._for_broker  # one action per (action, broker), broker-major: TLC's successor order
 
 
 ACTIONS = [_for_broker(name, fn, n) for n in range(1, MAX_BROKERS + 1) for name, fn in NEXT_PER_BROKER]

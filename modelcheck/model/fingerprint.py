@@ -156,14 +156,7 @@ def fingerprint_array(ts: list, n: int, skip_none: bool = False) -> np.ndarray:
     With ``skip_none``, a ``None`` in ``ts`` (a candidate left out of the
     model) gives 0.  Raises ``TypeError`` for the first state refused.
     """
-    out = np.empty(n, dtype=np.int64)
-    if _C_AGREES:
-        mc_fingerprint_array(ts, n, out, 1 if skip_none else 0)
-        return out
-    for k in range(n):
-        t = ts[k]
-        out[k] = 0 if (skip_none and t is None) else _fingerprint_py(t)
-    return out
+    return fingerprints(ts, n, None, skip_none)
 
 
 def fingerprints(ts: list, n: int, fp: Any = None, skip_none: bool = False) -> np.ndarray:
@@ -173,9 +166,12 @@ def fingerprints(ts: list, n: int, fp: Any = None, skip_none: bool = False) -> n
     VIEW or symmetry); None or :func:`fingerprint` itself takes the batched
     path of :func:`fingerprint_array`.
     """
-    if fp is None or fp is fingerprint:
-        return fingerprint_array(ts, n, skip_none)
     out = np.empty(n, dtype=np.int64)
+    if fp is None or fp is fingerprint:
+        if _C_AGREES:
+            mc_fingerprint_array(ts, n, out, 1 if skip_none else 0)
+            return out
+        fp = _fingerprint_py
     for k in range(n):
         t = ts[k]
         out[k] = 0 if (skip_none and t is None) else fp(t)

@@ -84,13 +84,19 @@ def not_data_roots() -> list[str]:
     return sorted(roots)
 
 
+def is_under(path: str, roots: list[str]) -> bool:
+    """Whether ``path`` (resolved) is one of ``roots`` or inside one."""
+    real = os.path.realpath(path)
+    return any(real == r or real.startswith(r + os.sep) for r in roots)
+
+
 def data_files(paths: set[str] | frozenset[str]) -> tuple[str, ...]:
     """The recorded paths that are data: existing regular files, not code, outside the system's folders."""
     roots = not_data_roots()
     out = set()
     for p in paths:
         real = os.path.realpath(p)
-        if real.endswith(_CODE_SUFFIXES) or any(real == r or real.startswith(r + os.sep) for r in roots):
+        if real.endswith(_CODE_SUFFIXES) or is_under(real, roots):
             continue
         try:
             if not stat.S_ISREG(os.stat(real).st_mode):

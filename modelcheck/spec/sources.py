@@ -21,7 +21,7 @@ import os
 import sys
 from typing import Any, Iterable
 
-from modelcheck.spec.opened import CHECKER_PACKAGES, data_files, not_data_roots
+from modelcheck.spec.opened import CHECKER_PACKAGES, data_files, is_under, not_data_roots
 
 SPEC_PACKAGES = ("modelcheck.specs", "modelcheck.invariants")
 OPENED_ATTR = "__modelcheck_opened__"
@@ -61,8 +61,7 @@ def _followed(name: str, source: str, packages: list[str], elsewhere: list[str])
         return True
     if name.split(".")[0] in CHECKER_PACKAGES:
         return False
-    real = os.path.realpath(source)
-    return not any(real == r or real.startswith(r + os.sep) for r in elsewhere)
+    return not is_under(source, elsewhere)
 
 
 def spec_files(spec: Any, opened: Iterable[str] = ()) -> list[tuple[str, str]]:
