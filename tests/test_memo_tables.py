@@ -119,8 +119,9 @@ def test_a_leaf_keeps_its_successors_as_their_changes():
 
 
 @pytest.mark.parametrize("name, consts", [("kip320", {"Replicas": 2}), ("async-isr", {})])
-def test_the_c_loop_fingerprints_are_row_fp(name, consts, monkeypatch):
-    """The C loop adds and takes away one term per changed component; row_fp sums every term anew."""
+def test_the_c_loop_fingerprints_are_the_states_own(name, consts, monkeypatch):
+    """The C loop adds and takes away one term per changed component; row_fp sums every term anew; both are
+    the fingerprint of the state the row stands for, as every other engine computes it."""
     from modelcheck.memo.backend import MemoBackend
     from modelcheck.model.bound import BoundModel
     from modelcheck.options import CheckOptions
@@ -135,7 +136,9 @@ def test_the_c_loop_fingerprints_are_row_fp(name, consts, monkeypatch):
 
     def commit(self, bound):
         rows, fps = self.out_rows[: self.n_out], self.out_fp[: self.n_out]
-        assert [kn.row_fp(r) for r in rows] == fps.tolist()
+        assert [self._row_fp(r) for r in rows] == fps.tolist()
+        states = [self.layout.state(tuple(r.tolist()), self.interner.values) for r in rows]
+        assert [model.fingerprint(t) & (2**64 - 1) for t in states] == fps.tolist()
         checked.append(len(rows))
         return original(self, bound)
 

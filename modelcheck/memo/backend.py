@@ -30,7 +30,7 @@ from modelcheck.build import compiled
 from modelcheck.errors import SpecRuntimeError
 from modelcheck.memo import kernel as kn
 from modelcheck.memo.allowlist import review
-from modelcheck.memo.layout import Layout, LayoutMismatch, derive_layout
+from modelcheck.memo.layout import MAX_FINGERPRINT_NODES, Layout, LayoutMismatch, LayoutTooLarge, derive_layout
 from modelcheck.memo.split import split_guard
 from modelcheck.memo.tries import MISSING, BadResult, Learner, NotDeterministic, Tries
 from modelcheck.memo.values import Interner, MixedTypes, MixedWatch, NotCanonical
@@ -197,6 +197,11 @@ class MemoBackend:
                 whole |= {m.path}
                 self.layout = derive_layout(samples, whole)
         self.width = self.layout.width
+        try:
+            self.fp_prog = self.layout.fingerprint_program()
+        except LayoutTooLarge as big:
+            raise MemoUnsupported(f"a state of {big.nodes} records and tuples (the tables take at most "
+                                  f"{MAX_FINGERPRINT_NODES})") from None
         self.mixed = MixedWatch(self.width)
         self.initial_rows: list[tuple] = []
         functions: list[tuple[Callable, tuple, str]] = []
@@ -244,6 +249,7 @@ class MemoBackend:
         """The level's claims on its parents (this thread's, a helper's, ready): read by the C loop."""
         if self.crew is not None:
             self.tries.before_replace = self._park
+            self.interner.before_replace = self._park
         self.records = ParentRecords()
         self.poll: Callable[[], None] = lambda: None
         self.rows = self._rows_buf = np.zeros((0, self.width), np.int32)
@@ -284,16 +290,20 @@ class MemoBackend:
         for s, readable in zip(states, np.asarray(fps).tolist()):
             row = self._row_of(s)
             rows.append(row)
-            self.initial_readable[kn.row_fp(np.array(row, np.int32))] = readable
+            self.initial_readable[self._row_fp(np.array(row, np.int32))] = readable
         self.initial_rows = rows
         self._watch()
         self.rows = np.array(rows, np.int32).reshape(-1, self.width)
         self.row_leaf = np.full((min(len(self.rows), self.leaf_rows), self.slots), -1, np.int32)
-        own = np.array([kn.row_fp(r) for r in self.rows], np.uint64)
+        own = np.array([self._row_fp(r) for r in self.rows], np.uint64)
         for fp in own.tolist():
             self._visit(fp)
         self.cur_fps = own.view(np.int64)
         self.records.add_level(self.cur_fps, np.zeros(len(own), np.int32))
+
+    def _row_fp(self, row: np.ndarray) -> int:
+        """The fingerprint of ``row`` (unsigned), as the C loop takes it: its state's own."""
+        return kn.row_fp(row, self.fp_prog, self.interner.fps)
 
     def _row_of(self, s: Any) -> tuple:
         try:
@@ -438,7 +448,7 @@ class MemoBackend:
             row = rows[-1]
             nxt = None
             for t in self._successor_rows(row):
-                if kn.row_fp(t) == want:
+                if self._row_fp(t) == want:
                     nxt = t
                     break
             if nxt is None:
@@ -462,7 +472,7 @@ class MemoBackend:
     def rows0_row(self, fp: int) -> np.ndarray:
         for s in self.model.init_states():
             row = np.array(self._row_of(s), np.int32)
-            if kn.row_fp(row) == fp:
+            if self._row_fp(row) == fp:
                 return row
         raise AssertionError("no initial state has the recorded fingerprint")
 
@@ -589,7 +599,7 @@ class MemoBackend:
                 self.cand, self.cand_action, self.cand_fp, self.cand_flag, self.gen_by_action, self.new_by_action,
                 self.miss_fn, self.miss_parent, self.miss_rows, self.miss_node, self.miss_depth, self.guard_of,
                 self.row_leaf, self.out_leaf, self.cand_mask, self.cand_own, t.true_mask,
-                self.scratch_leaf, self.cur_fps)
+                self.scratch_leaf, self.cur_fps, self.fp_prog, self.interner.fps)
 
     # -- one level ------------------------------------------------------------------------
 
@@ -675,7 +685,7 @@ class MemoBackend:
             # The arrays are replaced together: rows, row_leaf and cur_fps; out_*; cand_*; vkeys; the counts per
             # level; the tries'.
             which = (self.rows, self.row_leaf, self.cur_fps, self.out_rows, self.out_leaf, self.cand, self.vkeys,
-                     self.gen_by_action, self.tries.version)
+                     self.gen_by_action, self.tries.version, self.interner.fps)
             if self._table_of is None or any(a is not b for a, b in zip(which, self._table_of)):
                 self._park()
                 arrs = self._arrays()

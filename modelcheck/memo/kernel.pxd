@@ -27,7 +27,7 @@ cdef extern from *:
         MC_VKEYS, MC_OUT_ROWS, MC_OUT_PARENT, MC_OUT_ACTION, MC_OUT_FP, MC_CAND, MC_CAND_ACTION, MC_CAND_FP,
         MC_CAND_FLAG, MC_GEN_BY_ACTION, MC_NEW_BY_ACTION, MC_MISS_FN, MC_MISS_PARENT, MC_MISS_ROWS,
         MC_MISS_NODE, MC_MISS_DEPTH, MC_GUARD_OF, MC_ROW_LEAF, MC_OUT_LEAF, MC_CAND_MASK, MC_CAND_OWN,
-        MC_TRUE_MASK, MC_SCRATCH_LEAF, MC_ROW_FP, MC_N_ARRAYS
+        MC_TRUE_MASK, MC_SCRATCH_LEAF, MC_ROW_FP, MC_FP_PROG, MC_VFP, MC_N_ARRAYS
     };
     /* The scalars array: inputs, outputs, and the place to resume. */
     enum {
@@ -94,16 +94,51 @@ cdef extern from *:
         }
     }
 
-    /* A row's fingerprint (kernel.row_fp is the same in Python) is the sum of a 64-bit hash of each
-       (position, id) pair, mod 2^64 (0 made 1): a successor's is its parent's plus, for each component
-       its step changed, the new pair's hash minus the old one's, so a candidate costs a term per change
-       rather than a step per component.  Sums of independent 64-bit hashes collide with probability
-       about 2^-64 a pair, as a chained hash does. */
-    static inline uint64_t mc_z(int64_t k, int32_t x) {
-        uint64_t z = (((uint64_t)k << 32) | (uint32_t)x) + MC_GOLDEN;  /* splitmix64's finaliser */
+    /* A row's fingerprint is its state's own (modelcheck.model.fingerprint): the state's records and
+       fixed-length tuples that the layout split are the nodes of a program (FP_PROG, in post-order, the
+       state itself last), each the tuple fingerprint of its items: a component's value's fingerprint
+       `vfp[id]`, or an inner node's.  A successor recomputes only the nodes above the components its
+       step changed, from its parent's node fingerprints: a few tuple rounds rather than the whole state.
+       mc_mix, mc_step and the tuple's seeds are fingerprint.pxd's (tests/test_memo_tables.py checks that
+       the rows' fingerprints are the states'). */
+    #define MC_FP_MAX_NODES 256
+    #define MC_FK_TUPLE 0x27D4EB2F165667C5ULL
+    #define MC_FP1 11400714785074694791ULL
+    #define MC_FP2 14029467366897019727ULL
+    #define MC_FP5 2870177450012600261ULL
+
+    /* FP_PROG: n (nodes), then start[0 .. n] (node j's items are kids[start[j] .. start[j+1]]), up[0 .. n-1]
+       (the node holding node j, -1 for the state), comp_node[0 .. K-1] (the node holding component k; -1
+       where the state is one component), then kids (k >= 0 a component, ~j a node). */
+    typedef struct { int32_t n; const int32_t *start, *up, *comp_node, *kids; } mc_fp_prog;
+
+    static inline uint64_t mc_fmix(uint64_t z) {
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
         return z ^ (z >> 31);
+    }
+
+    /* Node j's fingerprint; an inner item's is `cur[i]` where `stamp[i] == gen`, else `par[i]`. */
+    static inline uint64_t mc_fp_node(const mc_fp_prog *fp, const uint64_t *vfp, int32_t j, const int32_t *row,
+                                      const uint64_t *cur, const uint64_t *par, const uint32_t *stamp, uint32_t gen) {
+        const int32_t *kid = fp->kids + fp->start[j], *end = fp->kids + fp->start[j + 1];
+        uint64_t acc = MC_FK_TUPLE, n = (uint64_t)(end - kid);
+        for (; kid < end; kid++) {
+            const int32_t c = *kid;
+            const uint64_t lane = c >= 0 ? vfp[row[c]] : (stamp && stamp[~c] == gen ? cur[~c] : par[~c]);
+            acc += lane * MC_FP2;
+            acc = (acc << 31) | (acc >> 33);
+            acc *= MC_FP1;
+        }
+        return mc_fmix(acc + n * MC_FP5);
+    }
+
+    /* Every node's fingerprint of `row` into `nfp`; the state's (unsigned, 0 not made 1). */
+    static inline uint64_t mc_fp_all(const mc_fp_prog *fp, const uint64_t *vfp, const int32_t *row, uint64_t *nfp) {
+        int32_t j;
+        if (fp->n == 0) return vfp[row[0]];
+        for (j = 0; j < fp->n; j++) nfp[j] = mc_fp_node(fp, vfp, j, row, nfp, nfp, NULL, 0);
+        return nfp[fp->n - 1];
     }
 
     /* A bit for each of the leaf slots pl[0 .. n-1] (n <= 64) that is unknown (< 0) or has successors (its
@@ -218,6 +253,8 @@ cdef extern from *:
         const int64_t *edges;
         uint64_t esize, vsize;
         uint64_t *vkeys;
+        const uint64_t *vfp;
+        mc_fp_prog fpp;
         int64_t K, B, NOWN, constraint_fn, first_check, n_checks, when_true;
     } mc_trees;
 
@@ -249,8 +286,12 @@ cdef extern from *:
         const int64_t *edges = t->edges;
         const uint64_t esize = t->esize;
         int64_t nc = 0, b, base, k, s, cc;
-        int missed = 0;
+        int missed = 0, have_nodes = 0;
         int32_t code;
+        /* The parent's node fingerprints, a successor's recomputed ones (`sn[j]` where `stamp[j] == gen`),
+           and the nodes a successor's changes lie under (`dirty[j] == gen`). */
+        uint64_t pn[MC_FP_MAX_NODES], sn[MC_FP_MAX_NODES];
+        uint32_t stamp[MC_FP_MAX_NODES], dirty[MC_FP_MAX_NODES], gen = 0;
         #define MC_MISSED(f_, r) do { \
             if (!m) return MC_P_MISS; \
             if (m->n < m->cap) { \
@@ -297,17 +338,45 @@ cdef extern from *:
                    being an id or ~k for the parent's component k.  Its fingerprint is taken as it is
                    written, and its visited slot prefetched: the walks of the bindings after it hide the
                    miss. */
+                if (!have_nodes) {
+                    mc_fp_all(&t->fpp, t->vfp, row, pn);
+                    memset(stamp, 0, (size_t)t->fpp.n * sizeof(uint32_t));
+                    memset(dirty, 0, (size_t)t->fpp.n * sizeof(uint32_t));
+                    have_nodes = 1;
+                }
                 for (s = 0; s < cnt; s++, nc++) {
                     int32_t *r = c->rows + nc * K;
-                    int32_t n_changes = *e++;
+                    int32_t n_changes = *e++, low = INT32_MAX, j;
                     uint64_t changed = 0, h = rz;
                     memcpy(r, row, K * sizeof(int32_t));
+                    if (++gen == 0) {
+                        memset(stamp, 0, sizeof(stamp));
+                        memset(dirty, 0, sizeof(dirty));
+                        gen = 1;
+                    }
                     for (; n_changes > 0; n_changes--, e += 2) {
                         int32_t at = e[0], v = e[1], x = v >= 0 ? v : row[~v];
                         if (x == row[at]) continue;  /* an equal value, built anew */
-                        h += mc_z(at, x) - mc_z(at, row[at]);
                         changed |= (uint64_t)1 << (at & 63);
                         r[at] = x;
+                        /* The nodes above it are to be recomputed. */
+                        for (j = t->fpp.comp_node[at]; j >= 0 && dirty[j] != gen; j = t->fpp.up[j]) {
+                            dirty[j] = gen;
+                            if (j < low) low = j;
+                        }
+                        h = 0;
+                    }
+                    if (!h) {
+                        if (t->fpp.n == 0) {
+                            h = t->vfp[r[0]];
+                        } else {
+                            for (j = low; j < t->fpp.n; j++) {
+                                if (dirty[j] != gen) continue;
+                                sn[j] = mc_fp_node(&t->fpp, t->vfp, j, r, sn, pn, stamp, gen);
+                                stamp[j] = gen;
+                            }
+                            h = sn[t->fpp.n - 1];
+                        }
                     }
                     c->fp[nc] = h = h ? h : 1;
                     __builtin_prefetch(t->vkeys + mc_slot(h, t->vsize));
@@ -359,11 +428,12 @@ cdef extern from *:
     }
 
     /* A parent's fingerprint: its row's sum, kept with it (1 where not kept: the sum is taken here). */
-    static inline uint64_t mc_parent_fp(const uint64_t *row_fp, int64_t i, const int32_t *row, int64_t K) {
-        uint64_t rz = row_fp[i];
-        int64_t k;
-        if (rz == 1)
-            for (rz = 0, k = 0; k < K; k++) rz += mc_z(k, row[k]);
+    static inline uint64_t mc_parent_fp(const mc_trees *t, const uint64_t *row_fp, int64_t i, const int32_t *row) {
+        uint64_t rz = row_fp[i], nfp[MC_FP_MAX_NODES];
+        if (rz == 1) {
+            rz = mc_fp_all(&t->fpp, t->vfp, row, nfp);
+            rz = rz ? rz : 1;
+        }
         return rz;
     }
 
@@ -458,7 +528,7 @@ cdef extern from *:
             for (k = 0; k < W; k++) pl[k] = -1;
         }
         c.cap = cr->cap;
-        nc = mc_parent(&cr->t, j, row, mc_parent_fp(cr->row_fp, j, row, K), pl, &c, cr->enabled, NULL, 1);
+        nc = mc_parent(&cr->t, j, row, mc_parent_fp(&cr->t, cr->row_fp, j, row), pl, &c, cr->enabled, NULL, 1);
         if (nc < 0) return 0;
         h->p_start[slot] = start;
         h->p_nc[slot] = (int32_t)nc;
@@ -668,6 +738,15 @@ cdef extern from *:
         t->leaves = p[MC_LEAVES]; t->edges = p[MC_EDGES];
         t->esize = (uint64_t)len[MC_EDGES] / 2;
         t->vkeys = p[MC_VKEYS]; t->vsize = (uint64_t)len[MC_VKEYS];
+        t->vfp = p[MC_VFP];
+        {
+            const int32_t *prog = p[MC_FP_PROG];
+            t->fpp.n = prog[0];
+            t->fpp.start = prog + 1;
+            t->fpp.up = t->fpp.start + t->fpp.n + 1;
+            t->fpp.comp_node = t->fpp.up + t->fpp.n;
+            t->fpp.kids = t->fpp.comp_node + S[S_K];
+        }
         t->K = S[S_K]; t->B = S[S_B]; t->NOWN = S[S_W] - S[S_B];
         t->constraint_fn = S[S_CONSTRAINT_FN]; t->first_check = S[S_FIRST_CHECK]; t->n_checks = S[S_N_CHECKS];
         t->when_true = S[S_CHECK_WHEN_TRUE];
@@ -888,7 +967,7 @@ cdef extern from *:
                 }
                 if (pl == scratch)
                     for (k = 0; k < W; k++) scratch[k] = -1;
-                nc = mc_parent(&t, i, row, mc_parent_fp(row_fp, i, row, K), pl, &c, S[S_CHECK_ENABLED], &m,
+                nc = mc_parent(&t, i, row, mc_parent_fp(&t, row_fp, i, row), pl, &c, S[S_CHECK_ENABLED], &m,
                                first_miss < 0);
                 if (nc == MC_P_FULL) { status = MC_GROW_CAND; goto stop; }
                 if (nc == MC_P_MISS || first_miss >= 0) {

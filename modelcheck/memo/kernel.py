@@ -44,9 +44,13 @@ parent's candidates from a helper where they are ready and runs pass 3 on
 them as on its own, so that what is kept, and in which order, is decided
 here alone.
 
-Fingerprints are a 64-bit mix of the row's ids; they are this engine's own
-(ids depend on the order values were met), so traces are rebuilt from rows
-and then named by the readable fingerprints (:mod:`modelcheck.memo.backend`).
+A row's fingerprint is its state's own (:mod:`modelcheck.model.fingerprint`):
+``FP_PROG`` lists the records and tuples the layout split, in post-order
+(:meth:`modelcheck.memo.layout.Layout.fingerprint_program`), each the tuple
+fingerprint of its items, a component's being ``VFP[id]`` (its value's); a
+successor recomputes only those above the components its step changed.  So
+the visited set and the parent records hold the fingerprints every other
+engine computes.
 """
 
 # modelcheck: compile
@@ -54,6 +58,8 @@ and then named by the readable fingerprints (:mod:`modelcheck.memo.backend`).
 from __future__ import annotations
 
 import numpy as np
+
+from modelcheck.model.fingerprint import tuple_fingerprint
 
 try:
     import cython  # read by Cython when ``modelcheck compile`` builds this module
@@ -66,7 +72,7 @@ DONE, MISS, GROW_VISITED, GROW_OUT, GROW_CAND, EVENT = range(6)
 (ROWS, COMP, EDGES, ROOT, LEAVES, ENTRIES, ACTION_OF, VKEYS, OUT_ROWS, OUT_PARENT,
  OUT_ACTION, OUT_FP, CAND, CAND_ACTION, CAND_FP, CAND_FLAG, GEN_BY_ACTION, NEW_BY_ACTION, MISS_FN, MISS_PARENT,
  MISS_ROWS, MISS_NODE, MISS_DEPTH, GUARD_OF, ROW_LEAF, OUT_LEAF, CAND_MASK, CAND_OWN, TRUE_MASK,
- SCRATCH_LEAF, ROW_FP, N_ARRAYS) = range(32)
+ SCRATCH_LEAF, ROW_FP, FP_PROG, VFP, N_ARRAYS) = range(34)
 """The order of the arrays handed to :func:`expand`."""
 (S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_W, S_SIMD, S_LEAF_ROWS, S_GENERATED, S_K, S_B,
  S_CONSTRAINT_FN, S_FIRST_CHECK, S_N_CHECKS, S_CHECK_WHEN_TRUE, S_CHECK_ENABLED, S_DEADLOCK, S_EV_PARENT,
@@ -84,7 +90,8 @@ LEAF = np.dtype([("start", np.int32), ("count", np.int32), ("mask", np.uint64)],
 DTYPES = (np.int32, np.int32, np.int64, np.int32, LEAF, np.int32, np.int32, np.uint64,  # .. VKEYS
           np.int32, np.int32, np.int32, np.uint64, np.int32, np.int32, np.uint64, np.int32,  # OUT_ROWS .. CAND_FLAG
           np.int64, np.int64, np.int32, np.int32, np.int32, np.int32, np.int32, np.int32,  # .. GUARD_OF
-          np.int32, np.int32, np.uint64, np.int32, np.uint64, np.int32, np.int64)  # ROW_LEAF .. ROW_FP
+          np.int32, np.int32, np.uint64, np.int32, np.uint64, np.int32, np.int64,  # ROW_LEAF .. ROW_FP
+          np.int32, np.uint64)  # FP_PROG, VFP
 """Each array's type, in the order above."""
 
 
@@ -251,14 +258,17 @@ def pair_insert_codes(edges: np.ndarray, pending: dict, comps: list) -> int:
     return pair_insert(edges, np.fromiter(pending.keys(), np.int64, len(pending)), np.array(vals, np.int64))
 
 
-def _z(k: int, x: int) -> int:
-    """The hash of id ``x`` at position ``k`` (the C loop's ``mc_z``)."""
-    z = (((k << 32) | (x & 0xFFFFFFFF)) + GOLDEN) & MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-    return z ^ (z >> 31)
-
-
-def row_fp(row: np.ndarray) -> int:
-    """The fingerprint the C loop gives ``row`` (as an unsigned 64-bit int): for the few rows of a trace."""
-    return sum(_z(k, x) for k, x in enumerate(row.tolist())) & MASK64 or 1
+def row_fp(row: np.ndarray, prog: np.ndarray, vfp: np.ndarray) -> int:
+    """The fingerprint the C loop gives ``row`` (unsigned; 1 where it is 0): for the few rows of a trace."""
+    p = prog.tolist()
+    n, width = p[0], len(row)
+    start = p[1:n + 2]
+    kids = p[1 + (n + 1) + n + width:]
+    ids = row.tolist()
+    if n == 0:
+        return int(vfp[ids[0]]) or 1
+    nodes: list[int] = []
+    for j in range(n):
+        items = [int(vfp[ids[c]]) if c >= 0 else nodes[~c] for c in kids[start[j]:start[j + 1]]]
+        nodes.append(tuple_fingerprint(items))
+    return nodes[-1] or 1

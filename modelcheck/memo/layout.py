@@ -14,11 +14,25 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from modelcheck.memo import assemble, traced
 from modelcheck.memo.traced import Traced, component_of
 
 Leaf = int  # the component index
 Node = Any  # Leaf | ("record", cls, children) | ("tuple", children)
+
+
+MAX_FINGERPRINT_NODES = 256
+"""Records and tuples a layout may split: the C loop keeps a state's node fingerprints on its stack."""
+
+
+class LayoutTooLarge(Exception):
+    """A state splits into more records and tuples than :data:`MAX_FINGERPRINT_NODES`."""
+
+    def __init__(self, nodes: int) -> None:
+        super().__init__(nodes)
+        self.nodes = nodes
 
 
 class LayoutMismatch(Exception):
@@ -53,6 +67,49 @@ class Layout:
 
     def describe(self) -> str:
         return ", ".join(".".join(str(p) for p in path) or "state" for path in self.paths)
+
+    def fingerprint_program(self) -> np.ndarray:
+        """The records and tuples this layout splits, in post-order, for the C loop's row fingerprints.
+
+        A state's fingerprint is the tuple fingerprint of its items, each a
+        part's own (:mod:`modelcheck.model.fingerprint`), so a row's is
+        computed node by node from its components' values' fingerprints.
+        int32: ``n``, then ``start[0 .. n]`` (node ``j``'s items are
+        ``kids[start[j]:start[j + 1]]``), ``up[0 .. n-1]`` (the node holding
+        node ``j``, -1 for the state itself, which is last),
+        ``comp_node[0 .. width-1]`` (the node holding component ``k``; -1
+        where the state is one component), then ``kids`` (``k >= 0`` a
+        component, ``~j`` a node).
+        """
+        start: list[int] = []
+        kids: list[list[int]] = []
+        up: list[int] = []
+        comp_node = [-1] * self.width
+
+        def walk(node: Node) -> int:
+            """The kid code of ``node``; inner nodes are numbered after their items (post-order)."""
+            if type(node) is int:
+                return node
+            items = [walk(child) for child in node[-1]]
+            j = len(kids)
+            kids.append(items)
+            up.append(-1)
+            for c in items:
+                if c >= 0:
+                    comp_node[c] = j
+                else:
+                    up[~c] = j
+            return ~j
+
+        walk(self.root)
+        flat: list[int] = []
+        for items in kids:
+            start.append(len(flat))
+            flat.extend(items)
+        start.append(len(flat))
+        if len(kids) > MAX_FINGERPRINT_NODES:
+            raise LayoutTooLarge(len(kids))
+        return np.array([len(kids)] + start + up + comp_node + flat, np.int32)
 
     def row(self, s: Any, intern: Callable[[Any], int]) -> tuple:
         """The component ids of a state (:class:`LayoutMismatch` if its shape differs)."""

@@ -40,4 +40,4 @@ cdef extern from *:
 cdef class Interner:
     cdef public list values
     cdef public dict ids, plain, alias_of
-    cdef public object canonical
+    cdef public object canonical, fps, before_replace

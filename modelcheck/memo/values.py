@@ -16,7 +16,10 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+import numpy as np
+
 from modelcheck.memo.traced import Traced, value_of
+from modelcheck.model.fingerprint import part_fingerprint
 
 _get = object.__getattribute__
 
@@ -138,9 +141,16 @@ class Interner:
     The common case is one dict probe by plain value: the id found is taken
     when its value has the same types (:func:`same_types`); otherwise the
     typed key (:func:`typed_key`) decides.
+
+    Each value's fingerprint as a part of a state is kept beside it
+    (``fps[id]``, uint64), for the C loop's row fingerprints.  The array grows
+    by doubling; ``before_replace`` (if set) is called before it is replaced,
+    since helper threads may be reading it.
     """
 
     def __init__(self, canonical: Callable[[Any], bool]) -> None:
+        self.fps = np.zeros(1024, np.uint64)
+        self.before_replace: Callable[[], None] | None = None
         self.values: list = []
         self.ids: dict = {}
         """Typed key -> id, for every value."""
@@ -164,6 +174,11 @@ class Interner:
             if not self.canonical(v):
                 raise NotCanonical(v)
             i = len(self.values)
+            if i == len(self.fps):
+                if self.before_replace is not None:
+                    self.before_replace()
+                self.fps = np.concatenate([self.fps, np.zeros(len(self.fps), np.uint64)])
+            self.fps[i] = part_fingerprint(v)
             self.ids[key] = i
             self.values.append(v)
             self.plain.setdefault(v, i)

@@ -275,7 +275,15 @@ cdef extern from *:
         uint64_t fp;
         Py_ssize_t cost = 0;
         if (mc_fp(o, &fp, NULL, &cost) < 0) return NULL;
-        return PyLong_FromLongLong((long long)fp);
+        return PyLong_FromLongLong((long long)(fp ? fp : 1));
+    }
+
+    /* The fingerprint of a value as a part of a state: unsigned, and 0 left as it is. */
+    static PyObject *mc_part_fingerprint(PyObject *o) {
+        uint64_t fp;
+        Py_ssize_t cost = 0;
+        if (mc_fp(o, &fp, NULL, &cost) < 0) return NULL;
+        return PyLong_FromUnsignedLongLong(fp);
     }
 
     /* fingerprint(ts[k]) for k < n into the int64 buffer dest; ts[k] None (a candidate left out) gives 0
@@ -313,7 +321,7 @@ cdef extern from *:
                 return -1;
             }
             Py_DECREF(t);
-            out[k] = (int64_t)fp;
+            out[k] = (int64_t)(fp ? fp : 1);
         }
         mc_cache_free(&cache);
         PyBuffer_Release(&view);
@@ -321,4 +329,5 @@ cdef extern from *:
     }
     """
     object mc_fingerprint(object o)
+    object mc_part_fingerprint(object o)
     Py_ssize_t mc_fingerprint_array(list ts, Py_ssize_t n, object dest, int skip_none) except -1

@@ -48,7 +48,7 @@ try:
 except ImportError:  # Cython is the optional ``compile`` extra
     _COMPILED = False
 
-FINGERPRINT_SCHEME = "splitmix64-xxh-sum/2"
+FINGERPRINT_SCHEME = "splitmix64-xxh-sum/3"
 """The name of this definition of fingerprints, part of a checkpoint's identity: change it with the definition."""
 
 _M = (1 << 64) - 1
@@ -120,10 +120,7 @@ def _unsigned(v: Any) -> int:
         if not _plain(t, tuple):
             raise TypeError(f"a {t.__name__} cannot be part of a state "
                             "(a tuple class that defines its own equality or hash)")
-        acc = _K_TUPLE
-        for x in v:
-            acc = _step(acc, _unsigned(x))
-        return _mix((acc + len(v) * _P5) & _M)
+        return tuple_fingerprint([_unsigned(x) for x in v])
     if isinstance(v, frozenset):
         if not _plain(t, frozenset):
             raise TypeError(f"a {t.__name__} cannot be part of a state "
@@ -140,14 +137,37 @@ def _signed(u: int) -> int:
 
 def _fingerprint_py(value: Any) -> int:
     """The definition of :func:`fingerprint`, in Python (what runs when the module is not compiled)."""
-    return _signed(_unsigned(value))
+    return _signed(_unsigned(value) or 1)
 
 
 def fingerprint(value: Any) -> int:
-    """The 64-bit fingerprint of a state (a signed int), equal for equal states; ``TypeError`` if not canonical."""
+    """The 64-bit fingerprint of a state (a signed int, never 0), equal for equal states; ``TypeError`` if not
+    canonical."""
     if _C_AGREES:
         return mc_fingerprint(value)
     return _fingerprint_py(value)
+
+
+def part_fingerprint(value: Any) -> int:
+    """The fingerprint of ``value`` as a part of a state: unsigned, what a tuple holding it combines.
+
+    :func:`fingerprint` is this made signed, and 1 where it is 0 (engines
+    keep 0 for an empty slot).  An engine that keeps a state as a row of
+    parts (the memo tables) combines its parts' fingerprints with
+    :func:`tuple_fingerprint`, as this function does, and so computes the
+    state's own fingerprint.
+    """
+    if _C_AGREES:
+        return mc_part_fingerprint(value)
+    return _unsigned(value)
+
+
+def tuple_fingerprint(items: list[int]) -> int:
+    """The fingerprint of a tuple (unsigned) whose items have the fingerprints ``items`` (unsigned)."""
+    acc = _K_TUPLE
+    for lane in items:
+        acc = _step(acc, lane)
+    return _mix((acc + len(items) * _P5) & _M)
 
 
 def fingerprint_array(ts: list, n: int, skip_none: bool = False) -> np.ndarray:
@@ -195,6 +215,8 @@ def _agrees() -> bool:
     batch = samples + [Pair(1, 2), (1, 2)] + samples
     try:
         if [mc_fingerprint(v) for v in samples] != [_fingerprint_py(v) for v in samples]:
+            return False
+        if [mc_part_fingerprint(v) for v in samples] != [_unsigned(v) for v in samples]:
             return False
         out = np.empty(len(batch), dtype=np.int64)
         mc_fingerprint_array(batch, len(batch), out, 0)
