@@ -332,7 +332,12 @@ class PreparedCheck:
             backend, note, why_not = self._backend(model)
             path = self._path(backend, why_not, announce)
             try:
-                result = LevelDriver(model, backend, self.sink, notice).run()
+                driver = LevelDriver(model, backend, self.sink, notice,
+                                     fallback=None if self.memo else (lambda: self._spec_backend(model)))
+                result = driver.run()
+                if driver.handed_over is not None:
+                    level, reason = driver.handed_over
+                    path = self._path(driver.backend, f"{reason} at level {level + 1}", None)
             except MemoUnsupported as why:
                 if self.memo:
                     raise UsageError(f"--memo: spec {self.spec.name} cannot run on the memo tables: {why.reason}")

@@ -97,9 +97,8 @@ def json_report(p: subprocess.CompletedProcess, *also_drop: str) -> dict:
 
     Nor ``memo``, the memo tables' report on themselves, nor ``successors``
     (which path computed them, and why), ``parallelism`` (threads or
-    processes) and ``spec_code`` (compiled or interpreted): a run that
-    checkpoints computes successors with the spec's own code, one that does
-    not uses the tables, and both find the same.  ``also_drop`` names further
+    processes) and ``spec_code`` (compiled or interpreted): a run on the
+    spec's own code and one on the tables find the same.  ``also_drop`` names further
     keys to ignore (``engine`` when comparing engines).  Nor the warning that
     the memo tables gave way to the spec's own code, which depends on the path
     too.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -77,3 +78,23 @@ def test_max_memory_stops_with_a_checkpoint(tmp_path):
     assert p.returncode == 3
     assert "--max-memory budget was reached" in p.stdout
     assert has_checkpoint(str(tmp_path))
+
+
+def test_a_checkpointing_run_stays_on_the_memo_tables(tmp_path):
+    p = run_cli("check", "kip320", "--const", "MaxLeaderEpoch=1", "--checkpoint", str(tmp_path),
+                "--checkpoint-every", "0", "--json", "-q")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["successors"] == {"path": "memo tables", "why": None}
+
+
+@pytest.mark.parametrize("written, resumed", [((), ("--no-memo",)), (("--no-memo",), ())],
+                         ids=["tables-to-spec-code", "spec-code-to-tables"])
+def test_a_checkpoint_resumes_on_the_other_successor_path(tmp_path, written, resumed):
+    """A checkpoint holds states and their own fingerprints, whichever path computed them: one written on the
+    memo tables resumes on the spec's own code, and one written there resumes on the tables."""
+    args = ["check", "kip320", "--const", "MaxLeaderEpoch=1"]
+    expected = result_of(run_cli(*args, "-q", "--json", "--no-memo"))
+    kill_at_level([*args, *written], tmp_path, 9)
+    p = run_cli(*args, *resumed, "-q", "--json", "--resume", str(tmp_path))
+    assert result_of(p) == expected
+    assert json.loads(p.stdout)["successors"]["path"] == ("the spec's own code" if resumed else "memo tables")

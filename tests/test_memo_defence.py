@@ -157,3 +157,27 @@ def test_a_view_in_force_keeps_the_tables_aside():
     whole = modelcheck.check("kraft-replication", {**base, "View": False})
     assert (whole.distinct_states, whole.states_generated, whole.depth) == (5_531, 14_267, 31)
     assert whole.successors == "memo tables"
+
+
+def _comparable(r) -> dict:
+    """A result without what depends on the path that computed it (timing, the path, the tables' report)."""
+    data = r.to_json()
+    for key in ("seconds", "states_per_second", "memo", "successors", "parallelism", "spec_code", "warnings"):
+        data.pop(key, None)
+    return data
+
+
+@pytest.mark.parametrize("name, consts", [("truncate-to-hw", {}), ("kip320", {"Replicas": 2}),
+                                          ("kip320-first-try", {"Replicas": 2})])
+def test_tables_that_give_way_hand_the_level_s_boundary_to_the_spec_s_own_code(monkeypatch, name, consts):
+    """Where the tables give way, the spec's own code goes on from that level's boundary, not from the start:
+    what it finds (counts, coverage, violations and their traces) is what the spec's own code finds alone."""
+    monkeypatch.setattr(backend_mod, "EARLY_PROBATION", 100)
+    monkeypatch.setattr(backend_mod, "EARLY_LIMIT", 0.0001)
+    alone = modelcheck.check(name, consts, memo=False, continue_after_violation=True)
+    handed = modelcheck.check(name, consts, continue_after_violation=True)
+    notes = [w for w in handed.warnings if "the spec's own code went on from level" in w]
+    assert len(notes) == 1 and handed.successors == "the spec's own code"
+    level = int(notes[0].rsplit(" ", 1)[1])
+    assert level > 1, "the tables gave way only after a level of their own"
+    assert _comparable(handed) == _comparable(alone)

@@ -3,7 +3,9 @@
 Kills (SIGKILL of the coordinator or of a worker), Ctrl-C, SIGTERM and the
 memory budget each leave a checkpoint that resumes, with any worker count or
 with the local engine, to exactly the uninterrupted result; no worker process
-and no temporary directory outlives the run.
+and no temporary directory outlives the run.  The interrupted runs are worker
+processes on the spec's own code (``--no-memo``); the runs that resume them
+take the memo tables, whose ``--workers`` are threads.
 """
 
 from __future__ import annotations
@@ -73,7 +75,10 @@ def tmpdir_env(tmp_path):
 
 
 def start(args: list[str], env: dict, *extra: str, **kw) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "modelcheck", *args, *extra], cwd=ROOT, env=env, **kw)
+    """A run whose ``--workers`` are processes on the spec's own code (on the memo tables they are threads);
+    the runs that resume it take the tables where they can."""
+    return subprocess.Popen([sys.executable, "-m", "modelcheck", *args, *extra, "--no-memo"], cwd=ROOT, env=env,
+                            **kw)
 
 
 def kill_at_level(args: list[str], directory, level: int, env: dict, workers: int = 2) -> list[psutil.Process]:

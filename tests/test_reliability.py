@@ -25,6 +25,7 @@ import modelcheck
 from conftest import MODELS, ROOT, checkpoint_manifest, json_report, run_cli
 from modelcheck.errors import CheckpointError
 from modelcheck.search import checkpoint as ck
+from modelcheck.memo.backend import MemoBackend
 from modelcheck.search.local import LocalBackend
 
 DIE_HARD = MODELS / "die_hard.py"
@@ -159,6 +160,7 @@ def test_an_interrupt_during_the_first_checkpoint_write_says_none_was_written(tm
         raise KeyboardInterrupt  # a second Ctrl-C while the first checkpoint is being written
 
     monkeypatch.setattr(LocalBackend, "write_frontier", interrupted)
+    monkeypatch.setattr(MemoBackend, "write_frontier", interrupted)
     r = modelcheck.check("kip320", {"Replicas": 2}, checkpoint=str(tmp_path / "ck"), checkpoint_every=0)
     assert r.result == "interrupted" and r.checkpoint is None
     assert sorted(os.listdir(tmp_path / "ck")) == [ck.LOCK]  # nothing half-written left either
@@ -208,9 +210,10 @@ def test_an_unusable_checkpoint_directory_is_refused_before_the_search(tmp_path,
 # -- memory ------------------------------------------------------------------------------------
 
 
-def test_running_out_of_memory_ends_with_statistics_a_checkpoint_and_exit_3(tmp_path, monkeypatch):
+@pytest.mark.parametrize("backend, memo", [(LocalBackend, False), (MemoBackend, None)], ids=["spec-code", "tables"])
+def test_running_out_of_memory_ends_with_statistics_a_checkpoint_and_exit_3(tmp_path, monkeypatch, backend, memo):
     """A MemoryError in the middle of a level: the boundary before it is checkpointed; spill files go."""
-    expand = LocalBackend.expand
+    expand = backend.expand
 
     def failing(self, request):
         for report in expand(self, request):
@@ -218,9 +221,10 @@ def test_running_out_of_memory_ends_with_statistics_a_checkpoint_and_exit_3(tmp_
                 raise MemoryError
             yield report
 
-    monkeypatch.setattr(LocalBackend, "expand", failing)
+    monkeypatch.setattr(backend, "expand", failing)
     before = set(os.listdir(tempfile.gettempdir()))
-    r = modelcheck.check("kip320", {"Replicas": 2}, checkpoint=str(tmp_path / "ck"), checkpoint_every=3600)
+    r = modelcheck.check("kip320", {"Replicas": 2}, checkpoint=str(tmp_path / "ck"), checkpoint_every=3600,
+                         memo=memo)
     assert (r.result, r.stopped_by, r.exit_code) == ("interrupted", "out-of-memory", 3)
     assert r.checkpoint_level == 6 and r.depth == 7
     assert not {n for n in set(os.listdir(tempfile.gettempdir())) - before if n.startswith("modelcheck-")}
@@ -394,7 +398,8 @@ def test_a_stopped_worker_ends_the_run_with_one_line(tmp_path):
 
 
 def test_one_ctrl_c_ends_a_run_with_a_stopped_worker_in_seconds(tmp_path):
-    p = _start_and_stop_a_worker(tmp_path, "--checkpoint", str(tmp_path / "ck"), "--checkpoint-every", "0")
+    p = _start_and_stop_a_worker(tmp_path, "--checkpoint", str(tmp_path / "ck"), "--checkpoint-every", "0",
+                                 "--no-memo")  # worker processes (on the memo tables, --workers are threads)
     time.sleep(0.3)
     start = time.time()
     p.send_signal(signal.SIGINT)

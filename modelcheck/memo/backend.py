@@ -1,12 +1,12 @@
 """The memo backend: levels expanded by the C loop over rows of component ids (see :mod:`modelcheck.memo`).
 
 It speaks the level driver's protocol (:mod:`modelcheck.search.backend`), so
-counts, stops, traces and reports are decided where they are for every other
-engine.  It keeps its own parent records (``keeps_parents``): its
-fingerprints are mixes of component ids, so a trace is found by walking the
-records back, rebuilding the rows forward from the initial state through the
-tries, and handing the driver the readable fingerprints of those states,
-which it replays with the readable spec as always.
+counts, stops, traces, checkpoints and reports are decided where they are for
+every other engine.  A row's fingerprint is its state's own, so the driver
+keeps the parent records and replays traces with the readable spec as
+always, a checkpoint of a run on the tables resumes on any engine and any
+checkpoint resumes here, and a run whose tables learn too much hands its
+boundary to the spec's own code instead of starting again (:class:`GivesWay`).
 
 Anything the tries cannot say (spec code raising, a non-canonical value, an
 action returning something else than states) is handed to the readable
@@ -22,7 +22,7 @@ from __future__ import annotations
 import copy
 import gc
 import os
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -38,9 +38,9 @@ from modelcheck.memo.verify import Leaves, Sampler, difference
 from modelcheck.model.bound import BoundModel
 from modelcheck.model.fingerprint import is_canonical, record_classes
 from modelcheck.search import discovery
-from modelcheck.search.backend import LevelCommit, LevelReport, LevelRequest, SpecFailure
+from modelcheck.search.backend import FrontierWrite, GivesWay, LevelCommit, LevelReport, LevelRequest, SpecFailure
 from modelcheck.search.memory import current_rss_bytes
-from modelcheck.search.visited import ParentRecords
+from modelcheck.search.checkpoint import write_frontier_part
 
 CHUNK = 4096
 """Parents per call of the C loop: the driver hears from the level (and Ctrl-C is seen) this often."""
@@ -69,6 +69,7 @@ LEARN_LIMIT = 0.25
 """Evaluations of the spec's code per successor generated past which the spec's own code is faster: an evaluation
 on traced parts costs several times a successor by the spec's own code, and a run that learns one for every few
 successors (a message set read whole by every action) gains nothing from the tables."""
+MASK64 = (1 << 64) - 1
 SAMPLE_STATES = 1000
 """States explored with the readable spec before the search, to read the layout off more than the initial states."""
 
@@ -78,6 +79,16 @@ class MemoUnsupported(Exception):
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
+        self.reason = reason
+
+
+class MemoGivesWay(MemoUnsupported, GivesWay):
+    """The tables learn too much to pay: everything up to the level under way is sound, so the spec's own code
+    goes on from that level's boundary (:class:`~modelcheck.search.backend.GivesWay`); a caller without a
+    fallback starts the check again, as for any :class:`MemoUnsupported`."""
+
+    def __init__(self, reason: str, states: Callable[[], Iterable[Any]]) -> None:
+        GivesWay.__init__(self, f"the memo tables stopped ({reason})", states)
         self.reason = reason
 
 
@@ -105,8 +116,6 @@ def option_reason(model: BoundModel) -> str | None:
         return "--symmetry fingerprints orbits, not states"
     if model.step_properties or model.liveness_properties:
         return "step and liveness properties are checked by the spec's own code"
-    if opts.resume or opts.checkpoint_dir:
-        return "checkpoints are written and resumed by the spec's own code"
     return None
 
 
@@ -159,7 +168,7 @@ class MemoBackend:
 
     name = "local"
     verbose = False
-    keeps_parents = True
+    keeps_parents = False
 
     def __init__(self, model: BoundModel, samples: list | None = None, simd: bool = True, threads: int = 1,
                  only_helpers: bool = False, own_ring: bool = False, verify: str = "sample",
@@ -250,7 +259,6 @@ class MemoBackend:
         if self.crew is not None:
             self.tries.before_replace = self._park
             self.interner.before_replace = self._park
-        self.records = ParentRecords()
         self.poll: Callable[[], None] = lambda: None
         self.rows = self._rows_buf = np.zeros((0, self.width), np.int32)
         self.row_leaf = self._leaf_buf = np.zeros((0, self.slots), np.int32)
@@ -274,10 +282,8 @@ class MemoBackend:
         self.miss_rows = np.zeros((MISSES, self.width), np.int32)
         self.miss_node = np.zeros(MISSES, np.int32)
         self.miss_depth = np.zeros(MISSES, np.int32)
-        self.initial_readable: dict[int, int] = {}
         self._table: np.ndarray | None = None
         self._table_of: tuple | None = None
-        self.trace_lookups = 0
         self._froze = False
         self._forget_level()
 
@@ -285,21 +291,34 @@ class MemoBackend:
 
     def start(self, states: Any, fps: np.ndarray, visited: np.ndarray, poll: Callable[[], None],
               parents: Any = None) -> None:
+        """Start at a boundary: the initial level, a resumed checkpoint's or another backend's frontier."""
         self.poll = poll
-        rows = []
-        for s, readable in zip(states, np.asarray(fps).tolist()):
-            row = self._row_of(s)
-            rows.append(row)
-            self.initial_readable[self._row_fp(np.array(row, np.int32))] = readable
+        rows = [self._row_of(s) for s in states]
         self.initial_rows = rows
         self._watch()
         self.rows = np.array(rows, np.int32).reshape(-1, self.width)
         self.row_leaf = np.full((min(len(self.rows), self.leaf_rows), self.slots), -1, np.int32)
         own = np.array([self._row_fp(r) for r in self.rows], np.uint64)
+        if not np.array_equal(own.view(np.int64), np.asarray(fps, np.int64)):
+            raise MemoUnsupported("a state's fingerprint by its row is not its own")
+        # ``visited`` (sorted, distinct) holds the frontier's fingerprints too; ``_visit`` adds any it lacks.
+        self._grow_visited(len(visited) + len(own))
+        self.vcount += kn.rehash(np.ascontiguousarray(visited, np.int64).view(np.uint64), self.vkeys)
         for fp in own.tolist():
             self._visit(fp)
         self.cur_fps = own.view(np.int64)
-        self.records.add_level(self.cur_fps, np.zeros(len(own), np.int32))
+
+    def write_frontier(self, directory: str) -> FrontierWrite:
+        """The frontier's states, rebuilt from their rows, into a checkpoint's data directory."""
+        part = write_frontier_part(directory, 0, self._frontier_states(),
+                                   np.arange(len(self.rows), dtype=np.int64))
+        return FrontierWrite(self.cur_fps.copy(), [part])
+
+    def _frontier_states(self) -> Iterator[Any]:
+        values = self.interner.values
+        state = self.layout.state
+        for row in self.rows.tolist():
+            yield state(tuple(row), values)
 
     def _row_fp(self, row: np.ndarray) -> int:
         """The fingerprint of ``row`` (unsigned), as the C loop takes it: its state's own."""
@@ -375,7 +394,6 @@ class MemoBackend:
             par, act, fps = par[keep], act[keep], fps[keep]
         self._worth_it(int(gen.sum()))
         distinct = np.bincount(act, minlength=n_actions) if len(act) else np.zeros(n_actions, np.int64)
-        self.records.add_level(fps.copy(), par.copy())
         spare = None
         if bound is None:
             # The new level's rows are read where they were written; the parents' buffers take the next
@@ -386,7 +404,7 @@ class MemoBackend:
             self.row_leaf = self.out_leaf[:min(n, len(self.out_leaf))]
             self.cur_fps = fps.copy()
         commit = LevelCommit([int(g) for g in gen[:n_actions]], [int(d) for d in distinct[:n_actions]],
-                             len(fps), None, None)
+                             len(fps), fps.copy(), par.copy())
         self._forget_level(spare)
         return commit
 
@@ -394,9 +412,8 @@ class MemoBackend:
         """Decide, at level ends, whether the tables learn too much: at once past :data:`EARLY_PROBATION`
         successors if they learn more than :data:`EARLY_LIMIT` a successor, and once, at the first level's
         end past :data:`PROBATION`, if more than :data:`LEARN_LIMIT`.  Then they stop, and the check runs on
-        the spec's own code from the start.  (Handing the search over instead would need the readable
-        fingerprint of every state seen so far, which costs about as much as the spec's own code exploring
-        them again: the tables keep rows, not states.  Given up early, there are a few thousand.)"""
+        the spec's own code from this level's boundary (:class:`MemoGivesWay`: it is called before the level
+        is committed, and its parents, ``rows``, are still that boundary's frontier)."""
         before = self.generated_total
         self.generated_total += generated
         if not self.may_give_up or before >= PROBATION or self.generated_total < min(EARLY_PROBATION, PROBATION):
@@ -405,9 +422,9 @@ class MemoBackend:
         limit = LEARN_LIMIT if self.generated_total >= PROBATION else EARLY_LIMIT
         if evaluations > limit * self.generated_total:
             share = f"one in {round(1 / limit)}" if limit < 1 else f"{limit:g} a successor"
-            raise MemoUnsupported(f"they learnt {evaluations:,} evaluations for the first "
-                                  f"{self.generated_total:,} successors, more than {share}, "
-                                  "where the spec's own code is faster")
+            raise MemoGivesWay(f"they learnt {evaluations:,} evaluations for the first "
+                               f"{self.generated_total:,} successors, more than {share}, "
+                               "where the spec's own code is faster", self._frontier_states)
 
     def _verify(self, n: int) -> None:
         """Check the sampled parents among the level's first ``n`` against the spec's own code."""
@@ -438,50 +455,30 @@ class MemoBackend:
         self.out_fp = np.zeros(0, np.uint64)
         self._fit_out(0)
 
-    def path_to(self, level: int, fp: int) -> list[int]:
-        """The readable fingerprints of the states from an initial one to ``fp`` (this engine's) at ``level``."""
-        own = self.records.path_to(level, fp)
-        start = np.uint64(np.int64(own[0]).view(np.uint64))
-        rows = [self.rows0_row(int(start))]
-        for target in own[1:]:
-            want = int(np.int64(target).view(np.uint64))
-            row = rows[-1]
-            nxt = None
-            for t in self._successor_rows(row):
-                if self._row_fp(t) == want:
-                    nxt = t
-                    break
+    def check_path(self, path: list[int]) -> None:
+        """Before the driver replays ``path`` (fingerprints from an initial state on) with the spec's own code:
+        every step of it is one the spec's own code takes, or the fault is the tables' (raised as
+        :class:`MemoUnsupported`), never the spec's "not deterministic", which the replay would report."""
+        rows = []
+        for s in self.model.init_states():
+            row = np.array(self._row_of(s), np.int32)
+            if self._row_fp(row) == path[0] & MASK64:
+                rows.append(row)
+                break
+        for target in path[1:]:
+            if not rows:
+                break
+            nxt = next((t for t in self._successor_rows(rows[-1]) if self._row_fp(t) == target & MASK64), None)
             if nxt is None:
-                raise AssertionError("a recorded step cannot be regenerated from the tries")
+                raise MemoUnsupported("a step the tables took is not one of their own successors")
             rows.append(nxt)
-            self.trace_lookups += 1
-        # Every step of a trace is one the spec's own code takes, or the fault is the tables' (never the
-        # spec's "not deterministic", which the driver's replay would report).
         leaves = Leaves(self.tries)
         for row in rows[:-1]:
             found = difference(self, row, leaves)
             if found is not None:
                 raise MemoUnsupported(f"the tables differ from the spec's own code: {found}")
-        out = [self.initial_readable[int(start)]]
-        for r in rows[1:]:
-            out.append(self.model.fingerprint(self.layout.state(tuple(r.tolist()), self.interner.values)))
-        return out
 
     # -- helpers -----------------------------------------------------------------------------
-
-    def rows0_row(self, fp: int) -> np.ndarray:
-        for s in self.model.init_states():
-            row = np.array(self._row_of(s), np.int32)
-            if self._row_fp(row) == fp:
-                return row
-        raise AssertionError("no initial state has the recorded fingerprint")
-
-    def binding_code(self, b: int, row: Any) -> int:
-        """The leaf of binding ``b`` for ``row`` (its guard's first, for a split action), learning what is missing."""
-        g = int(self.guard_of[b])
-        if g >= 0 and not self.tries.count_of(self.code_of(g, row)):
-            return self.tries.empty_leaf()
-        return self.code_of(b, row)
 
     def _successor_rows(self, row: np.ndarray) -> Iterator[np.ndarray]:
         """The successor rows of ``row`` in the spec's order, by the tries (learning what is missing)."""
@@ -491,6 +488,13 @@ class MemoBackend:
             for s in range(count):
                 e = entries[s * self.width:(s + 1) * self.width]
                 yield np.where(e >= 0, e, row[np.where(e >= 0, 0, ~e)]).astype(np.int32)
+
+    def binding_code(self, b: int, row: Any) -> int:
+        """The leaf of binding ``b`` for ``row`` (its guard's first, for a split action), learning what is missing."""
+        g = int(self.guard_of[b])
+        if g >= 0 and not self.tries.count_of(self.code_of(g, row)):
+            return self.tries.empty_leaf()
+        return self.code_of(b, row)
 
     def code_of(self, f: int, row: Any) -> int:
         """Function ``f``'s leaf for ``row`` (learning what is missing)."""

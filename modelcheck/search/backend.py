@@ -48,7 +48,7 @@ the driver decides, so every backend gives the same result by construction.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Protocol, Sequence
+from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
 
 import attrs
 import numpy as np
@@ -201,6 +201,22 @@ class FrontierWrite:
     """The part files: states (safe_pickle.dump_states) and their ranks in the level (.npy)."""
 
 
+class GivesWay(Exception):
+    """A backend stepping aside during a level, its work up to the level's boundary sound (not a fault).
+
+    Given a fallback, the driver starts it at that boundary (the level's
+    states, from ``states()``; the parent records and the visited set are the
+    driver's own) and expands the level again; without one, the run ends
+    with this exception.  Its message says why, as a clause ("the memo
+    tables stopped (...)").
+    """
+
+    def __init__(self, reason: str, states: Callable[[], Iterable[Any]]) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.states = states
+
+
 class LevelAbandoned(Exception):
     """A level was cut short (Ctrl-C, SIGTERM, the memory budget): ``reason`` is the run's ``stopped_by``."""
 
@@ -244,6 +260,10 @@ class Backend(Protocol):
 
     def path_to(self, level: int, fp: int) -> list[int]:
         """Only if ``keeps_parents``: the fingerprints from an initial state to ``fp``, found at ``level``."""
+
+    def check_path(self, path: list[int]) -> None:
+        """Optional: raise if a step of ``path`` (fingerprints, before a trace is replayed) is one the backend
+        took but the spec's own code does not, naming the backend's fault rather than the spec's."""
 
     def resume_shards(self, boundary: Any, poll: Callable[[], None]) -> None:
         """Only if ``keeps_parents``: start from a ``shards`` checkpoint (:class:`checkpoint.Boundary` naming

@@ -35,7 +35,7 @@ from modelcheck.model.fingerprint import FINGERPRINT_SCHEME
 from modelcheck.model.replay import failing_successor, replay, violating_step
 from modelcheck.output.results import CheckResult, TraceStep, Violation
 from modelcheck.search import checkpoint as ck
-from modelcheck.search.backend import Backend, LevelAbandoned, LevelCommit, LevelRequest
+from modelcheck.search.backend import Backend, GivesWay, LevelAbandoned, LevelCommit, LevelRequest
 from modelcheck.search.graph_log import GraphLog
 from modelcheck.search.liveness_check import check_liveness
 from modelcheck.search.progress import Progress, ProgressSink, Ticker
@@ -77,12 +77,17 @@ class LevelDriver:
     """One exhaustive run: the level loop over a backend.  All run state lives on the instance."""
 
     def __init__(self, model: BoundModel, backend: Backend, progress: ProgressSink | None = None,
-                 notice: Callable[[str], None] | None = None) -> None:
+                 notice: Callable[[str], None] | None = None,
+                 fallback: Callable[[], Backend] | None = None) -> None:
         self.model = model
         self.backend = backend
         self.progress = progress
         self.notice = notice
         """Where warnings that cannot wait for the result go (a projected memory shortage)."""
+        self.fallback = fallback
+        """Makes the backend that goes on where this one gives way (:class:`GivesWay`), or None."""
+        self.handed_over: tuple[int, str] | None = None
+        """(level, reason) where the backend gave way to the fallback, if it did."""
         n = len(model.actions)
         self.act_generated = [0] * n
         self.act_distinct = [0] * n
@@ -188,6 +193,21 @@ class LevelDriver:
         if self.backend.keeps_parents:
             self.parents = None  # the backend has them now: the driver keeps only the level sizes
 
+    def _hand_over(self, level: int, why: GivesWay) -> None:
+        """Start the fallback backend at the boundary before ``level``, where the backend gave way."""
+        states = list(why.states())
+        visited = sorted_unique(np.concatenate(self._records().fps[: level + 1]))
+        self.backend.close()
+        self.backend = self.fallback()
+        self.stops.measure = self.backend.memory_bytes
+        self._started = False
+        self._pending_start = (states, visited)
+        self.handed_over = (level, str(why))
+        message = f"{why}; the spec's own code went on from level {level + 1}"
+        self.warnings.append(message)
+        if self.notice is not None:
+            self.notice(message)
+
     def _initial_level(self) -> tuple[list, bool]:
         """Level 1: the initial states inside the model, each once; their invariants.  True to stop."""
         model = self.model
@@ -257,6 +277,11 @@ class LevelDriver:
                     last_checkpoint = ticker.elapsed()
                     self.stops.poll()
                 size, stop = self._level(level, ticker)
+            except GivesWay as why:
+                if self.fallback is None or self.handed_over is not None:
+                    raise
+                self._hand_over(level, why)
+                continue  # the same level again, on the fallback
             except (LevelAbandoned, MemoryError) as why:
                 # Back to this boundary, which a resumed run repeats exactly.
                 self.stopped_by = why.reason if isinstance(why, LevelAbandoned) else "out-of-memory"
@@ -421,6 +446,9 @@ class LevelDriver:
 
     def _trace(self, level: int, fp: int) -> list:
         path = self.parents.path_to(level, fp) if self.parents is not None else self.backend.path_to(level, fp)
+        check = getattr(self.backend, "check_path", None)
+        if check is not None:
+            check(path)  # a backend that vouches for its steps (the memo tables) says where it is at fault
         return replay(self.model, path)
 
     def _failure_trace(self, level: int, fp: int, where: str) -> list:
