@@ -38,7 +38,7 @@ from modelcheck.memo.verify import Leaves, Sampler, difference
 from modelcheck.model.bound import BoundModel
 from modelcheck.model.fingerprint import is_canonical, record_classes
 from modelcheck.search import discovery
-from modelcheck.search.backend import FrontierWrite, GivesWay, LevelCommit, LevelReport, LevelRequest, SpecFailure
+from modelcheck.search.backend import EdgeBlock, FrontierWrite, GivesWay, LevelCommit, LevelReport, LevelRequest, SpecFailure
 from modelcheck.search.memory import current_rss_bytes
 from modelcheck.search.checkpoint import write_frontier_part
 
@@ -70,6 +70,9 @@ LEARN_LIMIT = 0.25
 on traced parts costs several times a successor by the spec's own code, and a run that learns one for every few
 successors (a message set read whole by every action) gains nothing from the tables."""
 MASK64 = (1 << 64) - 1
+MAX_CHECKS = 29
+"""Invariants, ``sometimes`` properties and liveness predicates on the tables: each is a bit of a candidate's
+int32 flags in the C loop, above its two own bits."""
 SAMPLE_STATES = 1000
 """States explored with the readable spec before the search, to read the layout off more than the initial states."""
 
@@ -114,8 +117,8 @@ def option_reason(model: BoundModel) -> str | None:
         return build_reason() or f"compiled modules are turned off ({compiled.DISABLE_ENV})"
     if model.permutations is not None:
         return "--symmetry fingerprints orbits, not states"
-    if model.step_properties or model.liveness_properties:
-        return "step and liveness properties are checked by the spec's own code"
+    if model.step_properties:
+        return "step properties are checked by the spec's own code"
     return None
 
 
@@ -229,10 +232,17 @@ class MemoBackend:
         self.first_check = len(functions)
         self.checks = [("invariant", inv.name) for inv in model.invariants]
         self.checks += [("sometimes", p.name) for p in model.sometimes]
-        if len(self.checks) > 56:
-            raise MemoUnsupported(f"{len(self.checks)} invariants and properties (at most 56)")
+        self.first_predicate = len(self.checks)
+        """The first check that is a liveness predicate (bit 0 of a new state's mask)."""
+        predicates = model.temporal_predicates if model.liveness_properties else []
+        self.n_predicates = len(predicates)
+        self.checks += [("predicate", f"predicate {k}") for k in range(len(predicates))]
+        if len(self.checks) > MAX_CHECKS:
+            raise MemoUnsupported(f"{len(self.checks)} invariants, properties and liveness predicates "
+                                  f"(at most {MAX_CHECKS})")
         functions += [(inv.fn, (), "predicate") for inv in model.invariants]
         functions += [(p.fn, (), "predicate") for p in model.sometimes]
+        functions += [(p, (), "predicate") for p in predicates]
         # A split action's bindings walk the guard's tree first, then the effect's (``split``).
         self.guard_of = np.full(max(1, self.n_bindings), -1, np.int32)
         for b in range(self.n_bindings):
@@ -268,6 +278,7 @@ class MemoBackend:
         self.out_parent = np.zeros(0, np.int32)
         self.out_action = np.zeros(0, np.int32)
         self.out_fp = np.zeros(0, np.uint64)
+        self.out_checks = np.zeros(0, np.int64)
         self.vkeys = np.zeros(1 << 16, np.uint64)
         self.vcount = 0
         self.cand = np.zeros((256, self.width), np.int32)
@@ -276,6 +287,11 @@ class MemoBackend:
         self.cand_flag = np.zeros(256, np.int32)
         self.cand_mask = np.zeros(256, np.uint64)
         self.cand_own = np.zeros((256, self.n_own), np.int32)
+        self.recording = False
+        self.edge_src = np.zeros(1024, np.int32)
+        self.edge_dst = np.zeros(1024, np.uint64)
+        self.edge_label = np.zeros(1024, np.int32)
+        """With liveness: the level's transitions (parent rank, target, binding), ``S_N_EDGES`` of them."""
         self.action_of_arr = np.array(self.action_of or [0], np.int32)
         self.miss_fn = np.zeros(MISSES, np.int32)
         self.miss_parent = np.zeros(MISSES, np.int32)
@@ -386,12 +402,22 @@ class MemoBackend:
         act = self.out_action[:n]
         fps = self.out_fp[:n].view(np.int64)
         done = int(self.S[kn.S_I])  # parents 0 .. done-1 were expanded
+        edges = masks = None
+        if self.recording:
+            m = int(self.S[kn.S_N_EDGES])
+            label_dtype = np.int16 if len(self.model.label_action) < 2**15 else np.int32
+            edges = EdgeBlock(self.edge_src[:m].copy(), self.edge_dst[:m].view(np.int64).copy(),
+                              self.edge_label[:m].astype(label_dtype))
+            masks = (self.out_checks[:n] >> self.first_predicate) & ((1 << self.n_predicates) - 1)
         self._verify(min(done, bound + 1) if bound is not None else done)
         if bound is not None:
             if bound + 1 < done:
                 gen -= self._recount(bound + 1, done)
             keep = par <= bound
             par, act, fps = par[keep], act[keep], fps[keep]
+            if edges is not None:
+                edges = edges.where(edges.src <= bound)
+                masks = masks[keep]
         self._worth_it(int(gen.sum()))
         distinct = np.bincount(act, minlength=n_actions) if len(act) else np.zeros(n_actions, np.int64)
         spare = None
@@ -404,7 +430,8 @@ class MemoBackend:
             self.row_leaf = self.out_leaf[:min(n, len(self.out_leaf))]
             self.cur_fps = fps.copy()
         commit = LevelCommit([int(g) for g in gen[:n_actions]], [int(d) for d in distinct[:n_actions]],
-                             len(fps), fps.copy(), par.copy())
+                             len(fps), fps.copy(), par.copy(), edges=edges,
+                             masks=masks.copy() if masks is not None else None)
         self._forget_level(spare)
         return commit
 
@@ -453,6 +480,7 @@ class MemoBackend:
         self.out_parent = np.zeros(0, np.int32)
         self.out_action = np.zeros(0, np.int32)
         self.out_fp = np.zeros(0, np.uint64)
+        self.out_checks = np.zeros(0, np.int64)
         self._fit_out(0)
 
     def check_path(self, path: list[int]) -> None:
@@ -569,7 +597,7 @@ class MemoBackend:
 
     def _fit_out(self, size: int) -> None:
         """Give every output array room for ``size`` states (the C loop's capacity is ``out_parent``'s)."""
-        for name in ("out_rows", "out_leaf", "out_parent", "out_action", "out_fp"):
+        for name in ("out_rows", "out_leaf", "out_parent", "out_action", "out_fp", "out_checks"):
             a = getattr(self, name)
             want = min(size, self.leaf_rows) if name == "out_leaf" else size
             if len(a) < want:
@@ -587,6 +615,16 @@ class MemoBackend:
         discovery.check_successor_count(n, self.model.spec.name)
         return n
 
+    def _grow_edges(self, more: int) -> None:
+        """Room for ``more`` transitions past those of the level so far (keeping them)."""
+        n = int(self.S[kn.S_N_EDGES])
+        size = max(n + more, 2 * len(self.edge_src))
+        for name in ("edge_src", "edge_dst", "edge_label"):
+            a = getattr(self, name)
+            b = np.empty(size, a.dtype)
+            b[:n] = a[:n]
+            setattr(self, name, b)
+
     def _grow_cand(self, need: int) -> None:
         size = max(need, 2 * len(self.cand_action))
         self.cand = np.zeros((size, self.width), np.int32)
@@ -603,7 +641,8 @@ class MemoBackend:
                 self.cand, self.cand_action, self.cand_fp, self.cand_flag, self.gen_by_action, self.new_by_action,
                 self.miss_fn, self.miss_parent, self.miss_rows, self.miss_node, self.miss_depth, self.guard_of,
                 self.row_leaf, self.out_leaf, self.cand_mask, self.cand_own, t.true_mask,
-                self.scratch_leaf, self.cur_fps, self.fp_prog, self.interner.fps)
+                self.scratch_leaf, self.cur_fps, self.fp_prog, self.interner.fps, self.edge_src, self.edge_dst,
+                self.edge_label, self.out_checks)
 
     # -- one level ------------------------------------------------------------------------
 
@@ -621,7 +660,10 @@ class MemoBackend:
         report = 0
         when_true = 0
         for k, (kind, name) in enumerate(self.checks):
-            if kind == "invariant":
+            if kind == "predicate":  # a liveness predicate: its bit is kept with each new state, not reported
+                enabled |= 1 << k
+                when_true |= 1 << k
+            elif kind == "invariant":
                 enabled |= 1 << k
                 if name not in request.violated:
                     report |= 1 << k
@@ -644,6 +686,8 @@ class MemoBackend:
         S[kn.S_DEADLOCK] = 1 if model.check_deadlock else 0
         S[kn.S_PROBE] = PROBE
         S[kn.S_SIMD] = 1 if self.simd else 0
+        S[kn.S_RECORD] = 1 if request.record else 0
+        self.recording = request.record
         S[kn.S_I] = 0
         S[kn.S_N_OUT] = 0
         S[kn.S_GENERATED] = 0
@@ -689,7 +733,7 @@ class MemoBackend:
             # The arrays are replaced together: rows, row_leaf and cur_fps; out_*; cand_*; vkeys; the counts per
             # level; the tries'.
             which = (self.rows, self.row_leaf, self.cur_fps, self.out_rows, self.out_leaf, self.cand, self.vkeys,
-                     self.gen_by_action, self.tries.version, self.interner.fps)
+                     self.gen_by_action, self.tries.version, self.interner.fps, self.edge_src, self.out_checks)
             if self._table_of is None or any(a is not b for a, b in zip(which, self._table_of)):
                 self._park()
                 arrs = self._arrays()
@@ -706,6 +750,8 @@ class MemoBackend:
                 self._grow_visited(len(self.cand_action))
             elif status == kn.GROW_OUT:
                 self._grow_out(len(self.cand_action))
+            elif status == kn.GROW_EDGES:
+                self._grow_edges(len(self.cand_action))
             elif status == kn.GROW_CAND:
                 self._grow_cand(self._successor_count(int(S[kn.S_I])))
             else:

@@ -21,19 +21,21 @@ cdef extern from *:
     #include <immintrin.h>
     #endif
 
-    enum { MC_DONE = 0, MC_MISS = 1, MC_GROW_VISITED = 2, MC_GROW_OUT = 3, MC_GROW_CAND = 4, MC_EVENT = 5 };
+    enum { MC_DONE = 0, MC_MISS = 1, MC_GROW_VISITED = 2, MC_GROW_OUT = 3, MC_GROW_CAND = 4, MC_EVENT = 5,
+           MC_GROW_EDGES = 6 };
     enum {
         MC_ROWS, MC_COMP, MC_EDGES, MC_ROOT, MC_LEAVES, MC_ENTRIES, MC_ACTION_OF,
         MC_VKEYS, MC_OUT_ROWS, MC_OUT_PARENT, MC_OUT_ACTION, MC_OUT_FP, MC_CAND, MC_CAND_ACTION, MC_CAND_FP,
         MC_CAND_FLAG, MC_GEN_BY_ACTION, MC_NEW_BY_ACTION, MC_MISS_FN, MC_MISS_PARENT, MC_MISS_ROWS,
         MC_MISS_NODE, MC_MISS_DEPTH, MC_GUARD_OF, MC_ROW_LEAF, MC_OUT_LEAF, MC_CAND_MASK, MC_CAND_OWN,
-        MC_TRUE_MASK, MC_SCRATCH_LEAF, MC_ROW_FP, MC_FP_PROG, MC_VFP, MC_N_ARRAYS
+        MC_TRUE_MASK, MC_SCRATCH_LEAF, MC_ROW_FP, MC_FP_PROG, MC_VFP, MC_EDGE_SRC, MC_EDGE_DST, MC_EDGE_LABEL,
+        MC_OUT_CHECKS, MC_N_ARRAYS
     };
     /* The scalars array: inputs, outputs, and the place to resume. */
     enum {
         S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_W, S_SIMD, S_LEAF_ROWS, S_GENERATED, S_K, S_B,
         S_CONSTRAINT_FN, S_FIRST_CHECK, S_N_CHECKS, S_CHECK_WHEN_TRUE, S_CHECK_ENABLED, S_DEADLOCK,
-        S_EV_PARENT, S_EV_CAND, S_EV_MASK, S_EV_DEADLOCK, S_UNUSED_4, S_UNUSED_5, S_CHECK_REPORT, S_N_MISS, S_PROBE,
+        S_EV_PARENT, S_EV_CAND, S_EV_MASK, S_EV_DEADLOCK, S_RECORD, S_N_EDGES, S_CHECK_REPORT, S_N_MISS, S_PROBE,
         S_N_SCALARS
     };
 
@@ -380,7 +382,7 @@ cdef extern from *:
                     }
                     c->fp[nc] = h = h ? h : 1;
                     __builtin_prefetch(t->vkeys + mc_slot(h, t->vsize));
-                    c->action[nc] = t->action_of[b];
+                    c->action[nc] = (int32_t)b;  /* the binding: its action is action_of[b] */
                     c->mask[nc] = changed;
                 }
             }
@@ -888,7 +890,12 @@ cdef extern from *:
             mc_cands mine;
             mc_misses m;
             const int avx2 = S[S_SIMD] && mc_cpu_avx2();
-            int64_t i = S[S_I], n_out = S[S_N_OUT], vcount = S[S_VCOUNT];
+            int64_t i = S[S_I], n_out = S[S_N_OUT], vcount = S[S_VCOUNT], n_edges = S[S_N_EDGES];
+            const int record = S[S_RECORD] != 0;
+            int32_t *edge_src = p[MC_EDGE_SRC], *edge_label = p[MC_EDGE_LABEL];
+            uint64_t *edge_dst = p[MC_EDGE_DST];
+            int64_t *out_checks = p[MC_OUT_CHECKS];
+            const int64_t ecap = len[MC_EDGE_SRC];
             int64_t first_miss = -1, end = hi;
             uint64_t *guard_true, *pm;
             int64_t *tail_of;  /* per helper, its ring's first slot not consumed, until published */
@@ -981,10 +988,23 @@ cdef extern from *:
             keep:
                 if ((uint64_t)(vcount + nc) * 4 > t.vsize * 3) { status = MC_GROW_VISITED; goto stop; }
                 if (n_out + nc > ocap) { status = MC_GROW_OUT; goto stop; }
-                /* 3. Keep the parent's expansion. */
+                if (record && n_edges + nc > ecap) { status = MC_GROW_EDGES; goto stop; }
+                /* 3. Keep the parent's expansion.  Recording (liveness), every transition inside the model
+                   but a stuttering one is an edge (parent rank, target, binding), and each new state keeps
+                   its checks' bits (its liveness predicates among them). */
                 S[S_GENERATED] += nc;
+                if (record) {
+                    const uint64_t prz = mc_parent_fp(&t, row_fp, i, row);
+                    for (cidx = 0; cidx < nc; cidx++) {
+                        if (!(c.flag[cidx] & 1) || c.fp[cidx] == prz) continue;
+                        edge_src[n_edges] = (int32_t)i;
+                        edge_dst[n_edges] = c.fp[cidx];
+                        edge_label[n_edges] = c.action[cidx];
+                        n_edges++;
+                    }
+                }
                 for (cidx = 0; cidx < nc; cidx++) {
-                    gen_by_action[c.action[cidx]]++;
+                    gen_by_action[t.action_of[c.action[cidx]]]++;
                     if ((c.flag[cidx] & 3) == 3 && mc_visit(t.vkeys, t.vsize, c.fp[cidx], 1)) {
                         vcount++;
                         memcpy(out_rows + n_out * K, c.rows + cidx * K, K * sizeof(int32_t));
@@ -1011,9 +1031,10 @@ cdef extern from *:
                             memcpy(ol + B, c.own + cidx * NOWN, NOWN * sizeof(int32_t));
                         }
                         out_parent[n_out] = (int32_t)i;
-                        out_action[n_out] = c.action[cidx];
+                        out_action[n_out] = t.action_of[c.action[cidx]];
                         out_fp[n_out] = c.fp[cidx];
-                        new_by_action[c.action[cidx]]++;
+                        if (record) out_checks[n_out] = (uint32_t)c.flag[cidx] >> 2;
+                        new_by_action[t.action_of[c.action[cidx]]]++;
                         n_out++;
                         if ((c.flag[cidx] >> 2) & S[S_CHECK_REPORT])
                             fired = 1;
@@ -1056,6 +1077,7 @@ cdef extern from *:
             if (crew) mc_publish(crew, tail_of, i);
             S[S_I] = i;
             S[S_N_OUT] = n_out;
+            S[S_N_EDGES] = n_edges;
             S[S_VCOUNT] = vcount;
             S[S_STATUS] = status;
             free(guard_true);

@@ -68,15 +68,15 @@ try:
 except ImportError:  # Cython is the optional ``compile`` extra
     COMPILED = False
 
-DONE, MISS, GROW_VISITED, GROW_OUT, GROW_CAND, EVENT = range(6)
+DONE, MISS, GROW_VISITED, GROW_OUT, GROW_CAND, EVENT, GROW_EDGES = range(7)
 (ROWS, COMP, EDGES, ROOT, LEAVES, ENTRIES, ACTION_OF, VKEYS, OUT_ROWS, OUT_PARENT,
  OUT_ACTION, OUT_FP, CAND, CAND_ACTION, CAND_FP, CAND_FLAG, GEN_BY_ACTION, NEW_BY_ACTION, MISS_FN, MISS_PARENT,
  MISS_ROWS, MISS_NODE, MISS_DEPTH, GUARD_OF, ROW_LEAF, OUT_LEAF, CAND_MASK, CAND_OWN, TRUE_MASK,
- SCRATCH_LEAF, ROW_FP, FP_PROG, VFP, N_ARRAYS) = range(34)
+ SCRATCH_LEAF, ROW_FP, FP_PROG, VFP, EDGE_SRC, EDGE_DST, EDGE_LABEL, OUT_CHECKS, N_ARRAYS) = range(38)
 """The order of the arrays handed to :func:`expand`."""
 (S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_W, S_SIMD, S_LEAF_ROWS, S_GENERATED, S_K, S_B,
  S_CONSTRAINT_FN, S_FIRST_CHECK, S_N_CHECKS, S_CHECK_WHEN_TRUE, S_CHECK_ENABLED, S_DEADLOCK, S_EV_PARENT,
- S_EV_CAND, S_EV_MASK, S_EV_DEADLOCK, _S_UNUSED_4, _S_UNUSED_5, S_CHECK_REPORT, S_N_MISS, S_PROBE,
+ S_EV_CAND, S_EV_MASK, S_EV_DEADLOCK, S_RECORD, S_N_EDGES, S_CHECK_REPORT, S_N_MISS, S_PROBE,
  S_N_SCALARS) = range(27)
 """The slots of the scalars array (int64): inputs, outputs and where to resume."""
 
@@ -91,7 +91,8 @@ DTYPES = (np.int32, np.int32, np.int64, np.int32, LEAF, np.int32, np.int32, np.u
           np.int32, np.int32, np.int32, np.uint64, np.int32, np.int32, np.uint64, np.int32,  # OUT_ROWS .. CAND_FLAG
           np.int64, np.int64, np.int32, np.int32, np.int32, np.int32, np.int32, np.int32,  # .. GUARD_OF
           np.int32, np.int32, np.uint64, np.int32, np.uint64, np.int32, np.int64,  # ROW_LEAF .. ROW_FP
-          np.int32, np.uint64)  # FP_PROG, VFP
+          np.int32, np.uint64,  # FP_PROG, VFP
+          np.int32, np.uint64, np.int32, np.int64)  # EDGE_SRC, EDGE_DST, EDGE_LABEL, OUT_CHECKS
 """Each array's type, in the order above."""
 
 

@@ -171,6 +171,9 @@ def difference(backend: Any, row: Any, leaves: Leaves | None = None, slots: Any 
         if kind == "invariant":
             inv = next(i for i in model.invariants if i.name == name)
             checks.append((f"invariant {name}", f, lambda inv=inv: inv not in model.failed_invariants(s)))
+        elif kind == "predicate":
+            j = k - backend.first_predicate
+            checks.append((f"liveness {name}", f, lambda j=j: bool((model.state_mask()(s) >> j) & 1)))
         else:
             p = next(p for p in model.sometimes if p.name == name)
             checks.append((f"property {name}", f, lambda p=p: model.property_holds(p, s)))
