@@ -118,16 +118,8 @@ class Layout:
         return tuple(out)
 
     def state(self, row: tuple, values: list) -> Any:
-        """The state of a row."""
-        return _build(self.root, row, values)
-
-
-def _build(node: Node, row: tuple, values: list) -> Any:
-    if type(node) is int:
-        return values[row[node]]
-    if node[0] == "record":
-        return tuple.__new__(node[1], [_build(c, row, values) for c in node[2]])
-    return tuple(_build(c, row, values) for c in node[1])
+        """The state of a row (a tuple of ids): the traced state's assembly, each component its plain value."""
+        return self.traced_state(row, [values] * self.width)
 
 
 def derive_layout(samples: list, whole: frozenset = frozenset()) -> Layout:

@@ -86,6 +86,7 @@ class LevelDriver:
         """Where warnings that cannot wait for the result go (a projected memory shortage)."""
         self.fallback = fallback
         """Makes the backend that goes on where this one gives way (:class:`GivesWay`), or None."""
+        self._checkpoint_identity: ck.CheckpointIdentity | None = None
         self.handed_over: tuple[int, str] | None = None
         """(level, reason) where the backend gave way to the fallback, if it did."""
         n = len(model.actions)
@@ -143,6 +144,7 @@ class LevelDriver:
         try:
             if lock is not None:
                 lock.acquire()
+                self._identity()  # the sources as the run begins with them
             if opts.resume:
                 level, states, visited = self._restore(opts.resume)
                 stop = False
@@ -541,11 +543,18 @@ class LevelDriver:
                 graph=self.graph.arrays() if self.graph is not None else None)
             return boundary, written.parts
 
-        ck.write_checkpoint(directory, checkpoint_identity(self.model),
+        ck.write_checkpoint(directory, self._identity(),
                             write_data if self.parents is not None else write_shards)
         self.checkpoints_written += 1
         self.checkpointed_level = level
         self.checkpoint_seconds += time.perf_counter() - start
+
+    def _identity(self) -> ck.CheckpointIdentity:
+        """The run's checkpoint identity, taken once: the spec's sources as they were when the run began
+        (reading and digesting them again at every checkpoint cost a tenth of a second each)."""
+        if self._checkpoint_identity is None:
+            self._checkpoint_identity = checkpoint_identity(self.model)
+        return self._checkpoint_identity
 
     @staticmethod
     def _reorder_level(parents: ParentRecords, level: int, fps: np.ndarray) -> None:
@@ -574,7 +583,7 @@ class LevelDriver:
         """
         model = self.model
         modules = [name for name, _ in spec_modules(model.spec)]
-        b = ck.read_checkpoint(directory, checkpoint_identity(model),
+        b = ck.read_checkpoint(directory, self._identity(),
                                lambda f, count: load_states(f, modules, count),
                                remote_shards=self.backend.keeps_parents)
         damaged = f"checkpoint in {directory} does not fit this spec"
