@@ -551,7 +551,7 @@ class LevelDriver:
 
     def _identity(self) -> ck.CheckpointIdentity:
         """The run's checkpoint identity, taken once: the spec's sources as they were when the run began
-        (reading and digesting them again at every checkpoint cost a tenth of a second each)."""
+        (not read and digested again at every checkpoint)."""
         if self._checkpoint_identity is None:
             self._checkpoint_identity = checkpoint_identity(self.model)
         return self._checkpoint_identity
