@@ -120,7 +120,7 @@ def test_a_leaf_keeps_its_successors_as_their_changes():
 
 @pytest.mark.parametrize("name, consts", [("kip320", {"Replicas": 2}), ("async-isr", {})])
 def test_the_c_loop_fingerprints_are_the_states_own(name, consts, monkeypatch):
-    """The C loop adds and takes away one term per changed component; row_fp sums every term anew; both are
+    """The C loop recomputes the nodes above each changed component; _row_fp fingerprints the state anew; both are
     the fingerprint of the state the row stands for, as every other engine computes it."""
     from modelcheck.memo.backend import MemoBackend
     from modelcheck.model.bound import BoundModel

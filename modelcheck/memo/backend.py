@@ -338,7 +338,7 @@ class MemoBackend:
 
     def _row_fp(self, row: np.ndarray) -> int:
         """The fingerprint of ``row`` (unsigned), as the C loop takes it: its state's own."""
-        return kn.row_fp(row, self.fp_prog, self.interner.fps)
+        return self.model.fingerprint(self.layout.state(tuple(row.tolist()), self.interner.values)) & MASK64
 
     def _row_of(self, s: Any) -> tuple:
         try:

@@ -120,14 +120,15 @@ cdef extern from *:
         return z ^ (z >> 31);
     }
 
-    /* Node j's fingerprint; an inner item's is `cur[i]` where `stamp[i] == gen`, else `par[i]`. */
+    /* Node j's fingerprint; an inner item's is `cur[i]` where `dirty[i] == gen` (recomputed: items come before
+       the node holding them), else `par[i]`. */
     static inline uint64_t mc_fp_node(const mc_fp_prog *fp, const uint64_t *vfp, int32_t j, const int32_t *row,
-                                      const uint64_t *cur, const uint64_t *par, const uint32_t *stamp, uint32_t gen) {
+                                      const uint64_t *cur, const uint64_t *par, const uint32_t *dirty, uint32_t gen) {
         const int32_t *kid = fp->kids + fp->start[j], *end = fp->kids + fp->start[j + 1];
         uint64_t acc = MC_FK_TUPLE, n = (uint64_t)(end - kid);
         for (; kid < end; kid++) {
             const int32_t c = *kid;
-            const uint64_t lane = c >= 0 ? vfp[row[c]] : (stamp && stamp[~c] == gen ? cur[~c] : par[~c]);
+            const uint64_t lane = c >= 0 ? vfp[row[c]] : (dirty && dirty[~c] == gen ? cur[~c] : par[~c]);
             acc += lane * MC_FP2;
             acc = (acc << 31) | (acc >> 33);
             acc *= MC_FP1;
@@ -290,10 +291,10 @@ cdef extern from *:
         int64_t nc = 0, b, base, k, s, cc;
         int missed = 0, have_nodes = 0;
         int32_t code;
-        /* The parent's node fingerprints, a successor's recomputed ones (`sn[j]` where `stamp[j] == gen`),
-           and the nodes a successor's changes lie under (`dirty[j] == gen`). */
+        /* The parent's node fingerprints, and a successor's: the nodes its changes lie under (`dirty[j] ==
+           gen`) are recomputed into `sn`. */
         uint64_t pn[MC_FP_MAX_NODES], sn[MC_FP_MAX_NODES];
-        uint32_t stamp[MC_FP_MAX_NODES], dirty[MC_FP_MAX_NODES], gen = 0;
+        uint32_t dirty[MC_FP_MAX_NODES], gen = 0;
         #define MC_MISSED(f_, r) do { \
             if (!m) return MC_P_MISS; \
             if (m->n < m->cap) { \
@@ -342,7 +343,6 @@ cdef extern from *:
                    miss. */
                 if (!have_nodes) {
                     mc_fp_all(&t->fpp, t->vfp, row, pn);
-                    memset(stamp, 0, (size_t)t->fpp.n * sizeof(uint32_t));
                     memset(dirty, 0, (size_t)t->fpp.n * sizeof(uint32_t));
                     have_nodes = 1;
                 }
@@ -352,7 +352,6 @@ cdef extern from *:
                     uint64_t changed = 0, h = rz;
                     memcpy(r, row, K * sizeof(int32_t));
                     if (++gen == 0) {
-                        memset(stamp, 0, sizeof(stamp));
                         memset(dirty, 0, sizeof(dirty));
                         gen = 1;
                     }
@@ -372,11 +371,8 @@ cdef extern from *:
                         if (t->fpp.n == 0) {
                             h = t->vfp[r[0]];
                         } else {
-                            for (j = low; j < t->fpp.n; j++) {
-                                if (dirty[j] != gen) continue;
-                                sn[j] = mc_fp_node(&t->fpp, t->vfp, j, r, sn, pn, stamp, gen);
-                                stamp[j] = gen;
-                            }
+                            for (j = low; j < t->fpp.n; j++)
+                                if (dirty[j] == gen) sn[j] = mc_fp_node(&t->fpp, t->vfp, j, r, sn, pn, dirty, gen);
                             h = sn[t->fpp.n - 1];
                         }
                     }

@@ -59,8 +59,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from modelcheck.model.fingerprint import tuple_fingerprint
-
 try:
     import cython  # read by Cython when ``modelcheck compile`` builds this module
 
@@ -257,19 +255,3 @@ def pair_insert_codes(edges: np.ndarray, pending: dict, comps: list) -> int:
         return mc_pair_insert_codes(edges, pending, comps)
     vals = [code if code < 0 else (comps[code] << 32) | code for code in pending.values()]
     return pair_insert(edges, np.fromiter(pending.keys(), np.int64, len(pending)), np.array(vals, np.int64))
-
-
-def row_fp(row: np.ndarray, prog: np.ndarray, vfp: np.ndarray) -> int:
-    """The fingerprint the C loop gives ``row`` (unsigned; 1 where it is 0): for the few rows of a trace."""
-    p = prog.tolist()
-    n, width = p[0], len(row)
-    start = p[1:n + 2]
-    kids = p[1 + (n + 1) + n + width:]
-    ids = row.tolist()
-    if n == 0:
-        return int(vfp[ids[0]]) or 1
-    nodes: list[int] = []
-    for j in range(n):
-        items = [int(vfp[ids[c]]) if c >= 0 else nodes[~c] for c in kids[start[j]:start[j + 1]]]
-        nodes.append(tuple_fingerprint(items))
-    return nodes[-1] or 1

@@ -162,8 +162,8 @@ cdef extern from *:
         return 0;
     }
 
-    static int mc_fp(PyObject *o, uint64_t *out, mc_cache *c, Py_ssize_t *cost);
-    static int mc_fp_member(PyObject *o, uint64_t *out, mc_cache *c, Py_ssize_t *cost);
+    static int mc_fp_kept(PyObject *o, uint64_t *out, mc_cache *c, Py_ssize_t *cost, Py_ssize_t worth);
+    #define mc_fp(o, out, c, cost) mc_fp_kept((o), (out), (c), (cost), MC_WORTH_A_SLOT)
 
     /* cost: the values walked, for deciding what is worth a place in the table. */
     static int mc_fp_container(PyObject *o, uint64_t *out, mc_cache *c, Py_ssize_t *cost) {
@@ -191,7 +191,10 @@ cdef extern from *:
             n = PySet_GET_SIZE(o);
             acc = 0;
             while (_PySet_NextEntry(o, &pos, &key, &h)) {  /* order-free: a sum of the elements' fingerprints */
-                if (mc_fp_member(key, &lane, c, cost) < 0) return -1;
+                /* A successor's set is a new object, but its elements are its parent's (a message set grown
+                   by one message): each container is kept in the table whatever its size, and found there
+                   for every other successor of the batch. */
+                if (mc_fp_kept(key, &lane, c, cost, 0) < 0) return -1;
                 acc += mc_mix(lane);
             }
             *out = mc_mix((acc + (uint64_t)n * MC_P5) ^ MC_K_SET);
@@ -200,7 +203,8 @@ cdef extern from *:
         return mc_refuse(o, "only ints, bools, floats, strs, None, tuples (NamedTuples) and frozensets are");
     }
 
-    static int mc_fp(PyObject *o, uint64_t *out, mc_cache *c, Py_ssize_t *cost) {
+    /* A value's fingerprint; a container that walked at least `worth` values is kept in the batch's table. */
+    static int mc_fp_kept(PyObject *o, uint64_t *out, mc_cache *c, Py_ssize_t *cost, Py_ssize_t worth) {
         PyTypeObject *t = Py_TYPE(o);
         Py_ssize_t below = 0;
         int r;
@@ -267,25 +271,7 @@ cdef extern from *:
         Py_LeaveRecursiveCall();
         *cost += below;
         /* A small container is walked again faster than it is found in a large table. */
-        if (r == 0 && c && below >= MC_WORTH_A_SLOT && mc_cache_put(c, o, *out) < 0) return -1;
-        return r;
-    }
-
-    /* An element of a frozenset: a container is kept in the table whatever its size.  A successor's set is
-       a new object, but its elements are its parent's (a message set grown by one message): each is
-       found in the table instead of walked again for every successor of the batch. */
-    static int mc_fp_member(PyObject *o, uint64_t *out, mc_cache *c, Py_ssize_t *cost) {
-        Py_ssize_t below = 0;
-        int r;
-        if (!c || !(PyTuple_Check(o) || PyFrozenSet_Check(o)))
-            return mc_fp(o, out, c, cost);
-        *cost += 1;
-        if (mc_cache_get(c, o, out)) return 0;
-        if (Py_EnterRecursiveCall(" while fingerprinting a state")) return -1;
-        r = mc_fp_container(o, out, c, &below);
-        Py_LeaveRecursiveCall();
-        *cost += below;
-        if (r == 0 && mc_cache_put(c, o, *out) < 0) return -1;
+        if (r == 0 && c && below >= worth && mc_cache_put(c, o, *out) < 0) return -1;
         return r;
     }
 

@@ -120,7 +120,10 @@ def _unsigned(v: Any) -> int:
         if not _plain(t, tuple):
             raise TypeError(f"a {t.__name__} cannot be part of a state "
                             "(a tuple class that defines its own equality or hash)")
-        return tuple_fingerprint([_unsigned(x) for x in v])
+        acc = _K_TUPLE
+        for x in v:
+            acc = _step(acc, _unsigned(x))
+        return _mix((acc + len(v) * _P5) & _M)
     if isinstance(v, frozenset):
         if not _plain(t, frozenset):
             raise TypeError(f"a {t.__name__} cannot be part of a state "
@@ -153,21 +156,12 @@ def part_fingerprint(value: Any) -> int:
 
     :func:`fingerprint` is this made signed, and 1 where it is 0 (engines
     keep 0 for an empty slot).  An engine that keeps a state as a row of
-    parts (the memo tables) combines its parts' fingerprints with
-    :func:`tuple_fingerprint`, as this function does, and so computes the
-    state's own fingerprint.
+    parts (the memo tables) combines its parts' fingerprints as a tuple
+    does, and so computes the state's own fingerprint.
     """
     if _C_AGREES:
         return mc_part_fingerprint(value)
     return _unsigned(value)
-
-
-def tuple_fingerprint(items: list[int]) -> int:
-    """The fingerprint of a tuple (unsigned) whose items have the fingerprints ``items`` (unsigned)."""
-    acc = _K_TUPLE
-    for lane in items:
-        acc = _step(acc, lane)
-    return _mix((acc + len(items) * _P5) & _M)
 
 
 def fingerprint_array(ts: list, n: int, skip_none: bool = False) -> np.ndarray:
