@@ -63,7 +63,7 @@ def test_compiled_and_interpreted_specs_give_identical_results(args: tuple[str, 
 def _fake_build(root: Path, fullname: str, digest: str) -> Path:
     so = Path(compiled.artefact_path(fullname, digest, str(root)))
     so.parent.mkdir(parents=True)
-    so.write_bytes(b"not really an extension")
+    so.write_bytes(b"not really an extension, built from " + compiled.digest_marker(digest))
     (root / "cython-version").write_text("9.9\n")
     (root / compiled.MANIFEST).write_text(fullname + "\n")
     return so
@@ -83,6 +83,11 @@ def test_the_finder_takes_a_build_only_for_the_current_source(tmp_path: Path) ->
     stale = compiled.source_digest(Path(source).read_bytes() + b"\n# edited\n", "9.9", rewrite)
     _fake_build(tmp_path / "stale", name, stale)
     assert compiled.CompiledFinder(str(tmp_path / "stale")).find_spec(name, pkg.__path__) is None
+    # A build of that earlier source put at the current one's path (copied there, planted) is not run either:
+    # its own bytes say what it was built from.
+    so.write_bytes(b"not really an extension, built from " + compiled.digest_marker(stale))
+    assert compiled.CompiledFinder(str(tmp_path / "current")).find_spec(name, pkg.__path__) is None
+    so.write_bytes(b"not really an extension, built from " + compiled.digest_marker(digest))
     # So is one made by another version of the rewrite.
     _fake_build(tmp_path / "other-rewrite", name, compiled.source_digest(Path(source).read_bytes(), "9.9", "x"))
     assert compiled.CompiledFinder(str(tmp_path / "other-rewrite")).find_spec(name, pkg.__path__) is None

@@ -204,3 +204,51 @@ def test_a_compiled_user_spec_reads_its_own_file_name(tmp_path):
     assert p.returncode == 1, p.stderr
     assert header(p).endswith("; spec compiled")
     assert "Back to state 1 <Reset>" in p.stdout
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory):
+    """Two versions of one spec file, each built: version A's build, and where version B's build lies.
+
+    A is die_hard.py, whose NotSolved is violated (the big jug can hold 4
+    gallons); B asks for 6 gallons, which the 5-gallon jug never holds, so a
+    run's verdict says whose code ran: exit 1 is A's, exit 0 is B's.  Each
+    test copies A's build over B's, as a planted (or misfiled) build would be.
+    """
+    folder = tmp_path_factory.mktemp("planted")
+    spec = copy_spec(MODELS / "die_hard.py", folder / "jugs_planted.py", "planted build")
+    env = {**ON, "MODELCHECK_BUILD_DIR": str(folder / "build")}
+    assert run_cli("compile", str(spec), env=env).returncode == 0
+    (a_build,) = (folder / "build" / "user").rglob("*.so")
+    shutil.copy(a_build, folder / "version_a.so")
+    spec.write_text(spec.read_text().replace("Goal: int = constant(4, ", "Goal: int = constant(6, "))
+    assert run_cli("compile", str(spec), env=env).returncode == 0
+    (b_build,) = set((folder / "build" / "user").rglob("*.so")) - {a_build}
+    return spec, env, folder / "version_a.so", b_build
+
+
+def test_a_build_of_another_version_put_in_place_of_the_current_one_is_not_run(planted):
+    spec, env, version_a, b_build = planted
+    shutil.copy(version_a, b_build)
+    p = run_cli("check", str(spec), "-q", env=env)
+    assert p.returncode == 0, p.stdout + p.stderr  # B's verdict: A's build would report NotSolved violated
+    assert f"Warning: the build at {b_build} was not built from the current source and was ignored" \
+        in p.stderr.splitlines()
+    assert "; spec interpreted (" in header(p)
+    assert "built " in wait_for_build(spec.parent / "build")  # B is built again, over the planted file
+    again = run_cli("check", str(spec), "-q", env=env)
+    assert again.returncode == 0 and "not built from the current source" not in again.stderr, again.stderr
+    assert header(again).endswith("; spec compiled")
+
+
+def test_compile_does_not_call_a_build_of_another_version_current(planted):
+    spec, env, version_a, b_build = planted
+    shutil.copy(version_a, b_build)
+    p = run_cli("compile", str(spec), env=env)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith(f"{spec}: compiled (built in "), p.stdout
+    assert p.stderr.splitlines() == [
+        f"Warning: the build at {b_build} was not built from the current source and was ignored"]
+    assert run_cli("compile", str(spec), env=env).stdout == f"{spec}: compiled (already current)\n"
+    p = run_cli("check", str(spec), "-q", env=env)
+    assert p.returncode == 0 and header(p).endswith("; spec compiled"), p.stdout + p.stderr

@@ -25,7 +25,10 @@ points call (the command line, :func:`modelcheck.check`, the Spark workers'
 daemon): importing ``modelcheck`` installs nothing.  ``MODELCHECK_INTERPRETED=1``
 turns the finder off, for debugging a spec with pdb or comparing the two.  A user's own spec, loaded
 from a file path or a module outside the project, is built the same way by
-:mod:`modelcheck.build.user_specs`, in the background on first use.
+:mod:`modelcheck.build.user_specs`, in the background on first use; its
+build, like the package's, records its source's digest in its own bytes,
+checked before it is loaded (:func:`records_digest`), so a file put in its
+place is not run.
 """
 
 from __future__ import annotations
@@ -100,6 +103,44 @@ def _rewrite_version() -> str:
         with open(path, "rb") as f:
             h.update(f.read())
     return h.hexdigest()[:20]
+
+
+DIGEST_MARKER = b"modelcheck-source-digest:"
+"""In a user spec's built extension: these bytes, the digest of the source it was built from, then a NUL."""
+
+
+def digest_marker(digest: str) -> bytes:
+    """The bytes a build of the source with ``digest`` carries literally (see :func:`records_digest`)."""
+    return DIGEST_MARKER + digest.encode("ascii") + b"\0"
+
+
+def records_digest(so: str, digest: str) -> bool:
+    """Whether the extension ``so`` says it was built from the source with ``digest``.
+
+    A build's path names its digest, but a file put at that path (another
+    build of the same module, say of an older version of the file) would be
+    trusted by its path alone; its own bytes say what it was built from.
+    The file is read, not imported: importing would run its code.
+    """
+    try:
+        with open(so, "rb") as f:
+            return digest_marker(digest) in f.read()
+    except OSError:
+        return False
+
+
+def _digest_unit(workdir: str, fullname: str, digest: str) -> str:
+    """A C file, linked into the extension, that holds :func:`digest_marker` in its read-only data; its path.
+
+    In C rather than as a Python constant in the module: Cython compresses a
+    large module's string constants, so theirs would not appear in the file.
+    ``used`` keeps the compiler from dropping the array nothing refers to.
+    """
+    path = os.path.abspath(os.path.join(workdir, fullname + ".digest.c"))
+    marker = digest_marker(digest)[:-1].decode("ascii")  # the C string literal adds the NUL
+    with open(path, "w", encoding="ascii") as f:
+        f.write(f'__attribute__((used)) static const char modelcheck_source_digest[] = "{marker}";\n')
+    return path
 
 
 DEPENDS = "depends"
@@ -207,7 +248,7 @@ class CompiledFinder:
             so = _artefact_for(fullname, source_spec.origin, self.cython_version, self.root)
         except OSError:
             return None
-        if not _is_current(so):
+        if not _is_built_from(so):
             return None
         loader = importlib.machinery.ExtensionFileLoader(fullname, so)
         return importlib.util.spec_from_file_location(fullname, so, loader=loader)
@@ -301,8 +342,14 @@ def status(root: str | None = None) -> list[tuple[str, bool]]:
     """(module, whether a build of its current source exists) for every compilable module."""
     root = root or build_dir()
     version = _built_version(root)
-    return [(name, version is not None and _is_current(_artefact_for(name, source, version, root)))
+    return [(name, version is not None and _is_built_from(_artefact_for(name, source, version, root)))
             for name, source in _sources()]
+
+
+def _is_built_from(so: str) -> bool:
+    """A package module's build is current, and its own bytes say it was built from the source its path names
+    (``<root>/<module>/<digest>/``): a file put there is not run, nor called current."""
+    return _is_current(so) and records_digest(so, os.path.basename(os.path.dirname(so)))
 
 
 def c_compiler() -> list[str]:
@@ -312,7 +359,7 @@ def c_compiler() -> list[str]:
 
 def compile_module(fullname: str, source: str, so: str, workdir: str,
                    rewritten: record_rewrite.Rewritten | None = None, engine: bool = False,
-                   text: str | None = None) -> None:
+                   text: str | None = None, digest: str | None = None) -> None:
     """Build one source file (``.py`` or ``.pyx``) into the extension ``so`` as module ``fullname``.
 
     Cython then the C compiler, intermediate files in ``workdir``; a failure is
@@ -322,6 +369,8 @@ def compile_module(fullname: str, source: str, so: str, workdir: str,
     source as read when its digest was taken, so that an edit made during the
     build cannot be filed under the old digest) that text; either under the
     same ``<package dir>/<file>`` name, which is what tracebacks show.
+    With ``digest`` (the source's, as filed), the extension records it
+    (:func:`records_digest`), and a build that does not is an error.
     """
     c_file = os.path.abspath(os.path.join(workdir, fullname + ".c"))
     cwd = None
@@ -349,10 +398,11 @@ def compile_module(fullname: str, source: str, so: str, workdir: str,
 
     directives = [] if engine else ["-X", ",".join(CYTHON_DIRECTIVES)]
     tmp = f"{so}.{os.getpid()}.{threading.get_ident()}.tmp"  # two builds of one artefact never share it
+    units = [c_file] + ([_digest_unit(workdir, fullname, digest)] if digest is not None else [])
     steps = [
         [sys.executable, "-m", "cython", "-3", *directives, *include, "--module-name", fullname, source,
          "-o", c_file],
-        c_compiler() + ["-shared", "-fPIC", "-O2", "-I", sysconfig.get_paths()["include"], c_file, "-o", tmp],
+        c_compiler() + ["-shared", "-fPIC", "-O2", "-I", sysconfig.get_paths()["include"], *units, "-o", tmp],
     ]
     for cmd in steps:
         try:
@@ -363,6 +413,9 @@ def compile_module(fullname: str, source: str, so: str, workdir: str,
             lines = [ln for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
             detail = next((ln for ln in lines if "rror" in ln), lines[-1] if lines else "no output")
             raise CompileError(f"cannot compile {fullname}: {detail.strip()}")
+    if digest is not None and not records_digest(tmp, digest):  # else every run would reject it and rebuild
+        os.unlink(tmp)
+        raise CompileError(f"cannot compile {fullname}: the build does not record its source digest")
     os.replace(tmp, so)  # atomic: a concurrent import never sees half a file
 
 
@@ -413,7 +466,7 @@ def _build(root: str, jobs: int | None) -> BuildReport:
             for old in os.listdir(mod_dir):  # artefacts of earlier sources of this module
                 if os.path.join(mod_dir, old) != keep:
                     shutil.rmtree(os.path.join(mod_dir, old), ignore_errors=True)
-        if _is_current(so):
+        if _is_built_from(so):
             current.append(fullname)
         else:
             shutil.rmtree(keep, ignore_errors=True)  # a build against modules that have changed since
@@ -428,8 +481,9 @@ def _build(root: str, jobs: int | None) -> BuildReport:
                     f.writelines(f"{m} {d}\n" for m, d in r.depends_on)
         with tempfile.TemporaryDirectory(prefix="modelcheck-compile-") as work, \
                 ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-            futures = [pool.submit(compile_module, n, src, so, work, rewritten[n], not is_spec_module(n))
-                     for n, src, so in todo]
+            futures = [pool.submit(compile_module, n, src, so, work, rewritten[n], not is_spec_module(n),
+                                   digest=os.path.basename(os.path.dirname(so)))
+                       for n, src, so in todo]
             for f in futures:
                 f.result()
     with open(_stamp_path(root), "w") as f:

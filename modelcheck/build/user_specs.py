@@ -15,11 +15,14 @@ taken over the exact source text compiled (a snapshot, so an edit during the
 build cannot be filed under the old digest), the Cython version, the
 interpreter's ABI and the record rewrite's own source; the modules of the
 project whose records the rewrite read are checked at load, as for the
-registered specs.  So a build is used only for the source it was made from,
-and a wrong result cannot come from a stale one.  Concurrent runs are safe:
-a lock file (created exclusively) keeps a second run from starting the same
-build, and the extension is written under a temporary name and renamed into
-place.
+registered specs.  The extension also records that digest in its own bytes,
+and a build is loaded only if it does (read, not imported): a file put at
+the path, such as a build of an older version of the same file, is ignored
+with a warning and built again.  So a build is used only for the source it
+was made from, and a wrong result cannot come from a stale one.  Concurrent
+runs are safe: a lock file (created exclusively) keeps a second run from
+starting the same build, and the extension is written under a temporary
+name and renamed into place.
 
 ``MODELCHECK_USER_BUILD=off`` runs user specs interpreted without building
 (CI, tests); ``MODELCHECK_INTERPRETED=1`` turns every compiled module off.
@@ -86,9 +89,30 @@ def _rewrite_version() -> str:
     return compiled._rewrite_version() + ":user"
 
 
-def _artefact(module: UserModule, data: bytes, cython_version: str) -> str:
-    digest = compiled.source_digest(data, cython_version, _rewrite_version())
+def _digest(data: bytes, cython_version: str) -> str:
+    """What a build of this source text is filed under, and records in itself."""
+    return compiled.source_digest(data, cython_version, _rewrite_version())
+
+
+def _artefact(module: UserModule, digest: str) -> str:
     return compiled.artefact_path(module.name, digest, user_root())
+
+
+def _is_current(so: str, digest: str, dirs: dict[str, str]) -> bool:
+    """The build at ``so`` is of the source with ``digest``: by its own record, not only by where it lies."""
+    return compiled._is_current(so, dirs) and compiled.records_digest(so, digest)
+
+
+_warned: set[str] = set()
+"""Builds already reported as ignored in this process (the loader and the check's header both look)."""
+
+
+def _warn_foreign(so: str) -> None:
+    """One line on stderr: a file at the build's path that was not built from the current source."""
+    if so not in _warned:
+        _warned.add(so)
+        print(f"Warning: the build at {so} was not built from the current source and was ignored",
+              file=sys.stderr, flush=True)
 
 
 def _read(path: str) -> bytes:
@@ -103,10 +127,16 @@ def current_build(module: UserModule) -> str | None:
     try:
         with open(_stamp(), encoding="utf-8") as f:
             version = f.read().strip()
-        so = _artefact(module, _read(module.source), version)
+        digest = _digest(_read(module.source), version)
     except OSError:
         return None
-    return so if compiled._is_current(so, _dirs(module)) else None
+    so = _artefact(module, digest)
+    if not compiled._is_current(so, _dirs(module)):
+        return None
+    if not compiled.records_digest(so, digest):
+        _warn_foreign(so)
+        return None
+    return so
 
 
 def load(module: UserModule) -> ModuleType | None:
@@ -184,11 +214,11 @@ def request_build(module: UserModule) -> str:
     if missing:
         return missing
     try:
-        data = _read(module.source)
-        so = _artefact(module, data, compiled._cython_version())
+        digest = _digest(_read(module.source), compiled._cython_version())
     except OSError as exc:
         return f"cannot read {module.source}: {exc.strerror}"
-    if compiled._is_current(so, _dirs(module)):
+    so = _artefact(module, digest)
+    if _is_current(so, digest, _dirs(module)):
         return "its build is ready for the next run"
     keep = os.path.dirname(so)
     try:
@@ -245,9 +275,10 @@ def build(module: UserModule) -> str:
         raise compiled.CompileError(missing)
     version = compiled._cython_version()
     data = _read(module.source)
-    so = _artefact(module, data, version)
+    digest = _digest(data, version)
+    so = _artefact(module, digest)
     dirs = _dirs(module)
-    if compiled._is_current(so, dirs):
+    if _is_current(so, digest, dirs):
         return so
     import tempfile
 
@@ -262,7 +293,7 @@ def build(module: UserModule) -> str:
             _write(os.path.join(keep, compiled.DEPENDS), "".join(f"{m} {d}\n" for m, d in rewritten.depends_on))
         with tempfile.TemporaryDirectory(prefix="modelcheck-user-") as work:
             compiled.compile_module(module.name, module.source, so, work, rewritten if rewritten.changed else None,
-                                    text=text)
+                                    text=text, digest=digest)
     except (compiled.CompileError, UnicodeDecodeError, OSError) as exc:
         reason = str(exc) if isinstance(exc, compiled.CompileError) else f"{type(exc).__name__}: {exc}"
         _write(os.path.join(keep, FAILED), f"{reason}\n")
