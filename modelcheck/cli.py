@@ -241,7 +241,7 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
         workers=workers, master=master, partitions=partitions, checkpoint=checkpoint_dir,
         checkpoint_every=checkpoint_every, resume=resume, max_memory_mb=max_memory_mb, simulate=simulate,
         seed=seed if "seed" in given else None, walks=walks, walk_seconds=walk_seconds,
-        progress=not quiet, progress_seconds=progress_seconds, verbose=verbose, worker_timeout=worker_timeout,
+        progress=_progress_sink(quiet, ctx.find_root().obj), progress_seconds=progress_seconds, verbose=verbose, worker_timeout=worker_timeout,
         memo=memo, memo_verify=memo_verify, memo_seed=memo_seed)
     spec, c = plan.spec, plan.constants
     out = sys.stderr if as_json else sys.stdout
@@ -285,6 +285,25 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
         for v, files in zip(result.violations, _trace_stems(written)):
             click.echo(f"Counterexample ({v.name}) written to {files}", err=True)
     ctx.exit(result.exit_code)
+
+
+def _progress_sink(quiet: bool, settings: dict[str, Any] | None) -> Any:
+    """Progress lines on stderr unless ``quiet``; each also reported to the supervisor, which names the last
+    statistics if the check ends without a result."""
+    if quiet:
+        return False
+    channel = (settings or {}).get("supervisor")
+    if channel is None:
+        return True
+    from modelcheck.search.progress import stderr_sink
+
+    show = stderr_sink()
+
+    def sink(p: Any) -> None:
+        channel.statistics(p.level, p.generated, p.distinct, p.queue)
+        show(p)
+
+    return sink
 
 
 @contextlib.contextmanager
@@ -650,12 +669,26 @@ def run() -> None:
 
     ``--debug`` adds the traceback; the exit status stays 2.
     """
+    from modelcheck.supervisor import supervised
+
+    channel = supervised(sys.argv[1:])  # ``check`` goes on in a child; this process then only waits
+    settings: dict[str, Any] = {"debug": False, "status": None, "supervisor": channel}
+    try:
+        _run(settings)
+    except SystemExit as end:
+        if channel is not None:
+            code = end.code
+            channel.done(code if isinstance(code, int) else 0 if code is None else 1)
+        raise
+
+
+def _run(settings: dict[str, Any]) -> None:
+    """:func:`run`'s work: every way out is ``sys.exit`` with the command's status."""
     from modelcheck.build import compiled
     from modelcheck.model.blame import real_interrupts
 
     import modelcheck
 
-    settings: dict[str, Any] = {"debug": False, "status": None}
     if sys.stdout is not None and not isinstance(sys.stdout, _GuardedStream):
         sys.stdout = _GuardedStream(sys.stdout)
     if sys.stderr is not None and not isinstance(sys.stderr, _QuietStream):

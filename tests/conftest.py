@@ -26,6 +26,22 @@ ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "tests" / "models"
 
 
+def check_process(pid: int, seconds: float = 30):
+    """The process that runs the check of ``modelcheck check`` process ``pid``: the command forks it at once
+    and only waits (modelcheck.supervisor), so its worker processes are the grandchildren of ``pid``."""
+    import psutil
+
+    command = psutil.Process(pid)
+    deadline = time.time() + seconds
+    while True:
+        kids = command.children()
+        if kids:
+            return kids[0]
+        if time.time() > deadline or not command.is_running():
+            raise AssertionError(f"modelcheck check (pid {pid}) has no check process")
+        time.sleep(0.005)
+
+
 def run_cli(*args: str, timeout: float = 600, env: dict | None = None) -> subprocess.CompletedProcess:
     """Run ``modelcheck ARGS`` in a fresh interpreter, as a user would from a shell."""
     full_env = dict(os.environ)

@@ -20,7 +20,7 @@ import time
 import psutil
 import pytest
 
-from conftest import ROOT, checkpoint_level, json_report as result_of, kill_once_checkpointed, run_cli
+from conftest import ROOT, check_process, checkpoint_level, json_report as result_of, kill_once_checkpointed, run_cli
 from modelcheck.spec.constants import make_constants
 from conftest import check
 from modelcheck.spec.loader import load_spec
@@ -60,9 +60,10 @@ def assert_no_orphans(workers: list[psutil.Process], tmpdir) -> None:
 
 
 def children(pid: int) -> list[psutil.Process]:
+    """The worker processes of command ``pid`` (the children of the process running its check)."""
     try:
-        return psutil.Process(pid).children()
-    except psutil.NoSuchProcess:
+        return check_process(pid).children()
+    except (psutil.NoSuchProcess, AssertionError):
         return []
 
 

@@ -19,10 +19,11 @@ import sys
 import tempfile
 import time
 
+import psutil
 import pytest
 
 import modelcheck
-from conftest import MODELS, ROOT, checkpoint_manifest, json_report, run_cli
+from conftest import MODELS, ROOT, check_process, checkpoint_manifest, json_report, run_cli
 from modelcheck.errors import CheckpointError
 from modelcheck.search import checkpoint as ck
 from modelcheck.memo.backend import MemoBackend
@@ -184,10 +185,11 @@ def test_two_runs_cannot_share_a_checkpoint_directory(tmp_path):
         while not (tmp_path / "ck" / ck.LOCK).exists() or not (tmp_path / "ck" / ck.LOCK).read_text().strip():
             assert time.time() < deadline and first.poll() is None
             time.sleep(0.05)
+        holder = check_process(first.pid).pid  # the process running the check (the command only waits)
         p = run_cli("check", "kip320", "--checkpoint", str(tmp_path / "ck"), "-q")
         assert p.returncode == 2
         assert p.stderr.strip().splitlines()[-1] == (
-            f"error: checkpoint directory {tmp_path / 'ck'} is in use by another run (pid {first.pid}); "
+            f"error: checkpoint directory {tmp_path / 'ck'} is in use by another run (pid {holder}); "
             "use another directory or wait for that run to end")
     finally:
         first.kill()
@@ -241,7 +243,7 @@ def test_max_memory_keeps_the_peak_within_ten_percent_of_the_budget(tmp_path):
     p = subprocess.Popen([sys.executable, "-m", "modelcheck", "check", "kip320", "--const", "MaxLeaderEpoch=4",
                           "--max-memory", str(budget), "--checkpoint", str(tmp_path / "ck"), "-q"],
                          cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    proc = psutil.Process(p.pid)
+    proc = check_process(p.pid)
     peak = 0
     while p.poll() is None:
         try:
@@ -384,7 +386,7 @@ def _start_and_stop_a_worker(tmp_path, *extra: str):
                          text=True)
     while "Progress(" not in p.stderr.readline():
         assert p.poll() is None
-    worker = psutil.Process(p.pid).children()[0]
+    worker = check_process(p.pid).children()[0]
     worker.suspend()  # SIGSTOP
     return p
 
