@@ -427,3 +427,55 @@ def test_a_nan_in_a_state_is_refused(tmp_path):
     p = run_cli("check", str(spec), "-q")
     assert p.returncode == 2
     assert "big is NaN (NaN is not equal to itself; use an int code)" in p.stderr.strip().splitlines()[-1]
+
+
+# -- the liveness decision under the memory budget and Ctrl-C -------------------------------------------
+
+LIVENESS = ["check", "kip320", "--property", "DesignatedLeaderTakesOver"]
+
+
+def _peak_of(p: subprocess.Popen) -> int:
+    """The peak resident memory of the check process of command ``p``, sampled every 5 ms until it ends."""
+    proc = check_process(p.pid)
+    peak = 0
+    while p.poll() is None:
+        try:
+            peak = max(peak, proc.memory_info().rss)
+        except psutil.Error:
+            break
+        time.sleep(0.005)
+    return peak
+
+
+def test_max_memory_holds_through_the_liveness_decision():
+    """Deciding the property on Kip320's 737,794 states takes about 220 MiB more than the search (382 MiB at
+    the peak, measured): with a 200 MiB budget the run stops before the decision allocates, exit 3."""
+    budget = 200
+    p = subprocess.Popen([sys.executable, "-m", "modelcheck", *LIVENESS, "--max-memory", str(budget), "-q"],
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = _peak_of(p)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 3, (out, err)
+    assert "Model checking stopped: the --max-memory budget was reached" in out
+    assert "liveness properties DesignatedLeaderTakesOver were not decided: deciding them would exceed the " \
+           "--max-memory budget" in err
+    assert peak <= 1.10 * budget * 2**20, f"peak {peak / 2**20:.0f} MiB for a {budget} MiB budget"
+
+
+def test_a_budget_that_fits_the_liveness_decision_decides_it():
+    r = run_cli(*LIVENESS, "--max-memory", "600", "-q", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json_report(r)["result"] == "holds"
+
+
+def test_ctrl_c_while_liveness_is_decided_stops_the_decision():
+    p = subprocess.Popen([sys.executable, "-m", "modelcheck", *LIVENESS, "--progress", "60"], cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while "deciding DesignatedLeaderTakesOver" not in p.stderr.readline():
+        assert p.poll() is None
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, (out, err)
+    assert "Model checking interrupted; statistics so far:" in out and "Traceback" not in err
+    assert "liveness properties DesignatedLeaderTakesOver were not decided: the run was stopped while " \
+           "deciding them" in err

@@ -485,7 +485,15 @@ class LevelDriver:
         start = time.perf_counter()
         if self.progress is not None:
             self._note(f"deciding {names} on {self.distinct:,} states and {self.graph.edges:,} transitions")
-        for v in check_liveness(self.model, self._records(), self.graph):
+        try:
+            found = check_liveness(self.model, self._records(), self.graph, room=self.stops.room)
+        except LevelAbandoned as why:  # the budget would not hold, or a stop was requested: nothing decided
+            self.stopped_by = why.reason
+            cause = ("deciding them would exceed the --max-memory budget" if why.reason == "max-memory"
+                     else "the run was stopped while deciding them")
+            self.warnings.append(f"liveness properties {names} were not decided: {cause}")
+            found = []
+        for v in found:
             self.violations.append(v)
             self.violated_names.add(v.name)
         self.liveness_seconds = time.perf_counter() - start

@@ -88,6 +88,16 @@ def negated_clauses(formula: Formula, bit_of: Callable[[Callable], int]) -> list
     raise TypeError(f"not a temporal formula: {formula!r}")
 
 
+PRODUCT_BYTES_PER_EDGE = 48
+"""What a clause's product graph takes per step at its peak: the step lists (int64 ends), their
+concatenation and the sparse matrix built from them."""
+PRODUCT_BYTES_PER_STATE = 40
+"""Per state and layer: validity, the breadth-first order, predecessors and distances."""
+COMPONENT_BYTES_PER_EDGE = 40
+"""One round of the fair-component search per transition: the steps inside the region and their matrix."""
+COMPONENT_BYTES_PER_STATE = 48
+
+
 class BehaviourGraph:
     """The state graph as the search recorded it, ready for repeated fair-cycle searches.
 
@@ -101,6 +111,8 @@ class BehaviourGraph:
                  masks: np.ndarray, fairness: Sequence[tuple[str, Sequence[int]]], n_labels: int) -> None:
         self.n = n
         self.initial = initial
+        self.room: Callable[[int], None] = lambda extra_bytes: None
+        """Asked before each bulk allocation of a search (see :func:`~modelcheck.search.liveness_check.check_liveness`)."""
         keep = src != dst
         self.src = np.asarray(src[keep], dtype=np.int64)
         self.dst = np.asarray(dst[keep], dtype=np.int64)
@@ -160,10 +172,12 @@ class _ClauseSearch:
 
         g, n, L = self.g, self.g.n, self.layers
         valid = [self._valid(t) for t in range(L)]
+        inside = [valid[t][g.src] & valid[t][g.dst] for t in range(L)]
+        steps = sum(int(np.count_nonzero(ok)) for ok in inside)
+        g.room(PRODUCT_BYTES_PER_EDGE * steps + PRODUCT_BYTES_PER_STATE * n * L)
         rows: list[np.ndarray] = []
         cols: list[np.ndarray] = []
-        for t in range(L):  # steps inside a layer
-            ok = valid[t][g.src] & valid[t][g.dst]
+        for t, ok in enumerate(inside):  # steps inside a layer
             rows.append(g.src[ok] + t * n)
             cols.append(g.dst[ok] + t * n)
         for t in range(L):  # an obligation starts: same state, one more bit set
@@ -185,8 +199,10 @@ class _ClauseSearch:
         order, pred = breadth_first_order(graph, source, directed=True, return_predecessors=True)
         dist = np.full(size, -1, dtype=np.int64)
         dist[source] = 0
-        for v in order[1:]:  # BFS order: a node's predecessor comes before it
+        for i, v in enumerate(order[1:]):  # BFS order: a node's predecessor comes before it
             dist[v] = dist[pred[v]] + 1
+            if not i & 0xFFFF:
+                g.room(0)
         self.pred = pred
         self.source = source
         base = self.full * n
@@ -227,6 +243,7 @@ class _ClauseSearch:
         g = self.g
         active = region.copy()
         while active.any():
+            g.room(COMPONENT_BYTES_PER_EDGE * len(g.src) + COMPONENT_BYTES_PER_STATE * g.n)
             inside = active[g.src] & active[g.dst]
             es, ed, el = g.src[inside], g.dst[inside], np.flatnonzero(inside)
             nodes = np.flatnonzero(active)

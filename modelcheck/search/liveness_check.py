@@ -9,6 +9,8 @@ safety traces are (:mod:`modelcheck.model.replay`).
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from modelcheck.model.bound import BoundModel
@@ -29,11 +31,26 @@ def behaviour_graph(model: BoundModel, parents: ParentRecords, log: GraphLog) ->
     return graph, all_fps
 
 
-def check_liveness(model: BoundModel, parents: ParentRecords, log: GraphLog) -> list[Violation]:
-    """A violation with its lasso for each checked liveness property that some fair behaviour breaks."""
+RESOLVE_BYTES_PER_EDGE = 56
+"""What resolving and keeping the graph takes per recorded transition at its peak (int64 ends and labels,
+their sort positions and the filtered copies), on top of :data:`RESOLVE_BYTES_PER_STATE` per state."""
+RESOLVE_BYTES_PER_STATE = 32
+
+
+def check_liveness(model: BoundModel, parents: ParentRecords, log: GraphLog,
+                   room: Callable[[int], None] | None = None) -> list[Violation]:
+    """A violation with its lasso for each checked liveness property that some fair behaviour breaks.
+
+    ``room(bytes)`` is asked before each step that allocates in bulk and
+    between steps (with 0): it raises to stop the decision (the memory budget
+    would be exceeded, or a stop was requested)."""
     if not model.liveness_properties:
         return []
+    room = room or _unbounded
+    states = sum(len(f) for f in parents.fps)
+    room(RESOLVE_BYTES_PER_EDGE * log.edges + RESOLVE_BYTES_PER_STATE * states)
     graph, all_fps = behaviour_graph(model, parents, log)
+    graph.room = room
     predicates = model.temporal_predicates
 
     def bit_of(p: object) -> int:
@@ -44,6 +61,7 @@ def check_liveness(model: BoundModel, parents: ParentRecords, log: GraphLog) -> 
 
     found = []
     for prop, formula in zip(model.liveness_properties, model.formulas):
+        room(0)
         lasso = check_formula(graph, formula, bit_of)
         if lasso is None:
             continue
@@ -54,3 +72,7 @@ def check_liveness(model: BoundModel, parents: ParentRecords, log: GraphLog) -> 
             back = step.action if step is not None else None
         found.append(Violation("liveness", prop.name, prop.description, tuple(trace), lasso.loop_start, back))
     return found
+
+
+def _unbounded(extra_bytes: int) -> None:
+    """No budget and no stop requests: every step goes ahead."""

@@ -45,6 +45,20 @@ class StopRequests:
                 if used is not None and used > self.memory_limit:
                     raise LevelAbandoned("max-memory")
 
+    def room(self, extra_bytes: int = 0) -> None:
+        """Raise :class:`LevelAbandoned` if a stop was requested, or if ``extra_bytes`` more would take the run
+        over its memory budget: asked before a phase allocates in bulk (deciding liveness), so that the budget
+        holds through it instead of being found exceeded after.  With no bytes named, :meth:`poll`."""
+        if not extra_bytes:
+            self.poll()
+            return
+        if self.interrupted:
+            raise LevelAbandoned("interrupt")
+        if self.memory_limit is not None and self.measure is not None:
+            used = self.measure()
+            if used is not None and used + extra_bytes > self.memory_limit:
+                raise LevelAbandoned("max-memory")
+
     def _on_signal(self, signum: int, frame: Any) -> None:
         if self.interrupted:  # a second Ctrl-C: stop now (UserInterrupt: spec wrappers let it through)
             raise UserInterrupt
