@@ -9,6 +9,8 @@
 * Executors run this interpreter (the one with modelcheck installed).
 * The JVMs JIT-compile with C1 only (:data:`JIT_OPTION`), and the driver JVM maps
   the class-data archive ``modelcheck compile`` wrote (:mod:`.jvm_archive`).
+* The driver's JVM runs in a session of its own (:func:`launch_gateway`), so a
+  signal for the whole process group stops the check cleanly.
 """
 
 from __future__ import annotations
@@ -77,11 +79,39 @@ def spark_context(master: str | None, app_name: str = "modelcheck") -> Any:
             raise UsageError(f"a SparkContext for {existing.master} is already running in this process")
         return existing
     try:
-        sc = SparkContext(conf=conf)
+        sc = SparkContext(conf=conf, gateway=launch_gateway(conf))
     except Exception as exc:  # noqa: BLE001 - JVM start-up failures have many shapes
         raise UsageError(f"could not start Spark with master {master}: {type(exc).__name__}: {exc}".splitlines()[0]) from None
     sc.setLogLevel("ERROR")
     return sc
+
+
+def launch_gateway(conf: Any) -> Any | None:
+    """Start Spark's JVM (the Py4J gateway) in a session of its own; None where PySpark must start it, or not at all.
+
+    ``timeout``, systemd and a CI's cancel send SIGTERM (or SIGINT) to the
+    whole process group.  PySpark starts the JVM in the driver's group with
+    only SIGINT ignored, so SIGTERM also reached the JVM, which ran its
+    shutdown hooks (stopping the local master's executors) while the driver
+    was still using it: a Py4J traceback, often exit status 1 ("violated"),
+    and no statistics.  In its own session the JVM, and the Python workers it
+    forks, hear none of the group's signals: the driver alone is told to stop,
+    and it stops at a level boundary and then stops Spark, as when it alone is
+    signalled.  The JVM still ends with the driver however the driver ends:
+    PySpark's gateway exits when its stdin, a pipe from the driver, is closed,
+    and the kernel closes it when the driver dies, SIGKILL included.
+
+    None, for PySpark's own start-up, when the JVM is not ours to start: under
+    spark-submit (the JVM started this interpreter), when this interpreter
+    already has one (a stopped SparkContext keeps it), or without POSIX
+    sessions (Windows).
+    """
+    from pyspark import SparkContext
+    from pyspark import java_gateway
+
+    if "PYSPARK_GATEWAY_PORT" in os.environ or SparkContext._gateway is not None or os.name != "posix":
+        return None
+    return java_gateway.launch_gateway(conf, popen_kwargs={"start_new_session": True})
 
 
 _LOG4J = """\

@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -35,20 +36,55 @@ def report(p: subprocess.CompletedProcess) -> dict:
     return json_report(p, "engine", "spark")
 
 
-def start(args, scratch, **kwargs) -> subprocess.Popen:
-    """Start the CLI in a session of its own: a kill takes the driver's JVM and Python workers with it.
+def start(args, scratch, env=None, **kwargs) -> subprocess.Popen:
+    """Start the CLI in a session of its own (``env`` added to its environment), as a service manager does.
 
-    That is a lost machine, and a killed JVM cannot remove its local directories and
-    temporary files, so they go under ``scratch`` (pytest's temporary directory), not
-    the machine's /tmp.
+    The driver's JVM runs in a session of its own (so that a signal for the
+    group reaches the driver alone), and dies with the driver. A killed JVM
+    cannot remove its local directories and temporary files, so they go under
+    ``scratch`` (pytest's temporary directory), not the machine's /tmp; and
+    the path in its environment finds the run's processes (:func:`run_processes`).
     """
-    env = dict(os.environ, SPARK_LOCAL_DIRS=str(scratch), SPARK_SUBMIT_OPTS=f"-Djava.io.tmpdir={scratch}")
+    env = dict(os.environ, SPARK_LOCAL_DIRS=str(scratch), SPARK_SUBMIT_OPTS=f"-Djava.io.tmpdir={scratch}",
+               **(env or {}))
     return subprocess.Popen([sys.executable, "-m", "modelcheck", *args], cwd=ROOT, start_new_session=True, env=env,
                             **kwargs)
 
 
+def run_processes(scratch) -> list[int]:
+    """The live processes of a run :func:`start` started with ``scratch``: the driver, its JVM, Python workers.
+
+    Found by the ``SPARK_LOCAL_DIRS`` they inherit, since the JVM and the
+    workers it forks are in neither the driver's process group nor, once the
+    driver is dead, its process tree.
+    """
+    mark = f"SPARK_LOCAL_DIRS={scratch}".encode()
+    found = []
+    for pid in (int(entry) for entry in os.listdir("/proc") if entry.isdigit()):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if mark in f.read().split(b"\0"):
+                    found.append(pid)
+        except OSError:  # it ended meanwhile
+            continue
+    return found
+
+
+def wait_until_gone(scratch, timeout: float = 60) -> None:
+    """Wait for every process of the run in ``scratch`` to end: its JVM ends with the driver, however it ends."""
+    deadline = time.time() + timeout
+    while run_processes(scratch) and time.time() < deadline:
+        time.sleep(0.05)
+    assert run_processes(scratch) == [], "the run's JVM or Python workers outlived its driver"
+
+
 def kill_when_checkpointed(args, directory, level: int) -> None:
-    """Run ``args`` checkpointing at every level boundary; SIGKILL everything once ``level`` is on disk."""
+    """Run ``args`` checkpointing at every level boundary; SIGKILL its process group once ``level`` is on disk.
+
+    Returns once the JVM and the Python workers have ended too (the JVM exits when
+    the driver's end of its stdin closes): none of them writes in ``directory``
+    while it is resumed.
+    """
     p = start([*args, *SPARK, "--checkpoint", str(directory), "--checkpoint-every", "0", "-q", "--json"],
               directory.parent, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
@@ -56,6 +92,7 @@ def kill_when_checkpointed(args, directory, level: int) -> None:
                                detail=lambda: p.stderr.read().decode()[-2000:])
     finally:
         p.stderr.close()
+    wait_until_gone(directory.parent)
 
 
 CASES = [
@@ -85,18 +122,42 @@ def test_spark_resume_after_sigkill_gives_the_uninterrupted_result(tmp_path, arg
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_spark_interrupt_stops_at_a_boundary_with_a_checkpoint_that_resumes(tmp_path, sig):
+    # The driver only, as a terminal's Ctrl-C does (the JVM ignores SIGINT).
+    interrupt_and_resume(tmp_path, sig, lambda p: p.send_signal(sig))
+
+
+UNSUPERVISED = {"MODELCHECK_NO_SUPERVISOR": "1"}
+"""The check's driver in the command's process group, as in a program that runs checks through the API: the
+supervisor (:mod:`modelcheck.supervisor`) would run it in a child with a process group of its own."""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_spark_interrupt_of_the_process_group_stops_as_the_driver_alone_would(tmp_path, sig):
+    """``timeout``, a CI's cancel and ``kill -- -PGID`` signal the whole process group: the JVM must not hear it.
+
+    It did (PySpark starts it in the driver's group, ignoring SIGINT only): SIGTERM
+    killed it mid-level and the run ended with a Py4J traceback, no statistics and
+    often exit status 1, "violated". Now the JVM has a session of its own, and the
+    run stops as when the driver alone is signalled.
+    """
+    interrupt_and_resume(tmp_path, sig, lambda p: os.killpg(p.pid, sig), env=UNSUPERVISED)
+
+
+def interrupt_and_resume(tmp_path, sig, send, env=None) -> None:
+    """Interrupt a Spark run of kip320 with ``send(process)`` mid-search: it stops at a level boundary, prints
+    the statistics of its final checkpoint, exits 130, leaves no process behind, and resumes to the
+    uninterrupted run's result."""
     args = ["check", "kip320", "--const", "Replicas=2"]
     expected = report(run_cli(*args, "-q", "--json"))
     ck = tmp_path / "ck"
     p = start([*args, *SPARK, "--checkpoint", str(ck), "--checkpoint-every", "3600", "--progress", "0.1"],
-              tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+              tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        # Past the first levels (so the checkpoint is not just the initial states), then interrupt
-        # the driver only, as a terminal's Ctrl-C does (the JVM ignores SIGINT).
+        # Past the first levels (so the checkpoint is not just the initial states), then interrupt.
         # (Progress lines come at most every 0.1 s, so a fast level may have none: wait for any from 5 on.)
         while not re.match(r"Progress\(([5-9]|\d\d+)\)", p.stderr.readline()):
             assert p.poll() is None, "the run ended before it could be interrupted"
-        p.send_signal(sig)
+        send(p)
         out, err = p.communicate(timeout=120)
     finally:
         if p.poll() is None:
@@ -106,6 +167,7 @@ def test_spark_interrupt_stops_at_a_boundary_with_a_checkpoint_that_resumes(tmp_
     assert "Model checking interrupted; statistics so far:" in out
     assert re.search(rf"Checkpoint written to {re.escape(str(ck))} \(level \d+\); continue with --resume", err)
     assert "Traceback" not in err
+    wait_until_gone(tmp_path)
     level = checkpoint_level(ck)
     assert level >= 4
     assert checkpoint_leftovers(ck) == []
