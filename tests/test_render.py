@@ -343,3 +343,73 @@ def test_a_lasso_page_closes_its_loop_and_escapes_the_loop_actions(out):
     assert 'class="loopback"' in page and "StrongIsr violated</span>" not in page
     seq = render(doc, "seq-svg").decode()
     assert 'class="loopframe"' in seq and "back to step 2 (the loop repeats)" in seq
+
+
+# -- fuzz: random damage to a good trace file --------------------------------------------------------
+
+HOSTILE = [None, True, False, 0, -1, 2**63, -(2**70), 1e308, -0.0, "", "\u001b[2J", "\ud800", "x" * 5000,
+           "[0@e" + "9" * 40 + "]", "[" * 50, {}, [], [[[]]], {"a": {"b": None}}, ["x"] * 1000, "0@e1"]
+
+
+def _paths(node, prefix=()):
+    """Every (path, value) in a JSON document, parents before children."""
+    yield prefix, node
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _paths(v, prefix + (i,))
+
+
+def _damage(doc, rng):
+    """One to three random changes: a value replaced by a hostile one, a key dropped, a list emptied or grown."""
+    import copy
+
+    doc = copy.deepcopy(doc)
+    for _ in range(rng.randint(1, 3)):
+        paths = [p for p, _v in _paths(doc) if p]
+        path = rng.choice(paths)
+        parent = doc
+        for k in path[:-1]:
+            parent = parent[k]
+        key, what = path[-1], rng.random()
+        if what < 0.6:
+            parent[key] = rng.choice(HOSTILE)
+        elif what < 0.8 and isinstance(parent, dict):
+            del parent[key]
+        elif isinstance(parent[key], list):
+            parent[key] = parent[key] * rng.randint(0, 3)
+        else:
+            parent[key] = [parent[key]]
+    return doc
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_damage_to_a_trace_file_is_one_line_or_a_bounded_rendering(out, tmp_path, seed):
+    """Each damaged document is either rendered (within the stated bound) or refused with a ModelCheckError
+    (one line on the command line); never another exception, in any format drawn without Graphviz."""
+    import random
+
+    from modelcheck.counterexamples import render as R
+    from modelcheck.errors import ModelCheckError
+
+    rng = random.Random(seed)
+    good = _good_doc(out)
+    rendered = refused = 0
+    for case in range(40):
+        doc = _damage(good, rng)
+        path = tmp_path / f"case{case}.json"
+        path.write_text(json.dumps(doc))
+        for fmt in ("text", "dot", "html", "graph-json"):
+            try:
+                data = render(tracefile.load(str(path)), fmt)
+            except ModelCheckError as exc:
+                assert "\n" not in str(exc).strip(), (case, fmt, str(exc))
+                refused += 1
+                continue
+            except Exception as exc:  # noqa: BLE001 - what the test is for
+                pytest.fail(f"seed {seed} case {case} ({fmt}): {type(exc).__name__}: {exc} for {doc!r:.600}")
+            assert len(data) <= R.OUTPUT_FACTOR * len(json.dumps(doc)) + R.OUTPUT_SLACK
+            rendered += 1
+    assert rendered and refused  # the damage is neither all harmless nor all fatal
