@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any
 
@@ -44,6 +45,7 @@ def spark_context(master: str | None, app_name: str = "modelcheck") -> Any:
     conf = SparkConf()
     # Under spark-submit the master comes from its --master (a spark.* property); otherwise local[*].
     master = master or (conf.get("spark.master") if conf.contains("spark.master") else DEFAULT_MASTER)
+    check_master(master)
     conf = (
         conf.setMaster(master)
         .setAppName(app_name)
@@ -84,6 +86,22 @@ def spark_context(master: str | None, app_name: str = "modelcheck") -> Any:
         raise UsageError(f"could not start Spark with master {master}: {type(exc).__name__}: {exc}".splitlines()[0]) from None
     sc.setLogLevel("ERROR")
     return sc
+
+
+_LOCAL = re.compile(r"local(\[(\*|[1-9][0-9]*)(,[0-9]+)?\])?")
+
+
+def check_master(master: str) -> None:
+    """Refuse a local master Spark would refuse only after starting its JVM (with a page of Java log).
+
+    ``local``, ``local[N]`` and ``local[*]`` (each optionally ``,F`` for
+    task retries) run N >= 1 threads; ``local[0]`` or ``local[x]`` is a
+    typo.  Other masters (``spark://``, ``local-cluster[...]``, ``yarn``...)
+    are Spark's to judge.
+    """
+    if master.startswith("local") and not master.startswith("local-cluster") and not _LOCAL.fullmatch(master):
+        raise UsageError(f"--master {master}: a local master runs at least one thread: local, local[N] "
+                         "with N >= 1, or local[*]")
 
 
 def launch_gateway(conf: Any) -> Any | None:

@@ -127,6 +127,15 @@ def test_bad_master_is_a_clear_error():
     assert "Traceback" not in p.stderr
 
 
+@pytest.mark.parametrize("master", ["local[0]", "local[x]"])
+def test_a_local_master_without_threads_is_one_line_before_spark_starts(master):
+    """Spark refuses local[0] only once its JVM is up, after a page of Java log; it is refused before."""
+    p = run_cli("check", str(MODELS / "die_hard.py"), "--master", master)
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines() == [f"error: --master {master}: a local master runs at least one thread: "
+                                             "local, local[N] with N >= 1, or local[*]"]
+
+
 def test_the_jvm_compiles_with_c1_only(sc):
     """The driver JVM (local executors included) got the JIT option; cluster executors are configured for it."""
     from modelcheck.spark_explore.session import JIT_OPTION
