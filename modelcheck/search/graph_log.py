@@ -128,8 +128,12 @@ class GraphLog:
         src = _cat(self.src, np.int32).astype(np.int64)
         dst = index(_cat(self.dst, np.int64))
         label = _cat(self.label, np.int32).astype(np.int64)
-        masks = np.zeros(len(all_fps), dtype=np.int64)
-        masks[index(_cat(self.mask_fps, np.int64))] = _cat(self.masks, np.int64)
+        mask_fps = _cat(self.mask_fps, np.int64)
+        if np.array_equal(mask_fps, all_fps):  # logged in discovery order, as every engine does: no lookup
+            masks = _cat(self.masks, np.int64)
+        else:
+            masks = np.zeros(len(all_fps), dtype=np.int64)
+            masks[index(mask_fps)] = _cat(self.masks, np.int64)
         return src, dst, label, masks
 
     def close(self) -> None:

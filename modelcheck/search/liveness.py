@@ -197,12 +197,8 @@ class _ClauseSearch:
         c = np.concatenate(cols) if cols else np.empty(0, np.int64)
         graph = csr_matrix((np.ones(len(r), dtype=np.int8), (r, c)), shape=(size, size))
         order, pred = breadth_first_order(graph, source, directed=True, return_predecessors=True)
-        dist = np.full(size, -1, dtype=np.int64)
-        dist[source] = 0
-        for i, v in enumerate(order[1:]):  # BFS order: a node's predecessor comes before it
-            dist[v] = dist[pred[v]] + 1
-            if not i & 0xFFFF:
-                g.room(0)
+        g.room(0)
+        dist = _distances(order, pred, size)
         self.pred = pred
         self.source = source
         base = self.full * n
@@ -352,6 +348,23 @@ class _ClauseSearch:
             v = int(self.pred[v])
         out.reverse()
         return out
+
+
+def _distances(order: np.ndarray, pred: np.ndarray, size: int) -> np.ndarray:
+    """Each node's number of steps from the search's source (-1 if unreached), from its predecessors.
+
+    A node's distance is its predecessor's plus one; each round settles the
+    nodes whose predecessor is settled (one breadth-first level), in numpy
+    rather than a Python loop over every node."""
+    dist = np.full(size, -1, dtype=np.int64)
+    dist[order[0]] = 0
+    rest = order[1:]
+    while len(rest):
+        before = pred[rest]
+        ready = dist[before] >= 0
+        dist[rest[ready]] = dist[before[ready]] + 1
+        rest = rest[~ready]
+    return dist
 
 
 def check_formula(graph: BehaviourGraph, formula: Formula, bit_of: Callable[[Callable], int]) -> Lasso | None:
