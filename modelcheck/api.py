@@ -178,6 +178,9 @@ def prepare(
             raise UsageError(f"--property cannot be checked with {why}; check it with the local engine")
     if properties and invariants is None:
         invariants = ()  # as a TLC model that lists only PROPERTY: name invariants to check them too
+        if loaded.default_invariants:
+            notes.append(f"with --property alone the spec's invariants ({', '.join(loaded.default_invariants)}) "
+                         "are not checked; add --invariant NAME for each to check them too")
     options = CheckOptions(
         invariants=tuple(invariants) if invariants is not None else None,
         check_deadlock=deadlock,

@@ -319,3 +319,17 @@ def test_json_names_the_parallelism_beside_the_successor_path():
     assert default["spec_code"] == "compiled" or default["spec_code"].startswith("interpreted")
     p = run_cli("check", "kip320", "--const", "Replicas=2", "--json", "-q", "--workers", "2", "--no-memo")
     assert "Successors: the spec's own code" in p.stderr and "Successors" not in p.stdout  # stdout: JSON only
+
+
+def test_property_alone_says_the_spec_s_invariants_are_not_checked():
+    """As a TLC model listing only PROPERTY, --property alone checks no invariant; the header says so, and names
+    the ones to add, instead of a bare "Invariants: none"."""
+    p = run_cli("check", "kip320", "--const", "Replicas=2", "--property", "DesignatedLeaderTakesOver", "-q")
+    assert p.returncode == 0, p.stderr
+    assert "Invariants: none; properties: DesignatedLeaderTakesOver" in p.stdout
+    assert ("Warning: with --property alone the spec's invariants (StrongIsr) are not checked; add --invariant "
+            "NAME for each to check them too") in p.stderr
+    both = run_cli("check", "kip320", "--const", "Replicas=2", "--property", "DesignatedLeaderTakesOver",
+                   "--invariant", "StrongIsr", "-q")
+    assert both.returncode == 0 and "Invariants: StrongIsr; properties: DesignatedLeaderTakesOver" in both.stdout
+    assert "are not checked" not in both.stderr
