@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import stat
 
 import pytest
 
@@ -146,7 +147,7 @@ def _resume_is_refused_in_one_line(directory, message: str) -> None:
     assert "Traceback" not in p.stderr
 
 
-@pytest.mark.parametrize("kind", ["link-to-dev-zero", "fifo", "link-to-a-copy"])
+@pytest.mark.parametrize("kind", ["link-to-dev-zero", "fifo", "link-to-a-copy", "device", "directory"])
 @pytest.mark.parametrize("which", ["frontier", "array"])
 def test_a_data_file_that_is_not_a_regular_file_is_refused(local_checkpoint, tmp_path, kind, which):
     """A data file replaced by a link to /dev/zero (read forever) or a FIFO (waited on forever), or by a link at
@@ -164,9 +165,16 @@ def test_a_data_file_that_is_not_a_regular_file_is_refused(local_checkpoint, tmp
     path.unlink()
     if kind == "fifo":
         os.mkfifo(path)
+    elif kind == "device":  # a character device like /dev/zero itself, where the file was (needs privilege)
+        try:
+            os.mknod(path, 0o600 | stat.S_IFCHR, os.makedev(1, 5))
+        except PermissionError:
+            pytest.skip("creating a device node needs privilege")
+    elif kind == "directory":
+        path.mkdir()
     else:
         os.symlink("/dev/zero" if kind == "link-to-dev-zero" else copy, path)
-    _resume_is_refused_in_one_line(target, "is a symbolic link" if kind != "fifo" else "is not a regular file")
+    _resume_is_refused_in_one_line(target, "is a symbolic link" if kind.startswith("link") else "is not a regular file")
 
 
 def test_a_frontier_of_shared_structure_unfolding_to_2_to_the_80_nodes_is_refused(local_checkpoint, tmp_path):
