@@ -56,6 +56,13 @@ if _started_as_the_command_line():
 
     if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
         _signal.signal(_signal.SIGINT, _interrupted_while_starting)
+    # ``check`` runs in a child whose parent only waits (modelcheck.supervisor); forked before the rest of
+    # the package is imported, the waiting parent holds a bare interpreter's memory.
+    import sys as _sys
+
+    from modelcheck.supervisor import fork_if_supervised as _fork_if_supervised
+
+    _fork_if_supervised(_sys.argv[1:])
 
 from modelcheck.api import check  # noqa: E402
 from modelcheck.errors import ModelCheckError  # noqa: E402

@@ -669,9 +669,11 @@ def run() -> None:
 
     ``--debug`` adds the traceback; the exit status stays 2.
     """
-    from modelcheck.supervisor import supervised
+    from modelcheck.supervisor import channel as supervisor_channel, supervised
 
-    channel = supervised(sys.argv[1:])  # ``check`` goes on in a child; this process then only waits
+    # ``check`` runs in a child whose parent only waits: forked as the package started (modelcheck/__init__),
+    # or here when this function is called some other way.
+    channel = supervisor_channel() or supervised(sys.argv[1:])
     settings: dict[str, Any] = {"debug": False, "status": None, "supervisor": channel}
     try:
         _run(settings)

@@ -72,6 +72,25 @@ class Channel:
             pass
 
 
+CHANNEL_ENV = "MODELCHECK_SUPERVISOR_FD"
+"""In the child, until the command line takes it: the file descriptor of its :class:`Channel`."""
+
+
+def fork_if_supervised(argv: list[str]) -> None:
+    """Called first thing when the package starts as the command line, before the rest is imported (so the
+    waiting parent stays small): forks if this command is supervised.  The parent never returns; the child
+    goes on, its channel's descriptor in :data:`CHANNEL_ENV` for :func:`channel` to take."""
+    child = supervised(argv)
+    if child is not None:
+        os.environ[CHANNEL_ENV] = str(child._fd)
+
+
+def channel() -> Channel | None:
+    """The child's channel to its parent, taken once (not left in the environment of what the check starts)."""
+    fd = os.environ.pop(CHANNEL_ENV, None)
+    return Channel(int(fd)) if fd and fd.isdigit() else None
+
+
 def supervised(argv: list[str]) -> Channel | None:
     """Fork if this command is supervised: returns the child's :class:`Channel` in the child; the parent
     never returns (it exits with the status the child decided).  None when not supervised."""

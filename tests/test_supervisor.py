@@ -119,17 +119,24 @@ def test_the_last_statistics_are_named(counter):
     assert "its last statistics: level " in err and "distinct states found" in err
 
 
+@pytest.mark.parametrize("every", [False, True], ids=["group", "every-process"])
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_a_signal_to_the_process_group_reaches_the_check_once(counter, tmp_path, sig):
+def test_a_signal_to_the_process_group_reaches_the_check_once(counter, tmp_path, sig, every):
     """Sent to the group, the signal reaches the parent only, which passes it on: one interrupt, so the final
-    checkpoint is written whole (a second one would abandon it)."""
+    checkpoint is written whole (a second one would abandon it).  Sent to every process (``pkill``), the check
+    hears it twice at once, directly and from its parent: still one interrupt."""
     ckpt = tmp_path / "ckpt"
     p = subprocess.Popen([sys.executable, "-m", "modelcheck", "check", counter, "--const", "N=1000",
                           "--progress", "0.1", "--no-memo", "--checkpoint", str(ckpt)], cwd=ROOT,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     while "Progress(" not in p.stderr.readline():
         assert p.poll() is None
-    os.killpg(p.pid, sig)
+    if every:
+        check = psutil.Process(p.pid).children()[0]
+        os.kill(p.pid, sig)
+        check.send_signal(sig)
+    else:
+        os.killpg(p.pid, sig)
     out, err = p.communicate(timeout=60)
     assert p.returncode == 130 and "Traceback" not in err
     assert "Model checking interrupted; statistics so far:" in out

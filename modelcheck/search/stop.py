@@ -17,6 +17,11 @@ from typing import Any, Callable
 from modelcheck.errors import UserInterrupt
 from modelcheck.search.backend import LevelAbandoned
 
+DUPLICATE_SIGNAL_SECONDS = 0.25
+"""A second interrupt this soon after the first is the same one delivered twice (``pkill`` or a service manager
+signalling every process, so the check hears it directly and from the command's supervising parent): ignored,
+where a second Ctrl-C stops at once."""
+
 MEMORY_POLL_SECONDS = 0.2
 """The shortest time between two measurements of the memory against ``--max-memory``."""
 
@@ -26,6 +31,7 @@ class StopRequests:
 
     def __init__(self, memory_limit_mb: int | None = None, measure: Callable[[], int | None] | None = None) -> None:
         self.interrupted = False
+        self.interrupted_at = 0.0
         self.memory_limit = memory_limit_mb * 1024 * 1024 if memory_limit_mb else None
         self.measure = measure
         self.next_memory_check = 0.0
@@ -60,8 +66,11 @@ class StopRequests:
                 raise LevelAbandoned("max-memory")
 
     def _on_signal(self, signum: int, frame: Any) -> None:
-        if self.interrupted:  # a second Ctrl-C: stop now (UserInterrupt: spec wrappers let it through)
-            raise UserInterrupt
+        now = time.monotonic()
+        if self.interrupted and now - self.interrupted_at > DUPLICATE_SIGNAL_SECONDS:
+            raise UserInterrupt  # a second Ctrl-C: stop now (UserInterrupt: spec wrappers let it through)
+        if not self.interrupted:
+            self.interrupted_at = now
         self.interrupted = True
 
     def install(self) -> None:
