@@ -26,7 +26,7 @@ from modelcheck.model.fingerprint import check_canonical, fingerprint
 from modelcheck.spec.opened import recording
 from modelcheck.model.validate import as_bool, init_states, predicate_error
 from modelcheck.options import CheckOptions
-from modelcheck.output.results import TraceStep
+from modelcheck.model.trace import TraceStep
 from modelcheck.spec.declare import Action, Predicate, Spec, State
 from modelcheck.spec.temporal import FORMULAS, Formula, TemporalProperty, predicates_of
 from modelcheck.model.symmetry import min_over_all, min_over_sorted

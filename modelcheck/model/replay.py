@@ -14,7 +14,7 @@ from typing import Sequence
 
 from modelcheck.errors import SpecRuntimeError
 from modelcheck.model.bound import BoundModel
-from modelcheck.output.results import TraceStep
+from modelcheck.model.trace import TraceStep
 from modelcheck.spec.declare import State
 
 

@@ -11,19 +11,7 @@ from typing import Any
 
 import attrs
 
-
-@attrs.frozen
-class TraceStep:
-    """One step of a trace: the action that led here (None for an initial state) and the state."""
-
-    action: str | None
-    """The action label as users read it, e.g. ``LeaderWrite(r1)``."""
-    action_name: str | None
-    """The bare action name, e.g. ``LeaderWrite``."""
-    params: dict[str, str]
-    """The action's parameters by name, as shown."""
-    state: Any
-    """The canonical state itself."""
+from modelcheck.model.trace import TraceStep  # noqa: F401 - part of the results' vocabulary
 
 
 @attrs.frozen
