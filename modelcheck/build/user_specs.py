@@ -20,9 +20,11 @@ and a build is loaded only if it does (read, not imported): a file put at
 the path, such as a build of an older version of the same file, is ignored
 with a warning and built again.  So a build is used only for the source it
 was made from, and a wrong result cannot come from a stale one.  Concurrent
-runs are safe: a lock file (created exclusively) keeps a second run from
-starting the same build, and the extension is written under a temporary
-name and renamed into place.
+runs are safe: a lock (``flock`` on a file beside the build, as a
+checkpoint directory's; held by the build process, so the kernel drops it
+when that process ends, however it ends) keeps a second run from starting
+the same build, and the extension is written under a temporary name and
+renamed into place.
 
 ``MODELCHECK_USER_BUILD=off`` runs user specs interpreted without building
 (CI, tests); ``MODELCHECK_INTERPRETED=1`` turns every compiled module off.
@@ -32,6 +34,7 @@ the same machine, else the ``.py`` shipped with the job (interpreted).
 
 from __future__ import annotations
 
+import fcntl
 import importlib.machinery
 import importlib.util
 import os
@@ -47,8 +50,6 @@ from modelcheck.model.blame import SOURCE_ATTR
 
 BUILD_ENV = "MODELCHECK_USER_BUILD"
 """``off``: user specs run interpreted, neither built nor loaded compiled."""
-LOCK_SECONDS = 900
-"""A build lock older than this is taken for the leftover of a build that died."""
 KEEP_BUILDS = 4
 """Builds kept per module name (the most recent); older ones are removed by the next build."""
 FAILED = "failed"
@@ -227,39 +228,50 @@ def request_build(module: UserModule) -> str:
     except OSError:
         pass
     edited = os.path.isdir(os.path.dirname(keep))
-    lock = keep + ".lock"
     try:
         os.makedirs(os.path.dirname(keep), exist_ok=True)
-        if not _take_lock(lock):
+        lock = _take_lock(keep + ".lock")
+        if lock is None:
             return "being compiled in the background for the next run"
-        log = open(keep + ".log", "w", encoding="utf-8")  # noqa: SIM115 - handed to the child
     except OSError as exc:
         return f"cannot write {user_root()}: {exc.strerror}"
     import subprocess  # here: only a request that starts a build needs it
 
-    with log:
-        subprocess.Popen(  # noqa: S603 - this interpreter, this module
-            [sys.executable, "-m", "modelcheck.build.user_specs", module.name, module.source, lock,
-             *(f"{pkg}={d}" for pkg, d in module.package_dirs)],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            close_fds=True)
+    try:
+        with open(keep + ".log", "w", encoding="utf-8") as log:
+            subprocess.Popen(  # noqa: S603 - this interpreter, this module
+                [sys.executable, "-m", "modelcheck.build.user_specs", module.name, module.source, str(lock),
+                 *(f"{pkg}={d}" for pkg, d in module.package_dirs)],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                close_fds=True, pass_fds=(lock,))
+    except OSError as exc:
+        return f"cannot start a build: {exc.strerror}"
+    finally:
+        os.close(lock)  # the build process holds the lock now (its copy of the descriptor), until it ends
     what = "edited since its last build; " if edited else ""
     return f"{what}compiling it in the background for the next run"
 
 
-def _take_lock(lock: str) -> bool:
-    """Create ``lock`` exclusively (a stale one, of a build that died, is taken over); False if held."""
-    for _attempt in range(2):
-        try:
-            os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-            return True
-        except FileExistsError:
-            try:
-                if time.time() - os.stat(lock).st_mtime < LOCK_SECONDS:
-                    return False
-                os.unlink(lock)
-            except FileNotFoundError:
-                pass
+def _take_lock(path: str) -> int | None:
+    """A descriptor holding the build lock at ``path`` (created if need be), or None if another holds it."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _is_locked(path: str) -> bool:
+    """Whether a build process holds the lock at ``path`` (a lock file no process holds is a leftover)."""
+    try:
+        fd = _take_lock(path)
+    except OSError:
+        return False
+    if fd is None:
+        return True
+    os.close(fd)
     return False
 
 
@@ -323,9 +335,9 @@ def _prune(module_dir: str, keep: str) -> None:
         return
     builds = sorted((e for e in entries if os.path.isdir(e) and e != keep), key=os.path.getmtime, reverse=True)
     for old in builds[KEEP_BUILDS - 1:]:
-        if not os.path.exists(old + ".lock"):
+        if not _is_locked(old + ".lock"):
             shutil.rmtree(old, ignore_errors=True)
-            for suffix in (".log",):
+            for suffix in (".log", ".lock"):
                 try:
                     os.unlink(old + suffix)
                 except OSError:
@@ -333,8 +345,10 @@ def _prune(module_dir: str, keep: str) -> None:
 
 
 def _main(argv: list[str]) -> int:
-    """The background build: ``python -m modelcheck.build.user_specs NAME SOURCE LOCK [PKG=DIR]...``."""
-    name, source, lock, *extra = argv
+    """The background build: ``python -m modelcheck.build.user_specs NAME SOURCE LOCK_FD [PKG=DIR]...``.
+
+    ``LOCK_FD`` is the inherited descriptor holding the build's lock: kept open until this process ends."""
+    name, source, _lock_fd, *extra = argv
     try:
         os.nice(10)  # a build must not slow the checks that run meanwhile
     except OSError:
@@ -348,11 +362,6 @@ def _main(argv: list[str]) -> int:
     except compiled.CompileError as exc:
         print(f"build failed: {exc}")
         return 1
-    finally:
-        try:
-            os.unlink(lock)
-        except OSError:
-            pass
 
 
 if __name__ == "__main__":
