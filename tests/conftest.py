@@ -22,6 +22,21 @@ compiled.activate()
 # compiled: the tests that compile them (tests/test_user_build.py) say so themselves.
 os.environ.setdefault("MODELCHECK_USER_BUILD", "off")
 
+REQUIRE_BUILD_ENV = "MODELCHECK_REQUIRE_BUILD"
+"""Set (to 1) by CI: a missing or stale compiled build stops the run at once instead of skipping the tests that
+need it (and running the rest interpreted, slower and beside the point)."""
+
+
+def pytest_sessionstart(session) -> None:
+    if os.environ.get(REQUIRE_BUILD_ENV) != "1":
+        return
+    stale = [name for name, current in compiled.status() if not current]
+    if stale:
+        pytest.exit(f"{REQUIRE_BUILD_ENV}=1: the compiled build is missing or stale for {len(stale)} modules "
+                    f"({', '.join(stale[:3])}{', ...' if len(stale) > 3 else ''}); run `modelcheck compile` "
+                    "(bin/setup does)", returncode=1)
+
+
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "tests" / "models"
 
