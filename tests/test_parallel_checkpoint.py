@@ -248,7 +248,7 @@ def hook():
         os.kill(os.getppid(), signal.SIGINT)
     else:  # "memory": this worker grows by MC_TEST_HOG_MB
         globals()["HOG"] = b"x" * (int(os.environ["MC_TEST_HOG_MB"]) << 20)
-    time.sleep(8)
+    time.sleep(60)  # abandoned long before: a run that waited for it would take a minute
 
 
 @action("Increment", i=COUNTER)
@@ -302,7 +302,7 @@ def test_sigint_in_the_middle_of_a_level_abandons_it_at_once(tmp_path, hooked):
     r = check(spec, c, CheckOptions(checkpoint_dir=directory, checkpoint_every=3600), workers=2)
     took = time.monotonic() - t0
     assert r.result == "interrupted" and r.stopped_by == "interrupt"
-    assert took < 6, f"the busy worker was waited for ({took:.1f}s) instead of abandoned"
+    assert took < 30, f"the busy worker was waited for ({took:.1f}s) instead of abandoned"
     # Rolled back to the start of the level under way: level 10 (states whose counters sum to 10).
     assert checkpoint_level(directory) == 10
     assert r.distinct_states == sum(1 for a in range(10) for b in range(10) for s in range(10) if a + b + s <= 10)
@@ -332,7 +332,7 @@ def test_max_memory_counts_the_workers_and_stops_mid_level(tmp_path, hooked):
               workers=2)
     del ballast
     assert r.result == "interrupted" and r.stopped_by == "max-memory"
-    assert time.monotonic() - t0 < 6
+    assert time.monotonic() - t0 < 30  # not the worker's minute
     assert checkpoint_level(directory) == 10
     resumed = check(spec, c, CheckOptions(checkpoint_dir=directory, resume=directory, max_memory_mb=budget_mb),
                     workers=2)
