@@ -180,5 +180,7 @@ def test_a_terminal_s_ctrl_c_and_ctrl_z_reach_the_check(counter, stop_first):
         _, status = os.waitpid(pid, 0)
     finally:
         os.close(fd)
+        for proc in psutil.Process(pid).children() + [psutil.Process(pid)] if psutil.pid_exists(pid) else []:
+            proc.kill()  # a failed run leaves neither the command nor its check behind
     assert os.waitstatus_to_exitcode(status) == 130
     assert b"Model checking interrupted; statistics so far:" in text and b"Traceback" not in text
