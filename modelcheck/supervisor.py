@@ -167,7 +167,8 @@ class _Parent:
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, handled)
         for sig in FORWARDED:
-            signal.signal(sig, self._forward)
+            if signal.getsignal(sig) != signal.SIG_IGN:  # ignored when started (a background job's SIGINT): kept so
+                signal.signal(sig, self._forward)
         signal.signal(signal.SIGCONT, self._continued)
 
     def _forward(self, signum: int, frame: object) -> None:

@@ -184,3 +184,17 @@ def test_a_terminal_s_ctrl_c_and_ctrl_z_reach_the_check(counter, stop_first):
             proc.kill()  # a failed run leaves neither the command nor its check behind
     assert os.waitstatus_to_exitcode(status) == 130
     assert b"Model checking interrupted; statistics so far:" in text and b"Traceback" not in text
+
+
+def test_a_command_started_with_sigint_ignored_keeps_ignoring_it(counter):
+    """A background job of a non-interactive shell starts with SIGINT ignored (POSIX); the parent does not take
+    it upon itself to pass one on: the check runs to its end."""
+    p = subprocess.Popen([sys.executable, "-m", "modelcheck", "check", counter, "--const", "N=300",
+                          "--progress", "0.1", "--no-memo"], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    while "Progress(" not in p.stderr.readline():
+        assert p.poll() is None
+    os.kill(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0 and "No error has been found" in out, err
