@@ -27,6 +27,7 @@ from modelcheck.errors import EngineSignal, SpecRuntimeError
 from modelcheck.search.backend import SpecFailure
 from modelcheck.search.checkpoint import write_frontier_part
 from modelcheck.search.discovery import MAX_SUCCESSORS, SUCC_BITS, check_successor_count
+from modelcheck.supervisor import die_with_parent
 from modelcheck.search.frontier import StoredStates
 from modelcheck.model.bound import BoundModel
 from modelcheck.model.fingerprint import fingerprints
@@ -87,17 +88,6 @@ def _pick(states: list, positions: list, offset: int) -> list:
 def _buffered_fps(seg_n: array, ts: list, fingerprint: Any) -> np.ndarray:
     """The fingerprints of ``ts``, the buffered successors (``seg_n[k]`` of the k-th parent), as int64."""
     return fingerprints(ts, int(sum(seg_n)), fingerprint)
-
-
-def _die_with_parent(sig: int) -> None:
-    """Ask Linux to send ``sig`` to this process when its parent dies (no-op elsewhere)."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, sig, 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
 
 
 class Worker:
@@ -676,7 +666,7 @@ def worker_main(conn: Connection, model: BoundModel, index: int, count: int, tmp
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
     signal.signal(signal.SIGTERM, on_term)
     signal.signal(signal.SIGUSR1, on_abandon)
-    _die_with_parent(signal.SIGTERM)
+    die_with_parent(signal.SIGTERM)
     if os.getppid() != coordinator:  # it died before the request took effect
         on_term(signal.SIGTERM, None)
     gc.disable()
