@@ -102,7 +102,7 @@ def list_cmd() -> None:
     """List the registered specs with their constants, actions and invariants."""
     for name in sorted(registered_specs()):
         spec = load_spec(name)
-        consts = ", ".join(f"{i.name}={i.default}" for i in spec.constant_infos)
+        consts = ", ".join(f"{i.name}={i.default_text}" for i in spec.constant_infos)
         click.echo(f"{name}: {spec.title}")
         click.echo(f"  constants:  {consts}")
         click.echo(f"  actions:    {', '.join(a.name for a in spec.actions)}")
@@ -126,7 +126,7 @@ def show_cmd(spec_ref: str) -> None:
         click.echo(spec.description.strip())
     click.echo("\nConstants:")
     for i in spec.constant_infos:
-        click.echo(f"  {i.name} = {i.default}  [{i.describe_range()}]  {i.description}")
+        click.echo(f"  {i.name} = {i.default_text}  [{i.describe_range()}]  {i.description}")
     click.echo("\nActions:")
     for a in spec.actions:
         params = ", ".join(p for p, _ in a.params)

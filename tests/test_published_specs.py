@@ -131,7 +131,7 @@ def test_ewd840_non_properties_are_violated():
 
 SMALL = [
     ("tcommit", {"RM": 4}),
-    ("twophase", {"RM": 4}),
+    ("twophase", {"RM": "{r1, r2, r3, r4}"}),
     ("ewd840", {"N": 4}),
     ("paxos-commit", {"RM": 1, "Acceptor": 3, "MaxBallot": 1}),
     ("paxos-commit", {"RM": 2, "Acceptor": 1, "MaxBallot": 1}),

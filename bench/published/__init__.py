@@ -3,7 +3,7 @@
 Each module here is a faithful port of a specification from the public
 tlaplus/Examples repository (github.com/tlaplus/Examples, MIT-licensed), written by
 people outside this project: the same variables, action names and constants (in
-Python: ints for model values and strings, tuples for functions, NamedTuples for
+Python: model values and strings as strs (TwoPhase) or small ints (the older ports), tuples for functions, NamedTuples for
 records, frozensets for sets), each module's docstring crediting its source and
 saying how every TLA+ construct was mapped.  What the suite measures is how the
 checker does on protocols whose shape nobody here chose: a set of messages that
@@ -56,7 +56,7 @@ SUITE = [
     {
         "name": "twophase",
         "module": "twophase",
-        "constants": {"RM": 3},
+        "constants": {"RM": "{r1, r2, r3}"},
         "manifest": {"folder": "specifications/transaction_commit", "tla": "TwoPhase.tla", "cfg": "TwoPhase.cfg",
                      "distinct": 288, "generated": 1146, "depth": 11},
         "invariants": ["TPTypeOK"],

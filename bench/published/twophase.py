@@ -5,17 +5,21 @@ Source: github.com/tlaplus/Examples, specifications/transaction_commit/TwoPhase.
 ``INVARIANT TPTypeOK``, deadlock checked (TLC's default); its manifest records 288
 distinct states, 1,146 states generated, depth 11.
 
-How the TLA+ is mapped:
+How the TLA+ is mapped (nothing re-encoded: the model's constant, strings and
+model values are as TLA+ writes them):
 
-* ``RM`` is a count (``r1`` .. ``rN`` are 0 .. N-1); the strings of ``rmState`` and
-  ``tmState`` are small ints (``RM_STATES``, ``TM_STATES`` name them back).
-* ``tmPrepared`` is a frozenset of RM indices.
+* ``RM`` is the model's constant as TwoPhase.cfg gives it, ``RM = {r1, r2, r3}``: a
+  set of model values (``--const 'RM={r1, r2, r3}'``; a model value is the str of
+  its name).
+* ``rmState``, the function ``[RM -> {"working", ...}]``, is a tuple of
+  ``(rm, state)`` pairs in the order of ``sorted(RM)`` (``_at`` reads it,
+  ``_except`` is ``[rmState EXCEPT ![rm] = v]``); ``tmState`` is a string as in TLA+.
+* ``tmPrepared`` is a frozenset of RMs.
 * ``msgs``, the set of every message ever sent, is a frozenset of message
-  records.  A record is a NamedTuple whose first field is its ``type`` (an int),
-  so records of different types never compare equal, as in TLA+:
-  ``[type |-> "Prepared", rm |-> rm]`` is ``Prepared(PREPARED_MSG, rm)`` and
-  ``[type |-> "Commit"]`` / ``[type |-> "Abort"]`` are ``Decision(COMMIT_MSG)`` /
-  ``Decision(ABORT_MSG)``.
+  records.  A record is a NamedTuple whose first field is its ``type``, so records
+  of different types never compare equal, as in TLA+: ``[type |-> "Prepared",
+  rm |-> rm]`` is ``Prepared("Prepared", rm)`` and ``[type |-> "Commit"]`` /
+  ``[type |-> "Abort"]`` are ``Decision("Commit")`` / ``Decision("Abort")``.
 * ``TPNext`` is a disjunction of seven actions, five of them under ``\\E rm \\in RM``:
   each is a modelcheck action, the ``rm`` ones with an ``rm`` parameter.  An action
   whose successor equals its state (``RMRcvCommitMsg(rm)`` for a manager already
@@ -32,60 +36,64 @@ import attrs
 
 from modelcheck import Domain, Spec, action, constant, invariant
 
-WORKING, PREPARED, COMMITTED, ABORTED = range(4)
 RM_STATES = ("working", "prepared", "committed", "aborted")
-TM_INIT, TM_COMMITTED, TM_ABORTED = range(3)
 TM_STATES = ("init", "committed", "aborted")
-PREPARED_MSG, COMMIT_MSG, ABORT_MSG = range(3)
 
 
 class Prepared(NamedTuple):
     """[type |-> "Prepared", rm |-> rm]"""
-    type: int
-    rm: int
+    type: str
+    rm: str
 
 
 class Decision(NamedTuple):
     """[type |-> "Commit"] or [type |-> "Abort"]"""
-    type: int
+    type: str
 
 
-COMMIT = Decision(COMMIT_MSG)
-ABORT = Decision(ABORT_MSG)
+COMMIT = Decision("Commit")
+ABORT = Decision("Abort")
 
 
 @attrs.frozen
 class Config:
-    RM: int = constant(3, "number of resource managers (TLA+: RM = {r1, ..., rN})", minimum=1, maximum=8)
+    RM: frozenset = constant(frozenset({"r1", "r2", "r3"}), "the resource managers (model values)")
 
 
 class State(NamedTuple):
-    rmState: tuple[int, ...]
-    tmState: int
+    rmState: tuple[tuple[str, str], ...]
+    tmState: str
     tmPrepared: frozenset
     msgs: frozenset
 
 
-RM = Domain("rm", lambda c: range(c.RM), lambda r: f"r{r + 1}")
+RM = Domain("rm", lambda c: sorted(c.RM), str)
 
 
 def tp_init(c: Config) -> list[State]:
     """TPInit: every RM working, the TM in "init", nothing prepared, no message."""
-    return [State((WORKING,) * c.RM, TM_INIT, frozenset(), frozenset())]
+    return [State(tuple((rm, "working") for rm in sorted(c.RM)), "init", frozenset(), frozenset())]
 
 
-def _rm(st: tuple, rm: int, v: int) -> tuple:
-    out = list(st)
-    out[rm] = v
-    return tuple(out)
+def _at(f: tuple, key: str) -> str:
+    """``f[key]`` for a function held as (key, value) pairs."""
+    for k, v in f:
+        if k == key:
+            return v
+    raise KeyError(key)
+
+
+def _except(f: tuple, key: str, value: str) -> tuple:
+    """``[f EXCEPT ![key] = value]``."""
+    return tuple((k, value if k == key else v) for k, v in f)
 
 
 @action("TMRcvPrepared", rm=RM)
-def tm_rcv_prepared(c: Config, s: State, rm: int) -> State | None:
+def tm_rcv_prepared(c: Config, s: State, rm: str) -> State | None:
     """The TM receives a "Prepared" message from resource manager rm."""
-    if s.tmState != TM_INIT:
+    if s.tmState != "init":
         return None
-    if Prepared(PREPARED_MSG, rm) not in s.msgs:
+    if Prepared("Prepared", rm) not in s.msgs:
         return None
     return s._replace(tmPrepared=s.tmPrepared | {rm})
 
@@ -93,75 +101,76 @@ def tm_rcv_prepared(c: Config, s: State, rm: int) -> State | None:
 @action("TMCommit")
 def tm_commit(c: Config, s: State) -> State | None:
     """The TM commits once every RM has sent "Prepared"."""
-    if s.tmState != TM_INIT:
+    if s.tmState != "init":
         return None
-    if len(s.tmPrepared) != c.RM:  # tmPrepared = RM (it is a subset of RM)
+    if s.tmPrepared != c.RM:
         return None
-    return s._replace(tmState=TM_COMMITTED, msgs=s.msgs | {COMMIT})
+    return s._replace(tmState="committed", msgs=s.msgs | {COMMIT})
 
 
 @action("TMAbort")
 def tm_abort(c: Config, s: State) -> State | None:
     """The TM spontaneously aborts."""
-    if s.tmState != TM_INIT:
+    if s.tmState != "init":
         return None
-    return s._replace(tmState=TM_ABORTED, msgs=s.msgs | {ABORT})
+    return s._replace(tmState="aborted", msgs=s.msgs | {ABORT})
 
 
 @action("RMPrepare", rm=RM)
-def rm_prepare(c: Config, s: State, rm: int) -> State | None:
+def rm_prepare(c: Config, s: State, rm: str) -> State | None:
     """Resource manager rm prepares and sends "Prepared"."""
-    if s.rmState[rm] != WORKING:
+    if _at(s.rmState, rm) != "working":
         return None
-    return s._replace(rmState=_rm(s.rmState, rm, PREPARED), msgs=s.msgs | {Prepared(PREPARED_MSG, rm)})
+    return s._replace(rmState=_except(s.rmState, rm, "prepared"), msgs=s.msgs | {Prepared("Prepared", rm)})
 
 
 @action("RMChooseToAbort", rm=RM)
-def rm_choose_to_abort(c: Config, s: State, rm: int) -> State | None:
+def rm_choose_to_abort(c: Config, s: State, rm: str) -> State | None:
     """Resource manager rm spontaneously aborts (sending nothing)."""
-    if s.rmState[rm] != WORKING:
+    if _at(s.rmState, rm) != "working":
         return None
-    return s._replace(rmState=_rm(s.rmState, rm, ABORTED))
+    return s._replace(rmState=_except(s.rmState, rm, "aborted"))
 
 
 @action("RMRcvCommitMsg", rm=RM)
-def rm_rcv_commit_msg(c: Config, s: State, rm: int) -> State | None:
+def rm_rcv_commit_msg(c: Config, s: State, rm: str) -> State | None:
     """Resource manager rm is told by the TM to commit."""
     if COMMIT not in s.msgs:
         return None
-    return s._replace(rmState=_rm(s.rmState, rm, COMMITTED))
+    return s._replace(rmState=_except(s.rmState, rm, "committed"))
 
 
 @action("RMRcvAbortMsg", rm=RM)
-def rm_rcv_abort_msg(c: Config, s: State, rm: int) -> State | None:
+def rm_rcv_abort_msg(c: Config, s: State, rm: str) -> State | None:
     """Resource manager rm is told by the TM to abort."""
     if ABORT not in s.msgs:
         return None
-    return s._replace(rmState=_rm(s.rmState, rm, ABORTED))
+    return s._replace(rmState=_except(s.rmState, rm, "aborted"))
 
 
 @invariant("TPTypeOK", "The type-correctness invariant.")
 def tp_type_ok(c: Config, s: State) -> bool:
     def message_ok(m) -> bool:
-        if len(m) == 2:
-            return m[0] == PREPARED_MSG and 0 <= m[1] < c.RM
-        return len(m) == 1 and m[0] in (COMMIT_MSG, ABORT_MSG)
+        if m.type == "Prepared":
+            return len(m) == 2 and m.rm in c.RM
+        return len(m) == 1 and m.type in ("Commit", "Abort")
 
-    return (len(s.rmState) == c.RM and all(0 <= x <= 3 for x in s.rmState)
-            and 0 <= s.tmState <= 2
-            and all(0 <= r < c.RM for r in s.tmPrepared)
+    return (tuple(k for k, _ in s.rmState) == tuple(sorted(c.RM)) and all(v in RM_STATES for _, v in s.rmState)
+            and s.tmState in TM_STATES
+            and s.tmPrepared <= c.RM
             and all(message_ok(m) for m in s.msgs))
 
 
 @invariant("TCConsistent", "TC!TCConsistent: no RM aborted while another committed (not in TwoPhase.cfg).")
 def tc_consistent(c: Config, s: State) -> bool:
-    return not (ABORTED in s.rmState and COMMITTED in s.rmState)
+    states = {v for _, v in s.rmState}
+    return not ("aborted" in states and "committed" in states)
 
 
 def _show_msg(m) -> str:
-    if m[0] == PREPARED_MSG:
-        return f"[type |-> \"Prepared\", rm |-> r{m[1] + 1}]"
-    return "[type |-> \"Commit\"]" if m[0] == COMMIT_MSG else "[type |-> \"Abort\"]"
+    if m.type == "Prepared":
+        return f"[type |-> \"Prepared\", rm |-> {m.rm}]"
+    return f"[type |-> \"{m.type}\"]"
 
 
 SPEC = Spec(
@@ -176,9 +185,9 @@ SPEC = Spec(
     default_invariants=["TPTypeOK"],
     deadlock_expected=False,  # TwoPhase.cfg leaves CHECK_DEADLOCK at TLC's default, TRUE
     view=lambda c, s: {
-        "rmState": {f"r{i + 1}": RM_STATES[v] for i, v in enumerate(s.rmState)},
-        "tmState": TM_STATES[s.tmState],
-        "tmPrepared": sorted(f"r{r + 1}" for r in s.tmPrepared),
+        "rmState": dict(s.rmState),
+        "tmState": s.tmState,
+        "tmPrepared": sorted(s.tmPrepared),
         "msgs": sorted(_show_msg(m) for m in s.msgs),
     },
 )
