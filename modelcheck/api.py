@@ -49,6 +49,10 @@ _DEFAULTS = {
 _CONFLICT_NAMES = {"checkpoint": "checkpoint_dir"}
 
 
+FAIRNESS_CHOICES = ("spec", "none")
+"""What ``fairness=`` (``--fairness``) accepts: the spec's fairness, or none."""
+
+
 def check(spec: str | Spec, constants: Mapping[str, Any] | None = None, **options: Any) -> CheckResult:
     """Check ``spec`` and return what was found, as ``modelcheck check --json`` prints it.
 
@@ -69,6 +73,7 @@ def prepare(
     *,
     invariants: Sequence[str] | None = None,
     properties: Sequence[str] = (),
+    fairness: str = "spec",
     deadlock: bool | None = None,
     max_depth: int | None = None,
     max_states: int | None = None,
@@ -114,6 +119,8 @@ def prepare(
     spec's own code and compared (:mod:`modelcheck.memo.verify`; its seed
     is ``memo_seed``, random when None, and reported in the result);
     ``memo_verify`` compares every state.
+    ``fairness``: the liveness properties are checked under the spec's fairness (``"spec"``) or none
+    (``"none"``: a property that holds only thanks to fairness then shows its lasso).
     """
     from modelcheck.build import compiled
 
@@ -132,6 +139,8 @@ def prepare(
         raise UsageError(conflict)
     if type(workers) is not int or not 1 <= workers <= MAX_WORKERS:
         raise UsageError(f"workers must be a whole number from 1 to {MAX_WORKERS}, got {workers!r}")
+    if fairness not in FAIRNESS_CHOICES:
+        raise UsageError(f"fairness must be one of: {', '.join(FAIRNESS_CHOICES)}; got {fairness!r}")
     if memo and (engine == "spark" or simulate):
         raise UsageError("--memo applies to the exhaustive search on this machine only (not with Spark or --simulate)")
     if memo_verify and memo is False:
@@ -194,6 +203,7 @@ def prepare(
         resume=resume,
         max_memory_mb=max_memory_mb,
         properties=properties,
+        fairness=fairness,
     )
     reference = None
     if engine == "spark" and not simulate:

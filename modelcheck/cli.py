@@ -163,6 +163,9 @@ def show_cmd(spec_ref: str) -> None:
 @click.option("--invariant", "invariants", multiple=True, metavar="NAME", help="Invariant to check (repeatable; default: the spec's).")
 @click.option("--property", "properties", multiple=True, metavar="NAME",
               help="Liveness or step property to check (repeatable; then invariants only if named with --invariant).")
+@click.option("--fairness", type=click.Choice(["spec", "none"]), default="spec", show_default=True,
+              help="Check liveness under the spec's fairness, or none (a property that holds only thanks to "
+                   "fairness then shows its lasso).")
 @click.option("--deadlock/--no-deadlock", default=None, help="Report states without successors (default: the spec's choice).")
 @click.option("--max-depth", type=click.IntRange(min=1), default=None, help="Explore at most this many BFS levels.")
 @click.option("--max-states", type=click.IntRange(min=1), default=None, help="Stop after this many distinct states.")
@@ -208,7 +211,7 @@ def show_cmd(spec_ref: str) -> None:
               help="--simulate: stop after this many seconds.")
 @click.pass_context
 def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tuple, properties: tuple,
-              deadlock: bool | None,
+              fairness: str, deadlock: bool | None,
               max_depth: int | None, max_states: int | None, keep_going: bool, symmetry: bool,
               engine: str, master: str | None, partitions: int | None, as_json: bool, full_trace: bool,
               coverage: bool, progress_seconds: float, quiet: bool, verbose: bool,
@@ -235,8 +238,8 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     if conflict:
         raise UsageError(conflict)
     plan = prepare(
-        spec_ref, dict(consts), invariants=invariants or None, properties=properties, deadlock=deadlock,
-        max_depth=max_depth,
+        spec_ref, dict(consts), invariants=invariants or None, properties=properties, fairness=fairness,
+        deadlock=deadlock, max_depth=max_depth,
         max_states=max_states, continue_after_violation=keep_going, symmetry=symmetry, engine=engine,
         workers=workers, master=master, partitions=partitions, checkpoint=checkpoint_dir,
         checkpoint_every=checkpoint_every, resume=resume, max_memory_mb=max_memory_mb, simulate=simulate,
@@ -253,6 +256,8 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
                f"{'; symmetry on' if symmetry else ''}{f'; spec {mode}' if mode else ''}", file=out)
     if any(spec.property(n).kind == "liveness" for n in plan.properties):
         fair = ", ".join(f.describe(spec.actions[ai].name) for f, ai in spec.fairness) or "none"
+        if plan.options.fairness == "none" and spec.fairness:
+            fair = f"none (--fairness none, instead of the spec's {fair})"
         click.echo(f"Fairness: {fair}", file=out)
     for note in plan.notes:  # now, not after a run they make slow
         click.echo(f"Warning: {note}", err=True)

@@ -46,9 +46,16 @@ class CheckOptions:
     """Stop (with a checkpoint, if configured) before the process's memory exceeds this."""
     properties: tuple[str, ...] = ()
     """Liveness and step properties to check (by name); liveness needs the whole behaviour graph."""
+    fairness: str = "spec"
+    """The fairness liveness properties are checked under: ``spec`` (the spec's own) or ``none`` (no
+    fairness at all, so that a property that holds only thanks to fairness shows its lasso)."""
 
     def identity_options(self) -> tuple:
-        """The options that change what a search explores; a checkpoint only resumes with equal ones."""
+        """The options that change what a search explores or decides; a checkpoint only resumes with equal ones.
+
+        ``fairness`` is listed only when it is not the spec's, so checkpoints written before that option
+        existed (all under the spec's fairness) still resume.
+        """
         return (
             ("invariants", self.invariants),
             ("check_deadlock", self.check_deadlock),
@@ -56,7 +63,7 @@ class CheckOptions:
             ("continue", self.continue_after_violation),
             ("symmetry", self.symmetry),
             ("properties", self.properties),
-        )
+        ) + ((("fairness", self.fairness),) if self.fairness != "spec" else ())
 
 
 EXHAUSTIVE_ONLY = {

@@ -122,11 +122,11 @@ def build_graph(spec: Any, c: Any) -> Graph:
 
 
 def fairness_classes(spec: Any, c: Any) -> list[tuple[str, frozenset]]:
-    """The spec's fairness as (``weak``/``strong``, set of labels) conditions."""
+    """The spec's fairness as (``weak``/``strong``, set of labels) conditions (a disjunction: one set of all)."""
     out = []
-    for f, ai in spec.fairness:
-        act = spec.actions[ai]
-        labels = [(act.name, tuple(b)) for b in act.bindings(c)]
+    for f, _ai in spec.fairness:
+        acts = [a for a in spec.actions if any(a.fn is fn for fn in f.actions)]
+        labels = [(act.name, tuple(b)) for act in acts for b in act.bindings(c)]
         if f.each:
             out += [(f.kind, frozenset([lab])) for lab in labels]
         else:

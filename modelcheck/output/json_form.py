@@ -89,6 +89,7 @@ def result_to_json(spec: Spec, consts: Any, r: CheckResult) -> dict:
         "invariants": list(r.invariants),
         "properties": list(r.properties),
         "symmetry": r.symmetry,
+        "fairness": r.fairness,
         "distinct_states": r.distinct_states,
         "states_generated": r.states_generated,
         "depth": r.depth,

@@ -66,6 +66,8 @@ class CheckResult:
     queue_left: int = 0
     """States still unexplored when the run stopped (0 for a complete run)."""
     symmetry: bool = False
+    fairness: str = "spec"
+    """The fairness liveness properties were checked under: the spec's, or ``none`` (``--fairness``)."""
     sometimes_reached: dict[str, bool] = attrs.field(factory=dict)
     warnings: tuple[str, ...] = ()
     stopped_by: str | None = None

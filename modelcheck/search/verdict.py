@@ -67,6 +67,7 @@ def summarize(
         action_stats=tuple(ActionStats(a.name, g, d) for a, g, d in zip(model.actions, act_generated, act_distinct)),
         queue_left=queue_left if result != "holds" else 0,
         symmetry=model.permutations is not None,
+        fairness=model.options.fairness,
         sometimes_reached=dict(sometimes_reached),
         warnings=tuple(warnings),
         stopped_by=stopped_by,

@@ -457,11 +457,14 @@ class Spec:
         if not isinstance(f, Fairness):
             raise SpecDefinitionError(
                 f"spec {self.name}: fairness must list weak(action) or strong(action) conditions, got {f!r}")
-        for ai, a in enumerate(self.actions):
-            if a.fn is f.action:
-                return f, ai
-        raise SpecDefinitionError(
-            f"spec {self.name}: fairness names {_qualname(f.action)}, which is not one of the spec's actions")
+        first = None
+        for fn in f.actions:
+            ai = next((ai for ai, a in enumerate(self.actions) if a.fn is fn), None)
+            if ai is None:
+                raise SpecDefinitionError(
+                    f"spec {self.name}: fairness names {_qualname(fn)}, which is not one of the spec's actions")
+            first = ai if first is None else first
+        return f, first
 
     def property(self, name: str) -> TemporalProperty:
         """Look up a liveness or step property by name (KeyError if absent)."""

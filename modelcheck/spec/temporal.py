@@ -9,6 +9,14 @@ and checks properties such as ``<>P`` or ``P ~> Q`` under it.  Here:
   Kafka specs declare it); ``weak(action, each=True)`` is
   ``\\A b: WF_vars(A(b))``, one condition per binding, which is stronger (it
   forbids neglecting any single instance); ``strong`` likewise for ``SF``.
+  ``weak(a, b, ...)`` is ``WF_vars(A \\/ B \\/ ...)``, one condition over the
+  disjunction of every binding of every listed action (TLA+'s
+  ``WF_vars(System)`` with ``System == A \\/ \\E i: B(i)``): if some instance
+  of some listed action is enabled from some point on, some such step
+  eventually occurs.  That is weaker than weak fairness of each (one action
+  may be taken forever while the other waits) and stronger in another way
+  (the disjunction may be continuously enabled while each disjunct is
+  enabled only now and then); ``each=True`` takes a single action.
   As in TLA+, a fair action is one whose *non-stuttering* steps count: an
   action that only returns the state it was given is not enabled.
 * **Liveness properties** are functions of the constants returning a
@@ -168,28 +176,77 @@ class TemporalProperty:
 
 @attrs.frozen
 class Fairness:
-    """A fairness condition over an action: ``WF`` or ``SF``, over all its bindings or each one."""
+    """A fairness condition: ``WF`` or ``SF`` of an action (all its bindings, or each one) or of a disjunction."""
 
     kind: str
     """``weak`` or ``strong``."""
     action: Callable[..., Any]
-    """The action function (as listed in the spec's actions)."""
+    """The (first) action function (as listed in the spec's actions)."""
     each: bool = False
     """One condition per parameter binding (``\\A b: WF(A(b))``) instead of one for the action."""
+    more: tuple[Callable[..., Any], ...] = ()
+    """Further actions: the condition is over the disjunction of every binding of every action
+    (``WF_vars(A \\/ B)``): enabled when some instance of some of them is, taken when any of them is."""
 
-    def describe(self, action_name: str) -> str:
+    @property
+    def actions(self) -> tuple[Callable[..., Any], ...]:
+        """Every action of the condition, the first one first."""
+        return (self.action, *self.more)
+
+    def describe(self, action_name: str | None = None, *more_names: str) -> str:
+        """``WF_vars(A)``, ``\\A b: WF_vars(A(b))`` or ``WF_vars(A \\/ B)``.
+
+        ``action_name`` names the first action (or, with ``each``, one instance of it); the further
+        actions are named by ``more_names`` when given, else by their ``@action`` names.
+        """
         kind = "WF" if self.kind == "weak" else "SF"
-        return f"\\A b: {kind}_vars({action_name}(b))" if self.each else f"{kind}_vars({action_name})"
+        first = action_name if action_name is not None else _action_name(self.action)
+        if self.each:
+            return f"\\A b: {kind}_vars({first}(b))"
+        names = [first, *(more_names if len(more_names) == len(self.more) else map(_action_name, self.more))]
+        return f"{kind}_vars({_OR.join(names)})"
 
 
-def weak(action: Callable[..., Any], each: bool = False) -> Fairness:
-    """Weak fairness: an action continuously enabled from some point on is eventually taken."""
-    return Fairness("weak", action, each)
+_OR = " \\/ "
 
 
-def strong(action: Callable[..., Any], each: bool = False) -> Fairness:
-    """Strong fairness: an action enabled infinitely often is taken infinitely often."""
-    return Fairness("strong", action, each)
+def _action_name(fn: Callable[..., Any]) -> str:
+    """The name ``@action`` gave ``fn`` (as traces show it), or its Python name."""
+    meta = getattr(fn, "__modelcheck_action__", None)
+    name = getattr(meta, "name", None)
+    return name if isinstance(name, str) else getattr(fn, "__qualname__", repr(fn))
+
+
+def _fairness(kind: str, actions: tuple, each: bool) -> Fairness:
+    from modelcheck.errors import SpecDefinitionError
+
+    word = "weak" if kind == "weak" else "strong"
+    if not actions:
+        raise SpecDefinitionError(f"{word}() needs at least one action")
+    for a in actions:
+        if isinstance(a, bool) or not callable(a):
+            raise SpecDefinitionError(f"{word}() takes action functions (and each= by keyword), got {a!r}")
+    if each and len(actions) > 1:
+        raise SpecDefinitionError(
+            f"{word}(..., each=True) takes a single action, got {len(actions)}: fairness of each instance of "
+            f"several actions is one {word}(action, each=True) per action")
+    return Fairness(kind, actions[0], bool(each), tuple(actions[1:]))
+
+
+def weak(action: Callable[..., Any], *more: Callable[..., Any], each: bool = False) -> Fairness:
+    """Weak fairness: an action continuously enabled from some point on is eventually taken.
+
+    With several actions, of their disjunction: ``weak(a, b)`` is ``WF_vars(A \\/ B)``.
+    """
+    return _fairness("weak", (action, *more), each)
+
+
+def strong(action: Callable[..., Any], *more: Callable[..., Any], each: bool = False) -> Fairness:
+    """Strong fairness: an action enabled infinitely often is taken infinitely often.
+
+    With several actions, of their disjunction: ``strong(a, b)`` is ``SF_vars(A \\/ B)``.
+    """
+    return _fairness("strong", (action, *more), each)
 
 
 def predicates_of(formula: Formula) -> list[Callable]:
