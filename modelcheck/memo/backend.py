@@ -32,7 +32,8 @@ from modelcheck.memo import kernel as kn
 from modelcheck.memo.allowlist import review
 from modelcheck.memo.layout import MAX_FINGERPRINT_NODES, Layout, LayoutMismatch, LayoutTooLarge, derive_layout
 from modelcheck.memo.split import split_guard
-from modelcheck.memo.tries import MISSING, BadResult, Learner, NotDeterministic, Tries
+from modelcheck.memo.tries import MISSING, BadResult, Learner, NotDeterministic, TracedOf, Tries
+from modelcheck.memo.view import NotAProjection, projection
 from modelcheck.memo.values import Interner, MixedTypes, MixedWatch, NotCanonical
 from modelcheck.memo.verify import Leaves, Sampler, difference
 from modelcheck.model.bound import BoundModel
@@ -127,8 +128,6 @@ def spec_reason(model: BoundModel) -> str | None:
     spec = model.spec
     if spec.action_constraint is not None:
         return "the spec has an action constraint (a condition on pairs of states)"
-    if model.view is not None:
-        return "the spec fingerprints a view of its states, and the tables fingerprint whole states"
     return None
 
 
@@ -136,6 +135,7 @@ def checked_functions(model: BoundModel) -> list[Callable]:
     """The spec functions a check runs on the tables: its actions, constraint, invariants and properties."""
     spec = model.spec
     fns = [a.fn for a in model.actions] + [p.fn for p in (*model.invariants, *model.sometimes)]
+    fns += [spec.fingerprint_view] if model.view is not None else []
     return fns + ([spec.state_constraint] if spec.state_constraint is not None else [])
 
 
@@ -210,7 +210,7 @@ class MemoBackend:
                 self.layout = derive_layout(samples, whole)
         self.width = self.layout.width
         try:
-            self.fp_prog = self.layout.fingerprint_program()
+            self.fp_prog = self.layout.fingerprint_program(self._view_projection(samples[0]))
         except LayoutTooLarge as big:
             raise MemoUnsupported(f"a state of {big.nodes} records and tuples (the tables take at most "
                                   f"{MAX_FINGERPRINT_NODES})") from None
@@ -302,6 +302,20 @@ class MemoBackend:
         self._table_of: tuple | None = None
         self._froze = False
         self._forget_level()
+
+    def _view_projection(self, sample: Any) -> Any:
+        """The parts of the state the run's VIEW keeps (:mod:`modelcheck.memo.view`), or None without a view."""
+        if self.model.view is None:
+            return None
+        log: list[int] = []
+        traced = [TracedOf(k, self.interner.values, log) for k in range(self.layout.width)]
+        state = self.layout.traced_state(self.layout.row(sample, self.interner), traced)
+        try:
+            return projection(self.layout, self.model.view, state, log)
+        except NotAProjection as why:
+            raise MemoUnsupported(f"the spec's VIEW is not a tuple of parts of the state: {why}") from None
+        except Exception as exc:  # noqa: BLE001 - the spec's own code reports it, on plain values
+            raise MemoUnsupported(f"the spec's VIEW failed on traced parts ({type(exc).__name__})") from None
 
     # -- the backend protocol -----------------------------------------------------------
 

@@ -111,7 +111,8 @@ cdef extern from *:
 
     /* FP_PROG: n (nodes), then start[0 .. n] (node j's items are kids[start[j] .. start[j+1]]), up[0 .. n-1]
        (the node holding node j, -1 for the state), comp_node[0 .. K-1] (the node holding component k; -1
-       where the state is one component), then kids (k >= 0 a component, ~j a node). */
+       where the state is one component, or one a VIEW leaves out), then kids (k >= 0 a component, ~j a node;
+       with no node, kids[0] is the component whose fingerprint is the state's). */
     typedef struct { int32_t n; const int32_t *start, *up, *comp_node, *kids; } mc_fp_prog;
 
     static inline uint64_t mc_fmix(uint64_t z) {
@@ -139,7 +140,7 @@ cdef extern from *:
     /* Every node's fingerprint of `row` into `nfp`; the state's (unsigned, 0 not made 1). */
     static inline uint64_t mc_fp_all(const mc_fp_prog *fp, const uint64_t *vfp, const int32_t *row, uint64_t *nfp) {
         int32_t j;
-        if (fp->n == 0) return vfp[row[0]];
+        if (fp->n == 0) return vfp[row[fp->kids[0]]];  /* one component is the state (or its view) */
         for (j = 0; j < fp->n; j++) nfp[j] = mc_fp_node(fp, vfp, j, row, nfp, nfp, NULL, 0);
         return nfp[fp->n - 1];
     }
@@ -369,7 +370,9 @@ cdef extern from *:
                     }
                     if (!h) {
                         if (t->fpp.n == 0) {
-                            h = t->vfp[r[0]];
+                            h = t->vfp[r[t->fpp.kids[0]]];
+                        } else if (low == INT32_MAX) {
+                            h = rz;  /* only components a VIEW leaves out changed: the parent's fingerprint */
                         } else {
                             for (j = low; j < t->fpp.n; j++)
                                 if (dirty[j] == gen) sn[j] = mc_fp_node(&t->fpp, t->vfp, j, r, sn, pn, dirty, gen);

@@ -68,8 +68,14 @@ class Layout:
     def describe(self) -> str:
         return ", ".join(".".join(str(p) for p in path) or "state" for path in self.paths)
 
-    def fingerprint_program(self) -> np.ndarray:
+    def fingerprint_program(self, view: Node | None = None) -> np.ndarray:
         """The records and tuples this layout splits, in post-order, for the C loop's row fingerprints.
+
+        With ``view`` (a node of this layout's parts and tuples of them, from
+        :func:`modelcheck.memo.view.projection`), the program is the view's:
+        its last node is the view, and a component the view leaves out
+        belongs to no node (``comp_node`` -1), so a step that changes only
+        such components keeps its parent's fingerprint.
 
         A state's fingerprint is the tuple fingerprint of its items, each a
         part's own (:mod:`modelcheck.model.fingerprint`), so a row's is
@@ -79,7 +85,8 @@ class Layout:
         node ``j``, -1 for the state itself, which is last),
         ``comp_node[0 .. width-1]`` (the node holding component ``k``; -1
         where the state is one component), then ``kids`` (``k >= 0`` a
-        component, ``~j`` a node).
+        component, ``~j`` a node; with no node, the one component whose
+        fingerprint is the state's).
         """
         start: list[int] = []
         kids: list[list[int]] = []
@@ -101,12 +108,14 @@ class Layout:
                     up[~c] = j
             return ~j
 
-        walk(self.root)
+        top = walk(self.root if view is None else view)
         flat: list[int] = []
         for items in kids:
             start.append(len(flat))
             flat.extend(items)
         start.append(len(flat))
+        if top >= 0:  # the state (or the view) is one component: no node, and kids holds that component
+            flat.append(top)
         if len(kids) > MAX_FINGERPRINT_NODES:
             raise LayoutTooLarge(len(kids))
         return np.array([len(kids)] + start + up + comp_node + flat, np.int32)
