@@ -8,17 +8,36 @@
   partition, in any epochs.  Kafka does not promise it: a leader whose
   ZooKeeper session expired serves until it hears of its successor.  Checked
   only when named.
+* ``BrokersFollowZooKeeper``: once no controller has anything left to do,
+  the live leader ZooKeeper names acts as leader in ZooKeeper's leader
+  epoch (the controller's metadata is what the brokers act on).  Checked
+  when named: Kafka before 2.2 breaks it.
 
-Each has a companion ``explain`` that, on a violating state, names the
+Two step properties (``--property``) say what fencing a zombie controller
+means, one for each fence:
+
+* ``ZombieWritesRefused``: only a controller of the newest controller epoch
+  changes the partition state in ZooKeeper (the multi-op's promise);
+* ``ZombieRequestsRejected``: no broker acts on a LeaderAndIsr from an older
+  controller than one it has heard from (StaleControllerEpoch's promise).
+
+Each invariant has a companion ``explain`` that, on a violating state, names the
 brokers, epochs and records at fault in one sentence and lists the lane cells
 that show it (the columns of :func:`modelcheck.specs.controller_state.lanes`).
 """
 
 from __future__ import annotations
 
-from modelcheck import invariant, sometimes
+from modelcheck import invariant, sometimes, step_property
 from modelcheck.spec import Witness, culprit
-from modelcheck.specs.controller_state import NONE, ClusterState, ControllerConstants, acts_as_leader, broker_name
+from modelcheck.specs.controller_state import (
+    NONE,
+    ClusterState,
+    ControllerConstants,
+    acts_as_leader,
+    broker_name,
+    needs_election,
+)
 
 
 def _zombies(s: ClusterState) -> list[int]:
@@ -118,6 +137,64 @@ def acked_writes_survive(c: ControllerConstants, s: ClusterState) -> bool:
     return s.acked <= frozenset(s.brokers[lead].log)
 
 
+def controller_work_left(s: ClusterState) -> bool:
+    """Whether some controller step is still to come without a new failure: /controller is empty, a
+    LeaderAndIsr is in flight, or a live broker acting as controller (in office or a zombie) holds a read of
+    the partition state or sees in it a reason for an election (by its own view of the live brokers)."""
+    if s.zk_controller == NONE or s.requests:
+        return True
+    return any(b.alive and b.controller_epoch and (b.pending or needs_election(s.zk_partition, b.live_brokers))
+               for b in s.brokers)
+
+
+def explain_brokers_follow_zookeeper(c: ControllerConstants, s: ClusterState) -> Witness:
+    """The leader ZooKeeper names, what it acts as instead, and the controller epoch it fences by."""
+    p = s.zk_partition
+    name = broker_name(p.leader)
+    b = s.brokers[p.leader]
+    now = "acting as leader" if b.leader == p.leader else (
+        f"following {broker_name(b.leader)}" if b.leader != NONE else "without a known leader")
+    writer = ("" if p.controller_epoch == s.zk_controller_epoch
+              else f", by a controller older than /controller_epoch {s.zk_controller_epoch}")
+    return Witness(f"ZooKeeper names {name} leader in leader epoch {p.leader_epoch} (written under controller epoch "
+                   f"{p.controller_epoch}{writer}), but {name} is {now} in leader epoch {b.leader_epoch}, having seen "
+                   f"controller epoch {b.seen_controller_epoch}; no controller has anything left to do",
+                   (culprit(name, "replica"), culprit(name, "leader epoch"), culprit(name, "seen ctrl epoch"),
+                    culprit(variable="zookeeper.partitionState")))
+
+
+@invariant("BrokersFollowZooKeeper", explain=explain_brokers_follow_zookeeper)
+def brokers_follow_zookeeper(c: ControllerConstants, s: ClusterState) -> bool:
+    """Once no controller has anything left to do, the live leader ZooKeeper names acts as leader in
+    ZooKeeper's leader epoch: the brokers do what the controller's metadata says."""
+    p = s.zk_partition
+    if p.leader == NONE or not s.brokers[p.leader].alive or controller_work_left(s):
+        return True
+    b = s.brokers[p.leader]
+    return b.leader == p.leader and b.leader_epoch == p.leader_epoch
+
+
+@step_property("ZombieWritesRefused", "Only a controller of the newest controller epoch changes the partition state "
+                                      "in ZooKeeper: a zombie's write is refused once a newer controller exists.")
+def zombie_writes_refused(c: ControllerConstants, s: ClusterState, t: ClusterState) -> bool:
+    """[][zkPartition' # zkPartition => zkPartition'.controllerEpoch = zkControllerEpoch]_vars."""
+    return t.zk_partition == s.zk_partition or t.zk_partition.controller_epoch == s.zk_controller_epoch
+
+
+@step_property("ZombieRequestsRejected", "No broker acts on a LeaderAndIsr from an older controller epoch than one "
+                                         "it has heard from: a zombie controller's requests change nothing.")
+def zombie_requests_rejected(c: ControllerConstants, s: ClusterState, t: ClusterState) -> bool:
+    """For the request a step handles: its broker's leader, leader epoch and ISR change only if the request's
+    controller epoch is at least the newest the broker had seen.  (A crash also removes requests; its
+    broker is down after it.)"""
+    for r in s.requests - t.requests:
+        a, b = s.brokers[r.dest], t.brokers[r.dest]
+        if (b.alive and r.controller_epoch < a.seen_controller_epoch
+                and (a.leader, a.leader_epoch, a.isr) != (b.leader, b.leader_epoch, b.isr)):
+            return False
+    return True
+
+
 @sometimes("ControllerFailedOver")
 def controller_failed_over(c: ControllerConstants, s: ClusterState) -> bool:
     """A second controller is elected (otherwise no zombie can exist)."""
@@ -150,7 +227,11 @@ def zombie_holds_a_read(c: ControllerConstants, s: ClusterState) -> bool:
     return any(s.brokers[z].pending and s.brokers[z].controller_epoch < s.zk_controller_epoch for z in _zombies(s))
 
 
-ALL = [one_leader_per_epoch, acked_writes_survive, one_leader_per_partition]
+ALL = [one_leader_per_epoch, acked_writes_survive, one_leader_per_partition, brokers_follow_zookeeper]
 DEFAULT = ["OneLeaderPerEpoch", "AckedWritesSurvive"]
-"""What Kafka promises; OneLeaderPerPartition is checked when named (imperfect failure detection breaks it)."""
+"""Checked unless others are named.  OneLeaderPerPartition is not a promise (imperfect failure detection breaks
+it); BrokersFollowZooKeeper is one, named rather than default so that the protocol before Kafka 2.2 still
+checks clean for the two promises it keeps."""
+PROPERTIES = [zombie_writes_refused, zombie_requests_rejected]
+"""The step properties: what each fence against a zombie controller promises (``--property``)."""
 SOMETIMES = [controller_failed_over, new_leader_serves, something_acked, deposed_leader_serves, zombie_holds_a_read]

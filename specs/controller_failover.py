@@ -22,15 +22,26 @@ a controller that lost /controller still acts as controller, a zombie; a
 leader the controller took for dead still acts as leader.  So two brokers
 may act as leader at once, in different leader epochs (OneLeaderPerPartition
 is not what Kafka promises).  What Kafka promises is one leader per leader
-epoch and that acknowledged writes survive.  ``PartitionWrite`` selects how
-ZooKeeper guards a controller's write of the partition state: the strawman
-``unconditional``; ``zk-version``, Kafka before 2.2 (the write is
-conditional on the znode's zkVersion read at 3.1, and a controller that
-reads a state written by a newer controller aborts); ``controller-epoch``,
-the fix (the same write in a multi-op that also checks /controller_epoch).
+epoch, that acknowledged writes survive, and that the brokers act on the
+controller's metadata, which a zombie does not overwrite (the invariants and
+step properties in ``invariants/controller_failover.py``).
+``PartitionWrite`` selects how ZooKeeper guards a controller's write of the
+partition state: ``zk-version``, Kafka before 2.2 (the write is conditional
+on the znode's zkVersion read at 3.1, and a controller that reads a state
+written by a newer controller aborts), the baseline without the fix;
+``controller-epoch``, the fix (the same write in a multi-op that also checks
+/controller_epoch); and the strawman ``unconditional``, kept because it is
+the only variant that breaks OneLeaderPerEpoch and AckedWritesSurvive (the
+README's and the known trace's counterexamples).
 ``StaleControllerEpochCheck`` is the brokers' check.  Without a guard the
 zombie's election and the new controller's both install leader epoch 1, and
-each broker takes whichever LeaderAndIsr reaches it first.
+each broker takes whichever LeaderAndIsr reaches it first.  With the zkVersion
+guard alone a zombie's write still goes through when nobody wrote since its
+read: ZooKeeper then holds the zombie's decision (ZombieWritesRefused), and
+the brokers' check makes them refuse it, so ZooKeeper names a leader that
+does not lead (BrokersFollowZooKeeper); without the check they act on the
+zombie's request (ZombieRequestsRejected).  The multi-op is what fences the
+zombie; once it is in place the brokers' check changes nothing.
 
 Modelled: broker crashes (``crash``: the broker stays down; the controller's
 /brokers/ids watch fires), session expiries of any live broker
@@ -64,9 +75,11 @@ from modelcheck.specs.controller_state import (
     LeaderAndIsr,
     PartitionState,
     acts_as_leader,
+    election_reasons,
     init,
     lanes,
     messages,
+    needs_election,
     set_broker,
     view,
 )
@@ -87,24 +100,6 @@ def acknowledge(s: ClusterState, leader: int) -> ClusterState:
     hw = min(_common_prefix(ld.log, s.brokers[m].log) for m in ld.isr) if ld.isr else 0
     done = frozenset(ld.log[:hw])
     return s if done <= s.acked else s._replace(acked=s.acked | done)
-
-
-def election_reasons(p: PartitionState, live: frozenset) -> int:
-    """How many of NeedsElection's two disjuncts hold: the partition's leader is dead; its ISR holds a dead
-    broker while some member lives.
-
-    TLC generates a successor once per satisfied disjunct of an action, so a
-    guard on both reasons counts its (identical) successor twice; the Kafka
-    specs follow TLC's count.
-    """
-    dead_leader = p.leader != NONE and p.leader not in live
-    dead_isr_member = bool(p.isr & live) and not p.isr <= live
-    return int(dead_leader) + int(dead_isr_member)
-
-
-def needs_election(p: PartitionState, live: frozenset) -> bool:
-    """The partition's leader is dead, or its ISR holds a dead broker while some member lives."""
-    return election_reasons(p, live) > 0
 
 
 def _send(sender: int, epoch: int, dests, p: PartitionState) -> frozenset:
@@ -344,6 +339,7 @@ def _build() -> Spec:
         invariants=inv.ALL,
         default_invariants=inv.DEFAULT,
         sometimes=inv.SOMETIMES,
+        properties=inv.PROPERTIES,
         deadlock_expected=True,
         view=view,
         lanes=lanes,

@@ -33,7 +33,7 @@ class ControllerConstants:
     PartitionWrite: str = constant(
         "controller-epoch",
         "how a controller's write of the partition state (step 3.3) is guarded: unconditional (no guard, a "
-        "strawman); zk-version (Kafka before 2.2: only if the znode's zkVersion is still the one read at 3.1, "
+        "strawman kept to show what the zkVersion guard prevents: two leaders in one leader epoch); zk-version (Kafka before 2.2: only if the znode's zkVersion is still the one read at 3.1, "
         "and only by a controller whose epoch is not older than the state's; else it re-reads); "
         "controller-epoch (the fix: the same write in one ZooKeeper multi-op that also checks that "
         "/controller_epoch is still the writer's)",
@@ -128,6 +128,24 @@ def acts_as_leader(s: ClusterState, b: int) -> bool:
     """Broker ``b`` is up and its last accepted LeaderAndIsr made it the leader: it accepts writes."""
     broker = s.brokers[b]
     return broker.alive and broker.leader == b
+
+
+def election_reasons(p: PartitionState, live: frozenset) -> int:
+    """How many of NeedsElection's two disjuncts hold: the partition's leader is dead; its ISR holds a dead
+    broker while some member lives.
+
+    TLC generates a successor once per satisfied disjunct of an action, so a
+    guard on both reasons counts its (identical) successor twice; the Kafka
+    specs follow TLC's count.
+    """
+    dead_leader = p.leader != NONE and p.leader not in live
+    dead_isr_member = bool(p.isr & live) and not p.isr <= live
+    return int(dead_leader) + int(dead_isr_member)
+
+
+def needs_election(p: PartitionState, live: frozenset) -> bool:
+    """The partition's leader is dead, or its ISR holds a dead broker while some member lives."""
+    return election_reasons(p, live) > 0
 
 
 def init(c: ControllerConstants):

@@ -38,7 +38,7 @@ def test_readme_row(row):
     if "violated" in result:
         assert p.returncode == 1, p.stdout[-2000:]
         name = result.split()[0]
-        assert f"Invariant {name} is violated" in p.stdout
+        assert f"Invariant {name} is violated" in p.stdout or f"Step property {name} is violated" in p.stdout
         assert f"({trace.split()[0]} states)" in p.stdout
     else:
         assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
