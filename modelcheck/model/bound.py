@@ -78,12 +78,13 @@ def view_refusal(spec_name: str, options: CheckOptions) -> str | None:
     more than the view's fingerprint, which they do not have yet:
     ``--symmetry`` (the orbit of the view, not of the state), liveness and
     step properties (a step that changes only what the view leaves out
-    would look like stuttering; TLC's VIEW is unsound for liveness too) and
-    checkpoints (not yet tested with a view).
+    would look like stuttering; TLC's VIEW is unsound for liveness too).
+    Checkpoints need nothing more: they keep the frontier's states (the
+    ones the search kept, each standing for its view) and the views'
+    fingerprints, and a resume recomputes a sample of those with the view.
     """
     what = ("--symmetry" if options.symmetry
             else "--property" if options.properties
-            else "--checkpoint/--resume" if options.checkpoint_dir or options.resume
             else None)
     if what is None:
         return None
