@@ -42,7 +42,7 @@ import numpy as np
 from modelcheck.model.bound import BoundModel
 from modelcheck.search.backend import LevelAbandoned, LevelCommit, LevelReport, LevelRequest
 from modelcheck.search.backend import SpecFailure
-from modelcheck.errors import CheckpointError, UsageError
+from modelcheck.errors import CheckpointError
 from modelcheck.search.checkpoint import Boundary, ShardFiles
 from modelcheck.search.discovery import digit, split
 from modelcheck.search.visited import ParentRecords
@@ -63,11 +63,6 @@ class SparkBackend:
 
     def __init__(self, model: BoundModel, spec_ref: str, *, master: str | None = None,
                  partitions: int | None = None, sc: Any = None, verbose: bool = False) -> None:
-        if model.view is not None:
-            # The executors would fingerprint the view (they rebuild this BoundModel), but no test runs Spark
-            # on a spec with a VIEW yet: refused rather than trusted.
-            raise UsageError(f"--engine spark cannot check spec {model.spec.name} with its VIEW (fingerprint_view) "
-                             "yet; use the local engine or --workers N")
         self.model = model
         self.spec_ref = spec_ref
         self.master = master
