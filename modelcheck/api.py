@@ -33,7 +33,7 @@ from modelcheck.output.results import CheckResult, run_path
 from modelcheck.search.progress import ProgressSink, stderr_sink
 from modelcheck.spec.constants import build_constants
 from modelcheck.spec.declare import Spec
-from modelcheck.spec.loader import load_spec, loaded_module, spec_reference
+from modelcheck.spec.loader import EXTENDED, extend_from_file, load_spec, loaded_module, spec_reference
 
 ENGINES = ("local", "spark")
 
@@ -72,8 +72,9 @@ def prepare(
     constants: Mapping[str, Any] | None = None,
     *,
     invariants: Sequence[str] | None = None,
-    properties: Sequence[str] = (),
+    properties: Sequence[str] | None = None,
     fairness: str = "spec",
+    extend: Sequence[str] = (),
     deadlock: bool | None = None,
     max_depth: int | None = None,
     max_states: int | None = None,
@@ -162,7 +163,10 @@ def prepare(
     if workers > cores:
         notes.append(f"{workers} workers on {cores} cores: more workers than cores is slower, not faster")
     with real_interrupts():  # importing a spec runs its code: a Ctrl-C there is still the user's
-        loaded = spec if isinstance(spec, Spec) else load_spec(spec)
+        base = spec if isinstance(spec, Spec) else load_spec(spec)
+        loaded = base
+        for path in extend:
+            loaded = extend_from_file(loaded, path)
     consts = build_constants(loaded, constants or {})
     known = [p.name for p in loaded.invariants]
     for name in invariants or ():
@@ -170,6 +174,15 @@ def prepare(
             raise UsageError(f"unknown invariant {name!r} for spec {loaded.name}; it declares: {', '.join(known)}")
     if symmetry and loaded.symmetry is None:
         raise UsageError(f"spec {loaded.name} declares no symmetry; drop --symmetry")
+    named_properties = bool(properties)
+    if properties is None and invariants is None and loaded.default_properties:
+        skip = ("--symmetry" if symmetry else "--engine spark" if engine == "spark"
+                else "--simulate" if simulate else None)
+        if skip:
+            notes.append(f"the spec's default properties ({', '.join(loaded.default_properties)}) are not "
+                         f"checked with {skip}")
+        else:
+            properties = loaded.default_properties
     properties = tuple(properties or ())
     declared = [p.name for p in loaded.properties]
     for name in properties:
@@ -185,7 +198,7 @@ def prepare(
                else None)
         if why:
             raise UsageError(f"--property cannot be checked with {why}; check it with the local engine")
-    if properties and invariants is None:
+    if named_properties and invariants is None:
         invariants = ()  # as a TLC model that lists only PROPERTY: name invariants to check them too
         if loaded.default_invariants:
             notes.append(f"with --property alone the spec's invariants ({', '.join(loaded.default_invariants)}) "
@@ -207,7 +220,8 @@ def prepare(
     )
     reference = None
     if engine == "spark" and not simulate:
-        reference = spec_reference(loaded, spec if isinstance(spec, str) else None)
+        reference = EXTENDED.join([spec_reference(base, spec if isinstance(spec, str) else None),
+                                   *(os.path.abspath(p) for p in extend)])
     return PreparedCheck(
         notes=tuple(notes),
         spec=loaded, constants=consts, options=options, engine=engine, workers=workers, master=master,

@@ -163,6 +163,8 @@ def show_cmd(spec_ref: str) -> None:
 @click.option("--invariant", "invariants", multiple=True, metavar="NAME", help="Invariant to check (repeatable; default: the spec's).")
 @click.option("--property", "properties", multiple=True, metavar="NAME",
               help="Liveness or step property to check (repeatable; then invariants only if named with --invariant).")
+@click.option("--extend", "extensions", multiple=True, metavar="FILE", type=click.Path(dir_okay=False),
+              help="Add the invariants, properties (and FAIRNESS) that FILE declares to the spec (repeatable).")
 @click.option("--fairness", type=click.Choice(["spec", "none"]), default="spec", show_default=True,
               help="Check liveness under the spec's fairness, or none (a property that holds only thanks to "
                    "fairness then shows its lasso).")
@@ -211,7 +213,7 @@ def show_cmd(spec_ref: str) -> None:
               help="--simulate: stop after this many seconds.")
 @click.pass_context
 def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tuple, properties: tuple,
-              fairness: str, deadlock: bool | None,
+              extensions: tuple, fairness: str, deadlock: bool | None,
               max_depth: int | None, max_states: int | None, keep_going: bool, symmetry: bool,
               engine: str, master: str | None, partitions: int | None, as_json: bool, full_trace: bool,
               coverage: bool, progress_seconds: float, quiet: bool, verbose: bool,
@@ -238,7 +240,8 @@ def check_cmd(ctx: click.Context, spec_ref: str, consts: tuple, invariants: tupl
     if conflict:
         raise UsageError(conflict)
     plan = prepare(
-        spec_ref, dict(consts), invariants=invariants or None, properties=properties, fairness=fairness,
+        spec_ref, dict(consts), invariants=invariants or None, properties=properties or None, fairness=fairness,
+        extend=extensions,
         deadlock=deadlock, max_depth=max_depth,
         max_states=max_states, continue_after_violation=keep_going, symmetry=symmetry, engine=engine,
         workers=workers, master=master, partitions=partitions, checkpoint=checkpoint_dir,

@@ -49,6 +49,7 @@ from modelcheck.search.visited import ParentRecords
 from modelcheck.spark_explore import executor as ex
 from modelcheck.spark_explore.session import is_local, spark_context
 from modelcheck.spec.constants import constants_to_dict
+from modelcheck.spec.loader import EXTENDED
 
 _DRIVER_ONLY = dict(checkpoint_dir=None, resume=None, max_memory_mb=None, progress_seconds=5.0,
                     checkpoint_every=600.0)
@@ -157,8 +158,10 @@ class SparkBackend:
             if on_main:
                 signal.signal(signal.SIGINT, previous)
         sc = self.sc
-        if self.spec_ref.endswith(".py") or ".py:" in self.spec_ref:
-            self.shipped = _ship_user_module(sc, self.spec_ref.partition(":")[0])
+        files = [part.partition(":")[0] for part in self.spec_ref.split(EXTENDED)
+                 if part.endswith(".py") or ".py:" in part]  # a user's spec file, and extension files
+        if files:
+            self.shipped = _ship_user_modules(sc, files)
         self.P = self.requested_partitions or sc.defaultParallelism
         options = attrs.evolve(self.model.options, **_DRIVER_ONLY)
         self.job = (self.spec_ref, tuple(sorted(constants_to_dict(self.model.c).items())), options, self.P)
@@ -442,19 +445,20 @@ class SparkBackend:
             pass
 
 
-def _ship_user_module(sc: Any, path: str) -> str:
-    """Make a user's spec file importable on executors under the name the loader gives it.
+def _ship_user_modules(sc: Any, paths: list[str]) -> str:
+    """Make a user's spec files importable on executors under the names the loader gives them.
 
     States pickled on one side name their NamedTuple class by module, so the
     executors need the module before they can read a single state. Returns the
-    temporary folder of the copy, for the caller to remove after the run.
+    temporary folder of the copies, for the caller to remove after the run.
     """
     from modelcheck.spec.loader import user_module_name
 
     folder = tempfile.mkdtemp(prefix="modelcheck-spec-")
-    copy = os.path.join(folder, user_module_name(path) + ".py")
-    shutil.copyfile(path, copy)
-    sc.addPyFile(copy)
+    for path in paths:
+        copy = os.path.join(folder, user_module_name(path) + ".py")
+        shutil.copyfile(path, copy)
+        sc.addPyFile(copy)
     return folder
 
 

@@ -38,6 +38,7 @@ is what lets Spark executors and worker processes agree on them.
 from __future__ import annotations
 
 import inspect
+import os
 import itertools
 from typing import Any, Callable, Iterable, Sequence
 
@@ -266,6 +267,13 @@ class Symmetry:
         return list(itertools.permutations(range(self.size(c))))
 
 
+def _same_function(a: Callable, b: Any) -> bool:
+    """The same definition (same qualified name in the same source file), even if imported twice."""
+    code_a, code_b = getattr(a, "__code__", None), getattr(b, "__code__", None)
+    return (code_a is not None and code_b is not None and a.__qualname__ == getattr(b, "__qualname__", None)
+            and os.path.realpath(code_a.co_filename) == os.path.realpath(code_b.co_filename))
+
+
 def _qualname(fn: Callable) -> str:
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
 
@@ -318,7 +326,10 @@ class Spec:
         reference: str | None = None,
         fingerprint_view: Callable[[Any, State], Any] | None = None,
         fingerprint_view_when: Callable[[Any], bool] | None = None,
+        default_properties: Sequence[str] = (),
     ) -> None:
+        self._arguments = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
+        """What the spec was declared with, for :meth:`extend`."""
         self.name = name
         self.title = title
         self.description = description
@@ -371,6 +382,13 @@ class Spec:
             if inv not in names:
                 raise SpecDefinitionError(f"spec {name}: default invariant {inv!r} is not declared")
         self.default_invariants: tuple[str, ...] = tuple(default_invariants)
+        declared = [p.name for p in self.properties]
+        for prop in default_properties:
+            if prop not in declared:
+                raise SpecDefinitionError(f"spec {name}: default property {prop!r} is not declared")
+        self.default_properties: tuple[str, ...] = tuple(default_properties)
+        """The liveness and step properties a check runs when it names neither invariants nor properties, as a
+        TLC model's PROPERTY lines."""
         if state_constraint is not None:
             _check_callable(name, "state_constraint", state_constraint, 2)
         if action_constraint is not None:
@@ -457,14 +475,48 @@ class Spec:
         if not isinstance(f, Fairness):
             raise SpecDefinitionError(
                 f"spec {self.name}: fairness must list weak(action) or strong(action) conditions, got {f!r}")
-        first = None
-        for fn in f.actions:
-            ai = next((ai for ai, a in enumerate(self.actions) if a.fn is fn), None)
-            if ai is None:
-                raise SpecDefinitionError(
-                    f"spec {self.name}: fairness names {_qualname(fn)}, which is not one of the spec's actions")
-            first = ai if first is None else first
-        return f, first
+        found = [self._fair_action(fn) for fn in f.actions]
+        fns = [self.actions[ai].fn for ai in found]
+        return attrs.evolve(f, action=fns[0], more=tuple(fns[1:])), found[0]
+
+    def _fair_action(self, fn: Any) -> int:
+        """The index of the action a fairness condition names: by the function itself, by the same function
+        imported again under another module name (an extension file importing the spec's module), or by the
+        action's name as a string."""
+        for match in (lambda a: a.fn is fn, lambda a: a.name == fn, lambda a: _same_function(a.fn, fn)):
+            found = [ai for ai, a in enumerate(self.actions) if match(a)]
+            if len(found) == 1:  # (closures of one factory are "the same definition": identity decides)
+                return found[0]
+        shown = repr(fn) if isinstance(fn, str) else _qualname(fn)
+        raise SpecDefinitionError(f"spec {self.name}: fairness names {shown}, which is not one of the spec's actions")
+
+    def extend(self, *, invariants: Sequence[Callable] = (), sometimes: Sequence[Callable] = (),
+               properties: Sequence[Callable] = (), fairness: Sequence[Fairness] | None = None,
+               default_invariants: Sequence[str] | None = None,
+               default_properties: Sequence[str] | None = None) -> Spec:
+        """This spec with more invariants, ``sometimes`` and temporal properties, or other fairness; the rest kept.
+
+        New invariants join the default ones unless ``default_invariants``
+        says otherwise; new properties are checked when named (``--property``)
+        or listed in ``default_properties``.  ``fairness`` replaces the
+        spec's.  The new spec has the same name, so its results and traces
+        read as the spec's; its functions' modules are part of a checkpoint's
+        identity, as the spec's own are.
+        """
+        args = dict(self._arguments)
+        args["invariants"] = (*args["invariants"], *invariants)
+        args["sometimes"] = (*args["sometimes"], *sometimes)
+        args["properties"] = (*args["properties"], *properties)
+        if fairness is not None:
+            args["fairness"] = tuple(fairness)
+        if default_invariants is None:
+            added = [self._collect_predicate(fn, "always").name for fn in invariants]
+            default_invariants = (*self.default_invariants, *added)
+        args["default_invariants"] = tuple(default_invariants)
+        if default_properties is not None:
+            args["default_properties"] = tuple(default_properties)
+        args["reference"] = None  # another process finds it by the reference of what was extended, and how
+        return Spec(**args)
 
     def property(self, name: str) -> TemporalProperty:
         """Look up a liveness or step property by name (KeyError if absent)."""

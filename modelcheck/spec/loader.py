@@ -136,9 +136,12 @@ def loaded_module(ref: str) -> str | None:
 
 
 def load_spec(ref: str) -> Spec:
-    """Resolve ``ref``: a registered name, ``path/to/spec.py[:ATTR]`` or ``pkg.module[:ATTR]``."""
+    """Resolve ``ref``: a registered name, ``path/to/spec.py[:ATTR]`` or ``pkg.module[:ATTR]``, possibly followed
+    by extension files (:data:`EXTENDED`)."""
     from modelcheck.errors import SpecDefinitionError
 
+    if EXTENDED in ref:
+        return load_extended(ref)
     registry = registered_specs()
     if ref in registry:
         ref = registry[ref]
@@ -205,3 +208,49 @@ def spec_reference(spec: Spec, typed: str | None) -> str:
     if target.endswith(".py") or os.sep in target:
         return os.path.abspath(target) + (f":{attr}" if attr else "")
     return typed
+
+
+EXTENDED = " +extend "
+"""Joins a spec's reference and the extension files applied to it (``load_spec`` reads it back): how another
+process, a Spark executor, finds an extended spec."""
+
+
+def extend_from_file(spec: Spec, path: str) -> Spec:
+    """``spec`` extended by the file ``path`` (``--extend``): the invariants, ``sometimes`` and temporal
+    properties it defines (functions decorated in that file, in their order), and its ``FAIRNESS`` list, if
+    it has one, in place of the spec's."""
+    from modelcheck.spec.declare import _PREDICATE, PredicateMeta
+    from modelcheck.spec.temporal import property_meta
+
+    if not os.path.isfile(path):
+        raise UsageError(f"no extension file {path}")
+    with recording() as opened:
+        module = _import_file(path)
+    _note_opened(module, opened)
+    found: dict[str, list] = {"always": [], "sometimes": [], "property": []}
+    for value in vars(module).values():
+        if not callable(value) or getattr(value, "__module__", None) != module.__name__:
+            continue
+        meta = getattr(value, _PREDICATE, None)
+        if isinstance(meta, PredicateMeta):
+            found[meta.kind].append(value)
+        elif property_meta(value) is not None:
+            found["property"].append(value)
+    fairness = getattr(module, "FAIRNESS", None)
+    if not any(found.values()) and fairness is None:
+        raise UsageError(f"extension {path} declares no invariant, sometimes or property (decorate its functions "
+                         "with @invariant, @sometimes, @liveness or @step_property) and no FAIRNESS list")
+    extended = spec.extend(invariants=found["always"], sometimes=found["sometimes"], properties=found["property"],
+                           fairness=fairness)
+    if spec.reference:
+        extended.reference = spec.reference + EXTENDED + os.path.abspath(path)
+    return extended
+
+
+def load_extended(ref: str, extensions: list[str] | tuple[str, ...] = ()) -> Spec:
+    """``load_spec(ref)`` extended by each file of ``extensions`` in turn (``ref`` may already name some)."""
+    base, *named = ref.split(EXTENDED)
+    spec = load_spec(base)
+    for path in (*named, *extensions):
+        spec = extend_from_file(spec, path)
+    return spec

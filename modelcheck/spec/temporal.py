@@ -210,8 +210,10 @@ class Fairness:
 _OR = " \\/ "
 
 
-def _action_name(fn: Callable[..., Any]) -> str:
-    """The name ``@action`` gave ``fn`` (as traces show it), or its Python name."""
+def _action_name(fn: Callable[..., Any] | str) -> str:
+    """The name ``@action`` gave ``fn`` (as traces show it), or its Python name; a name is itself."""
+    if isinstance(fn, str):
+        return fn
     meta = getattr(fn, "__modelcheck_action__", None)
     name = getattr(meta, "name", None)
     return name if isinstance(name, str) else getattr(fn, "__qualname__", repr(fn))
@@ -224,8 +226,9 @@ def _fairness(kind: str, actions: tuple, each: bool) -> Fairness:
     if not actions:
         raise SpecDefinitionError(f"{word}() needs at least one action")
     for a in actions:
-        if isinstance(a, bool) or not callable(a):
-            raise SpecDefinitionError(f"{word}() takes action functions (and each= by keyword), got {a!r}")
+        if isinstance(a, bool) or not (callable(a) or isinstance(a, str)):
+            raise SpecDefinitionError(f"{word}() takes actions, as functions or names (and each= by keyword), "
+                                      f"got {a!r}")
     if each and len(actions) > 1:
         raise SpecDefinitionError(
             f"{word}(..., each=True) takes a single action, got {len(actions)}: fairness of each instance of "
