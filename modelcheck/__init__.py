@@ -67,6 +67,7 @@ if _started_as_the_command_line():
 from modelcheck.api import check  # noqa: E402
 from modelcheck.errors import ModelCheckError  # noqa: E402
 from modelcheck.output.results import CheckResult  # noqa: E402
+from modelcheck.spec.branching import either, exists  # noqa: E402
 from modelcheck.spec.constants import constant  # noqa: E402
 from modelcheck.spec.declare import Domain, Spec, Symmetry, action, invariant, sometimes  # noqa: E402
 from modelcheck.spec.temporal import (all_of, always_eventually, any_of, eventually, eventually_always,  # noqa: E402
@@ -84,8 +85,10 @@ __all__ = [
     "any_of",
     "check",
     "constant",
+    "either",
     "eventually",
     "eventually_always",
+    "exists",
     "invariant",
     "leads_to",
     "liveness",
