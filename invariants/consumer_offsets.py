@@ -3,7 +3,9 @@
 * ``NoLoss``: every record below the group's committed offset has been
   processed, or is in the hands of a live consumer that is about to process
   it (a record committed and never processed is skipped by every later owner);
-* ``NoDuplicates``: the application processes every record at most once.
+* ``NoDuplicates``: the application processes every record at most once;
+* ``CommittedNeverRegresses``: the group's committed offset never goes back
+  (an evicted consumer's late commit of its stale position would move it back).
 
 Each has a companion ``explain`` that, on a violating state, names the record,
 the committed offset and the consumers involved in one sentence and lists the
@@ -56,10 +58,13 @@ def _takeover(s: GroupState, o: int) -> tuple[str, tuple[dict, ...]]:
         return "", ()
     name = consumer_name(owner)
     dead = [consumer_name(i) for i, con in enumerate(s.consumers) if not con.alive]
-    after = (f" after {_list(dead)} crashed" if dead and s.group_state == STABLE else "")
+    evicted = [consumer_name(i) for i, con in enumerate(s.consumers) if con.alive and not con.member]
+    why = ([f"{_list(dead)} crashed"] if dead else []) + ([f"{_list(evicted)} {'was' if len(evicted) == 1 else 'were'} evicted"] if evicted else [])
+    after = (f" after {' and '.join(why)}" if why and s.group_state == STABLE else "")
     return (f", so {name}, which took the partition over{after} (generation {s.generation}), fetched it again",
             (culprit(variable=f"consumers.{name}.position"),)
-            + tuple(culprit(variable=f"consumers.{d}.alive") for d in dead))
+            + tuple(culprit(variable=f"consumers.{d}.alive") for d in dead)
+            + tuple(culprit(variable=f"consumers.{e}.member") for e in evicted))
 
 
 def explain_no_duplicates(c: ConsumerConstants, s: GroupState) -> Witness:
@@ -78,6 +83,21 @@ def no_duplicates(c: ConsumerConstants, s: GroupState) -> bool:
     return all(n <= 1 for n in s.processed)
 
 
+def explain_committed_never_regresses(c: ConsumerConstants, s: GroupState) -> Witness:
+    """The committed offset and the higher one it went back from."""
+    return Witness(f"the committed offset went back from {s.highest} to {s.committed}: a consumer no longer in the "
+                   f"group committed its stale position over the new owner's, so the next owner re-reads from "
+                   f"offset {s.committed}",
+                   (culprit(variable="group.committedOffset"), culprit(variable="group.highestCommitted"))
+                   + tuple(culprit(_record(o), "committed") for o in range(s.committed, s.highest)))
+
+
+@invariant("CommittedNeverRegresses", explain=explain_committed_never_regresses)
+def committed_never_regresses(c: ConsumerConstants, s: GroupState) -> bool:
+    """The group's committed offset never goes back (no commit overwrites a higher one)."""
+    return s.committed == s.highest
+
+
 @sometimes("AllRecordsProcessed")
 def all_records_processed(c: ConsumerConstants, s: GroupState) -> bool:
     """Every record is processed at least once (otherwise the bounds are too tight to say anything)."""
@@ -90,5 +110,5 @@ def partition_reassigned(c: ConsumerConstants, s: GroupState) -> bool:
     return s.generation > 1
 
 
-ALL = [no_loss, no_duplicates]
+ALL = [no_loss, no_duplicates, committed_never_regresses]
 SOMETIMES = [all_records_processed, partition_reassigned]

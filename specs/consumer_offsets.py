@@ -19,7 +19,12 @@ rebalance (``complete_rebalance``: once every live member is back at its
 poll, the partition is assigned to one of them, which fetches the committed
 offset).  The owner of a rebalancing group finishes the loop iteration it is
 in (processing and committing) before it rejoins, as in the seeds' poll-based
-protocol; only a crash interrupts an iteration.
+protocol; only a crash interrupts an iteration, or, with ``Evictions`` > 0, an
+eviction (``evict``: a live member slow in its iteration is removed by the
+coordinator and the group rebalances without it, while it still holds its
+record; ``rejoin``: back at its poll, it joins again).  With ``Fencing`` the
+coordinator refuses a commit from a consumer that is not a member of the
+current generation, as Kafka's does.
 
 Runs end when every record was polled or no consumer is left; states without
 successors are expected.
@@ -31,12 +36,14 @@ from modelcheck import Spec, action
 from modelcheck.specs.consumer_state import (
     COMMIT,
     CONSUMER,
+    EVICTABLE,
     NONE,
     POLL,
     PREPARING_REBALANCE,
     PROCESS,
     STABLE,
     ConsumerConstants,
+    accepts_commit,
     GroupState,
     init,
     lanes,
@@ -54,7 +61,7 @@ def _after(c: ConsumerConstants) -> bool:
 def poll(c: ConsumerConstants, s: GroupState, consumer: int):
     """The owner polls the next record; its position moves past it (max.poll.records = 1)."""
     con = s.consumers[consumer]
-    if s.group_state != STABLE or s.owner != consumer or not con.alive or con.step != POLL:
+    if s.group_state != STABLE or s.owner != consumer or not con.alive or con.step != POLL or not con.member:
         return None
     if con.position >= c.Records:
         return None
@@ -76,21 +83,34 @@ def process_record(c: ConsumerConstants, s: GroupState, consumer: int):
 
 @action("commit_offset", consumer=CONSUMER)
 def commit_offset(c: ConsumerConstants, s: GroupState, consumer: int):
-    """The consumer commits its position (commitSync) to the group coordinator."""
+    """The consumer commits its position (commitSync) with its generation to the group coordinator.
+
+    With ``Fencing``, the coordinator refuses a commit from a consumer that is
+    not a member of the current generation (evicted): commitSync throws
+    CommitFailedException, and the application drops what it holds (with
+    before-processing, the record it has not processed) and goes back to its
+    poll, where it rejoins.
+    """
     con = s.consumers[consumer]
     if not con.alive or con.step != COMMIT:
         return None
+    if not accepts_commit(c, s, con):
+        return set_consumer(s, consumer, con._replace(in_hand=NONE, step=POLL))
     nxt = POLL if _after(c) else PROCESS
-    return set_consumer(s, consumer, con._replace(step=nxt))._replace(committed=con.position)
+    return set_consumer(s, consumer, con._replace(step=nxt))._replace(committed=con.position,
+                                                                      highest=max(s.highest, con.position))
 
 
 @action("crash", consumer=CONSUMER)
 def crash(c: ConsumerConstants, s: GroupState, consumer: int):
-    """A consumer process dies; after session.timeout.ms the coordinator removes it and starts a rebalance."""
+    """A consumer process dies; after session.timeout.ms the coordinator removes it and starts a rebalance
+    (a consumer that was evicted is no member: nothing changes for the group)."""
     con = s.consumers[consumer]
     if not con.alive or s.crashes >= c.Crashes:
         return None
-    t = set_consumer(s, consumer, con._replace(alive=False, in_hand=NONE, step=POLL))
+    t = set_consumer(s, consumer, con._replace(alive=False, in_hand=NONE, step=POLL, member=False, generation=0))
+    if not con.member:
+        return t._replace(crashes=s.crashes + 1)
     return t._replace(
         group_state=PREPARING_REBALANCE,
         owner=NONE if s.owner == consumer else s.owner,
@@ -98,15 +118,47 @@ def crash(c: ConsumerConstants, s: GroupState, consumer: int):
     )
 
 
+@action("evict", consumer=EVICTABLE)
+def evict(c: ConsumerConstants, s: GroupState, consumer: int):
+    """A live member is slow in its loop iteration (processing or committing): its session (or
+    max.poll.interval.ms) runs out, the coordinator removes it and starts a rebalance.  The consumer does not
+    know: it goes on with the record in hand."""
+    con = s.consumers[consumer]
+    if s.evictions >= c.Evictions or not con.alive or not con.member or con.step == POLL:
+        return None
+    t = set_consumer(s, consumer, con._replace(member=False))
+    return t._replace(
+        group_state=PREPARING_REBALANCE,
+        owner=NONE if s.owner == consumer else s.owner,
+        evictions=s.evictions + 1,
+    )
+
+
+@action("rejoin", consumer=EVICTABLE)
+def rejoin(c: ConsumerConstants, s: GroupState, consumer: int):
+    """An evicted consumer, back at its poll, learns it is out of the group and sends JoinGroup: the group
+    rebalances (it joins the next generation when the rebalance completes)."""
+    con = s.consumers[consumer]
+    if con.member or not con.alive or con.step != POLL:
+        return None
+    return set_consumer(s, consumer, con._replace(member=True))._replace(group_state=PREPARING_REBALANCE)
+
+
 @action("complete_rebalance", consumer=CONSUMER)
 def complete_rebalance(c: ConsumerConstants, s: GroupState, consumer: int):
-    """Every live member has rejoined; the leader assigns the partition to ``consumer``, which fetches the committed offset."""
-    if s.group_state != PREPARING_REBALANCE or not s.consumers[consumer].alive:
+    """Every live member has rejoined; the leader assigns the partition to ``consumer``, which fetches the committed offset.
+
+    An evicted consumer is not waited for: the partition may move while it still processes a record.
+    """
+    target = s.consumers[consumer]
+    if s.group_state != PREPARING_REBALANCE or not target.alive or not target.member:
         return None
-    if any(con.alive and con.step != POLL for con in s.consumers):
+    if any(con.alive and con.member and con.step != POLL for con in s.consumers):
         return None  # the owner first finishes its loop iteration (it rejoins in its next poll)
-    t = set_consumer(s, consumer, s.consumers[consumer]._replace(position=s.committed))
-    return t._replace(group_state=STABLE, owner=consumer, generation=s.generation + 1)
+    gen = s.generation + 1
+    consumers = tuple(con._replace(generation=gen) if con.alive and con.member else con for con in s.consumers)
+    t = set_consumer(s._replace(consumers=consumers), consumer, consumers[consumer]._replace(position=s.committed))
+    return t._replace(group_state=STABLE, owner=consumer, generation=gen)
 
 
 def _build() -> Spec:
@@ -117,7 +169,7 @@ def _build() -> Spec:
         title="Consumer offset commits: at-least-once after processing, at-most-once before",
         constants=ConsumerConstants,
         init=init,
-        actions=[poll, process_record, commit_offset, crash, complete_rebalance],
+        actions=[poll, process_record, commit_offset, crash, evict, rejoin, complete_rebalance],
         invariants=inv.ALL,
         sometimes=inv.SOMETIMES,
         deadlock_expected=True,

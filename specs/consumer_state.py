@@ -47,6 +47,15 @@ class ConsumerConstants:
     Records: int = constant(2, "records in the partition, all written before the group starts", minimum=1, maximum=4)
     Consumers: int = constant(2, "members of the consumer group (c1 owns the partition first)", minimum=1, maximum=3)
     Crashes: int = constant(1, "consumer crashes in one run (each one makes the group rebalance)", minimum=0, maximum=3)
+    Evictions: int = constant(
+        0,
+        "evictions in one run of a live member that is slow in its loop iteration (its session or "
+        "max.poll.interval.ms runs out while it processes or commits): the group rebalances without waiting for it",
+        minimum=0, maximum=2)
+    Fencing: bool = constant(
+        True,
+        "the coordinator rejects an OffsetCommit from a consumer that is not a member of the group's current "
+        "generation (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION), as Kafka's does; false accepts every commit")
 
 
 class Consumer(NamedTuple):
@@ -59,6 +68,10 @@ class Consumer(NamedTuple):
     """The offset it polled and has not processed yet, or NONE.  Lost in a crash."""
     step: int
     """POLL, PROCESS or COMMIT: the next thing its loop does."""
+    member: bool
+    """Whether the coordinator counts it a member of the group (false once it crashed or was evicted, until it rejoins)."""
+    generation: int
+    """The group generation it last joined (what its OffsetCommits carry); 0 once it crashed."""
 
 
 class GroupState(NamedTuple):
@@ -75,6 +88,10 @@ class GroupState(NamedTuple):
     processed: tuple
     """Per record: how many times the application processed it (counted up to 2)."""
     crashes: int
+    evictions: int
+    """Evictions of a live member so far (bounded by ``Evictions``)."""
+    highest: int
+    """A history variable: the highest offset ever committed (the committed offset goes back when it is lower)."""
 
 
 def consumer_name(i: int) -> str:
@@ -83,6 +100,9 @@ def consumer_name(i: int) -> str:
 
 
 CONSUMER = Domain("consumer", lambda c: range(c.Consumers), consumer_name)
+EVICTABLE = Domain("consumer", lambda c: range(c.Consumers if c.Evictions else 0), consumer_name)
+"""The consumers, where a consumer can be evicted (``Evictions`` > 0); none otherwise, so that ``evict`` and
+``rejoin`` have no parameter value and are not reported as never enabled."""
 
 
 def set_consumer(s: GroupState, i: int, con: Consumer) -> GroupState:
@@ -93,13 +113,15 @@ def set_consumer(s: GroupState, i: int, con: Consumer) -> GroupState:
 def init(c: ConsumerConstants):
     """The group is Stable in generation 1 with c1 owning the partition from offset 0; nothing committed or processed."""
     yield GroupState(
-        consumers=tuple(Consumer(True, 0, NONE, POLL) for _ in range(c.Consumers)),
+        consumers=tuple(Consumer(True, 0, NONE, POLL, True, 1) for _ in range(c.Consumers)),
         group_state=STABLE,
         owner=0,
         generation=1,
         committed=0,
         processed=(0,) * c.Records,
         crashes=0,
+        evictions=0,
+        highest=0,
     )
 
 
@@ -113,7 +135,10 @@ def view(c: ConsumerConstants, s: GroupState) -> dict[str, Any]:
             "inHand": "-" if con.in_hand == NONE else f"offset {con.in_hand}",
             "next": STEP_NAMES[con.step] if con.alive else "-",
         }
-    return {
+        if c.Evictions:  # shown only where a live consumer can be out of the group
+            members[consumer_name(i)]["member"] = con.member
+            members[consumer_name(i)]["generation"] = con.generation
+    out = {
         "consumers": members,
         "group": {
             "state": GROUP_STATE_NAMES[s.group_state],
@@ -124,6 +149,10 @@ def view(c: ConsumerConstants, s: GroupState) -> dict[str, Any]:
         "processed": {f"offset {o}": n for o, n in enumerate(s.processed)},
         "crashes": s.crashes,
     }
+    if c.Evictions:
+        out["evictions"] = s.evictions
+        out["group"]["highestCommitted"] = s.highest
+    return out
 
 
 def lanes(c: ConsumerConstants, s: GroupState) -> dict[str, dict[str, Any]]:
@@ -166,14 +195,35 @@ def _rejoin(i: int) -> str:
     return f"rebalance to {consumer_name(i)}"
 
 
+def _leave_events(s: GroupState, who: int, why: str) -> list[dict]:
+    """The coordinator removes a member (crashed, or evicted while slow) and tells the other members to rejoin
+    (the first departure of a rebalance); a notice on its way to the member that left is lost.  A consumer
+    that is no longer a member leaves nothing to tell."""
+    if not s.consumers[who].member:
+        return []
+    if s.group_state != STABLE:
+        return [{"drop": _rejoin(who), "why": f"{consumer_name(who)} {why}"}]
+    return [_send(_rejoin(i), COORDINATOR, consumer_name(i), f"REBALANCE_IN_PROGRESS ({consumer_name(who)} left): "
+                  "rejoin", "Rebalance", delivered=False)
+            for i, con in enumerate(s.consumers) if con.alive and con.member and i != who]
+
+
 def _crash_events(s: GroupState, who: int) -> list[dict]:
     """The coordinator declares the member dead and tells the others to rejoin (the first crash of a rebalance);
     a notice on its way to the member that crashed is lost."""
-    if s.group_state != STABLE:
-        return [{"drop": _rejoin(who), "why": f"{consumer_name(who)} crashed"}]
-    return [_send(_rejoin(i), COORDINATOR, consumer_name(i), f"REBALANCE_IN_PROGRESS ({consumer_name(who)} left): "
-                  "rejoin", "Rebalance", delivered=False)
-            for i, con in enumerate(s.consumers) if con.alive and i != who]
+    return _leave_events(s, who, "crashed")
+
+
+def _rejoin_events(s: GroupState, who: int) -> list[dict]:
+    """An evicted consumer's JoinGroup: the coordinator holds it until the rebalance completes, and (if the
+    group was Stable) tells the members to rejoin."""
+    name = consumer_name(who)
+    out = [_send(_rejoin(who), name, COORDINATOR, "JoinGroup (after its eviction)", "Rebalance", delivered=False)]
+    if s.group_state == STABLE:
+        out += [_send(_rejoin(i), COORDINATOR, consumer_name(i), f"REBALANCE_IN_PROGRESS ({name} joins): rejoin",
+                      "Rebalance", delivered=False)
+                for i, con in enumerate(s.consumers) if con.alive and con.member and i != who]
+    return out
 
 
 def _rebalance_events(s: GroupState, t: GroupState, who: int) -> list[dict]:
@@ -181,7 +231,7 @@ def _rebalance_events(s: GroupState, t: GroupState, who: int) -> list[dict]:
     committed offset it starts from."""
     out: list[dict] = []
     for i, con in enumerate(s.consumers):
-        if not con.alive:
+        if not con.alive or not con.member:
             continue
         name = consumer_name(i)
         what = "the partition" if i == who else "nothing"
@@ -193,13 +243,25 @@ def _rebalance_events(s: GroupState, t: GroupState, who: int) -> list[dict]:
                            f"committed offset {s.committed}", "OffsetCommit")
 
 
+def accepts_commit(c: ConsumerConstants, s: GroupState, con: Consumer) -> bool:
+    """Whether the coordinator applies ``con``'s OffsetCommit: always without ``Fencing``; with it, only from a
+    member of the current generation (Kafka's coordinator answers UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION)."""
+    return not c.Fencing or (con.member and con.generation == s.generation)
+
+
+def _refusal(s: GroupState, con: Consumer) -> str:
+    return "UNKNOWN_MEMBER_ID" if not con.member else f"ILLEGAL_GENERATION (group is in {s.generation})"
+
+
 def messages(c: ConsumerConstants, s: GroupState, t: GroupState, action: str, params: dict[str, str]) -> list[dict]:
     """What the step ``s -> t`` sends between the consumers, the partition's broker and the group coordinator.
 
     * ``poll``: a fetch from the consumer's position and the record it returns;
-    * ``commit_offset``: OffsetCommit of the position to the coordinator;
-    * ``crash``: the coordinator (after session.timeout.ms) tells every other
+    * ``commit_offset``: OffsetCommit of the position (and the consumer's
+      generation) to the coordinator, and its answer (a fenced commit is refused);
+    * ``crash``, ``evict``: the coordinator (after session.timeout.ms) tells every other
       live member to rejoin; the notice is in flight until the rebalance;
+    * ``rejoin``: an evicted consumer's JoinGroup, held until the rebalance completes;
     * ``complete_rebalance``: each live member rejoins and is told the new
       generation's assignment, and the new owner fetches the committed offset.
 
@@ -213,10 +275,16 @@ def messages(c: ConsumerConstants, s: GroupState, t: GroupState, action: str, pa
         return _exchange(f"Fetch by {name}", name, BROKER, f"Fetch(offset {con.position})",
                          f"record at offset {con.position}", "Fetch")
     if action == "commit_offset":
-        return _exchange(f"OffsetCommit by {name}", name, COORDINATOR, f"OffsetCommit(offset {con.position})",
-                         "committed", "OffsetCommit")
+        answer = "committed" if accepts_commit(c, s, con) else _refusal(s, con)
+        gen = f", generation {con.generation}" if c.Evictions else ""
+        return _exchange(f"OffsetCommit by {name}", name, COORDINATOR, f"OffsetCommit(offset {con.position}{gen})",
+                         answer, "OffsetCommit")
     if action == "crash":
         return _crash_events(s, who)
+    if action == "evict":
+        return _leave_events(s, who, "was evicted")
+    if action == "rejoin":
+        return _rejoin_events(s, who)
     if action == "complete_rebalance":
         return _rebalance_events(s, t, who)
     return []

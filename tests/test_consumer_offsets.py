@@ -95,3 +95,120 @@ def test_compiled_and_interpreted_give_identical_results(cli):
     b = cli(*args, env={INTERPRETED_ENV: "1"})
     assert a.returncode == b.returncode == 1
     assert json_report(a) == json_report(b)
+
+
+# Eviction of a live but slow consumer, and the coordinator's generation fencing of commits.
+
+def test_evicting_a_slow_owner_duplicates_without_any_crash():
+    """c1 is evicted while it still has offset 0 in hand (processed, not committed): the rebalance does not wait
+    for it, c2 starts at the committed offset 0 and processes it again.  With fencing (the default) c1's late
+    commit is then refused, but the record was processed twice already: fencing alone keeps at-least-once."""
+    from modelcheck.specs import consumer_offsets as co
+
+    spec, c, r = run(("NoDuplicates",), Crashes=0, Evictions=1)
+    v = r.violations[0]
+    assert labels(v) == [
+        "poll(consumer=c1)",
+        "process_record(consumer=c1)",
+        "evict(consumer=c1)",  # alive, but its session ran out while it was busy
+        "complete_rebalance(consumer=c2)",  # not waiting for c1: it is no member
+        "poll(consumer=c2)",
+        "process_record(consumer=c2)",
+    ]
+    last = v.trace[-1].state
+    assert last.processed[0] == 2 and last.consumers[0].alive and not last.consumers[0].member
+    assert len(v.trace) == naive_shortest(spec, c, "NoDuplicates")
+    # c1's late commit: refused with fencing (it drops out to its poll), applied without.
+    t = co.commit_offset(c, last, 0)
+    assert (t.committed, t.consumers[0].step, t.consumers[0].generation, t.generation) == (0, co.POLL, 1, 2)
+    t = co.commit_offset(constants(spec, Crashes=0, Evictions=1, Fencing=False), last, 0)
+    assert t.committed == 1
+
+
+def test_evictions_lose_nothing_when_committing_after_processing():
+    for fencing, counts in ((True, (535, 771, 18)), (False, (519, 765, 19))):
+        spec, c, r = run(("NoLoss",), Evictions=1, Fencing=fencing)
+        assert r.result == "holds"
+        assert (r.distinct_states, r.states_generated, r.depth) == counts
+        assert_counts_match_naive(spec, c, r)
+
+
+def test_fencing_keeps_the_committed_offset_from_going_back():
+    spec, c, r = run(("CommittedNeverRegresses",), Evictions=1)
+    assert r.result == "holds"
+    assert (r.distinct_states, r.depth) == (535, 18)
+    assert_counts_match_naive(spec, c, r)
+    stats = {a.name: a.generated for a in r.action_stats}
+    assert stats["evict"] > 0 and stats["rejoin"] > 0 and stats["crash"] > 0
+
+
+def test_without_fencing_an_evicted_consumers_late_commit_moves_the_committed_offset_back():
+    """The mutant: the coordinator accepts c1's commit from generation 1 after c2 committed 2 in generation 2."""
+    spec, c, r = run(("CommittedNeverRegresses",), Evictions=1, Fencing=False)
+    v = r.violations[0]
+    assert labels(v) == [
+        "poll(consumer=c1)",
+        "process_record(consumer=c1)",
+        "evict(consumer=c1)",
+        "complete_rebalance(consumer=c2)",
+        "poll(consumer=c2)",
+        "process_record(consumer=c2)",
+        "commit_offset(consumer=c2)",
+        "poll(consumer=c2)",
+        "process_record(consumer=c2)",
+        "commit_offset(consumer=c2)",  # committed offset 2
+        "commit_offset(consumer=c1)",  # c1's stale position 1, accepted
+    ]
+    last = v.trace[-1].state
+    assert (last.committed, last.highest) == (1, 2)
+    assert len(v.trace) == naive_shortest(spec, c, "CommittedNeverRegresses")
+
+
+def test_fencing_keeps_committing_before_processing_at_most_once():
+    spec, c, r = run(("NoDuplicates",), Evictions=1, Commit="before-processing")
+    assert r.result == "holds"
+    assert (r.distinct_states, r.depth) == (442, 15)
+    assert_counts_match_naive(spec, c, r)
+
+
+def test_without_fencing_an_evicted_consumer_processes_what_the_next_owner_processes():
+    """The mutant: c1, evicted with offset 0 in hand, commits it (accepted) and processes it; so does c2."""
+    spec, c, r = run(("NoDuplicates",), Evictions=1, Commit="before-processing", Fencing=False)
+    v = r.violations[0]
+    assert labels(v) == [
+        "poll(consumer=c1)",
+        "evict(consumer=c1)",
+        "complete_rebalance(consumer=c2)",
+        "poll(consumer=c2)",
+        "commit_offset(consumer=c1)",  # refused with fencing: c1 would drop offset 0 unprocessed
+        "process_record(consumer=c1)",
+        "commit_offset(consumer=c2)",
+        "process_record(consumer=c2)",
+    ]
+    assert v.trace[-1].state.processed[0] == 2
+    assert len(v.trace) == naive_shortest(spec, c, "NoDuplicates")
+
+
+def test_evicted_consumer_rejoins_and_can_own_the_partition_again():
+    from modelcheck.specs import consumer_offsets as co
+
+    spec = load_spec(SPEC)
+    c = constants(spec, Evictions=1)
+    s = co.evict(c, co.poll(c, next(iter(spec.init(c))), 0), 0)
+    assert co.rejoin(c, s, 0) is None  # still busy with offset 0
+    assert co.complete_rebalance(c, s, 0) is None  # no member any more
+    s = co.complete_rebalance(c, s, 1)
+    s = co.commit_offset(c, co.process_record(c, s, 0), 0)  # refused: UNKNOWN_MEMBER_ID
+    assert (s.committed, s.consumers[0].step, s.generation) == (0, co.POLL, 2)
+    s = co.rejoin(c, s, 0)
+    assert (s.group_state, s.consumers[0].member) == (co.PREPARING_REBALANCE, True)
+    s = co.complete_rebalance(c, s, 0)
+    assert (s.owner, s.generation, s.consumers[0].generation, s.consumers[1].generation) == (0, 3, 3, 3)
+    assert co.poll(c, s, 0) is not None
+
+
+def test_default_constants_have_no_evictions():
+    """Evictions=0 by default: evict and rejoin have no parameter value, and nothing is warned."""
+    _, _, r = run(("NoLoss",))
+    assert {a.name: a.generated for a in r.action_stats}["evict"] == 0
+    assert not r.warnings
