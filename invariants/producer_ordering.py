@@ -4,7 +4,10 @@
   application sent them: no batch is first written after a batch sent later
   (a second copy of a batch is ``NoDuplicates``' business);
 * ``NoDuplicates``: no batch is written twice;
-* ``AckedBatchesWritten``: a batch the callback reported as written is in the log.
+* ``AckedBatchesWritten``: a batch the callback reported as written is in the log;
+* ``DuplicatesRecognised``: the broker never answers OUT_OF_ORDER_SEQUENCE_NUMBER
+  to a retry of a batch it has written (it recognises the duplicate), which
+  holds only while ``MaxInFlight <= BrokerCache``.
 
 Each has a companion ``explain`` that, on a violating state, names the
 batches and the log offsets at fault in one sentence and lists the lane cells
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 from modelcheck import invariant, sometimes
 from modelcheck.spec import Witness, culprit
-from modelcheck.specs.producer_state import ProducerConstants, ProducerState, batch_name
+from modelcheck.specs.producer_state import OUT_OF_ORDER_SEQUENCE, ProducerConstants, ProducerState, batch_name
 
 
 def _first_out_of_order(log: tuple) -> tuple[int, int] | None:
@@ -100,6 +103,29 @@ def acked_batches_written(c: ProducerConstants, s: ProducerState) -> bool:
     return s.acked <= frozenset(s.log)
 
 
+def _unrecognised(s: ProducerState) -> list[int]:
+    """Batches answered OUT_OF_ORDER_SEQUENCE_NUMBER although the log holds them, in response order."""
+    return [b for b, code in s.responses if code == OUT_OF_ORDER_SEQUENCE and b in s.log]
+
+
+def explain_duplicates_recognised(c: ProducerConstants, s: ProducerState) -> Witness:
+    """The written batch the broker refused as out of order, where it is, and what the cache held."""
+    b = _unrecognised(s)[0]
+    name = batch_name(b)
+    cache = "[" + ", ".join(batch_name(x) for x in s.log[-c.BrokerCache:]) + "]"
+    return Witness(f"{name} is at log offset {s.log.index(b)}, but its retry was answered "
+                   f"OUT_OF_ORDER_SEQUENCE_NUMBER: the broker remembers only the last {c.BrokerCache} "
+                   f"batch(es) {cache}, and {c.MaxInFlight} requests may be in flight",
+                   (culprit(name, "status"), culprit(name, "log offsets"), culprit(name, "sent"),
+                    culprit(variable="log")))
+
+
+@invariant("DuplicatesRecognised", explain=explain_duplicates_recognised)
+def duplicates_recognised(c: ProducerConstants, s: ProducerState) -> bool:
+    """No batch the log holds is answered OUT_OF_ORDER_SEQUENCE_NUMBER: a retry of it is recognised as a duplicate."""
+    return not _unrecognised(s)
+
+
 @sometimes("SomeBatchRetried")
 def some_batch_retried(c: ProducerConstants, s: ProducerState) -> bool:
     """Some batch is sent a second time (otherwise retries never come into play)."""
@@ -112,5 +138,5 @@ def all_batches_acked(c: ProducerConstants, s: ProducerState) -> bool:
     return len(s.acked) == c.Batches
 
 
-ALL = [in_order, no_duplicates, acked_batches_written]
+ALL = [in_order, no_duplicates, acked_batches_written, duplicates_recognised]
 SOMETIMES = [some_batch_retried, all_batches_acked]

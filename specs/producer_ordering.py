@@ -20,8 +20,12 @@ partition leader through those steps:
 * ``broker_handles_produce``: the leader handles the oldest request on the
   connection (one TCP connection: in order) and appends it; with
   ``Idempotent=true`` it appends only the next sequence number, answers
-  DUPLICATE_SEQUENCE_NUMBER (a success) for one it already has, and
-  OUT_OF_ORDER_SEQUENCE_NUMBER for one beyond;
+  DUPLICATE_SEQUENCE_NUMBER (a success) for one among the last
+  ``BrokerCache`` batches it wrote (Kafka's broker caches five per
+  producer), and OUT_OF_ORDER_SEQUENCE_NUMBER for any other: one beyond the
+  next, or an older one it no longer remembers (which is why Kafka refuses
+  ``max.in.flight`` above 5 with idempotence: a retry can only be as old as
+  the requests in flight);
 * ``receive_response``: the callback gets a success, or the batch goes back
   into the accumulator while it has retries left (at the front, as Kafka's
   producer re-enqueues it; in sequence order when idempotent), else fails;
@@ -31,12 +35,16 @@ partition leader through those steps:
   retries it).
 
 Runs end when every batch is acknowledged or failed; states without
-successors are expected.
+successors are expected.  The liveness property ``EveryBatchResolved`` says
+so: every batch is eventually acknowledged or failed, under weak fairness of
+the steps that make progress (sending, and so retrying; the broker handling
+a request; the producer reading a response).  The failure points have no
+fairness: errors may or may not happen.
 """
 
 from __future__ import annotations
 
-from modelcheck import Spec, action
+from modelcheck import Spec, action, all_of, eventually, liveness, weak
 from modelcheck.specs.producer_state import (
     BATCH,
     DUPLICATE_SEQUENCE,
@@ -85,10 +93,10 @@ def broker_handles_produce(c: ProducerConstants, s: ProducerState, batch: int):
     code = NONE_ERROR
     if c.Idempotent:
         expected = log[-1] + 1 if log else 0
-        if batch < expected:
+        if batch in log[-c.BrokerCache:]:
             code = DUPLICATE_SEQUENCE
-        elif batch > expected:
-            code = OUT_OF_ORDER_SEQUENCE
+        elif batch != expected:
+            code = OUT_OF_ORDER_SEQUENCE  # beyond the next sequence, or older than the cache remembers
     if code == NONE_ERROR:
         log = log + (batch,)
     return s._replace(requests=s.requests[1:], responses=s.responses + ((batch, code),), log=log)
@@ -126,6 +134,20 @@ def request_times_out(c: ProducerConstants, s: ProducerState, batch: int):
     return _failed_attempt(c, s._replace(responses=s.responses[1:]), batch)
 
 
+@liveness("EveryBatchResolved", "every batch is eventually acknowledged or failed")
+def every_batch_resolved(c: ProducerConstants):
+    """``\\A b: <>(b \\in acked \\cup failed)``: no batch waits forever, in the accumulator or on the connection."""
+    return all_of(eventually(lambda c, s, b=b: b in s.acked or b in s.failed) for b in range(c.Batches))
+
+
+FAIRNESS = [
+    weak(send_batch),  # the sender thread sends (or re-sends) the accumulator's next batch while it may
+    weak(broker_handles_produce),  # a request on the connection is handled (or refused: no fairness for that)
+    weak(receive_response),  # a response on its way back is read (or lost: no fairness for that)
+]
+"""Weak fairness of the progress steps; none for ``broker_rejects_produce`` and ``request_times_out``."""
+
+
 def _build() -> Spec:
     from modelcheck.invariants import producer_ordering as inv
 
@@ -137,6 +159,8 @@ def _build() -> Spec:
         actions=[send_batch, broker_handles_produce, broker_rejects_produce, receive_response, request_times_out],
         invariants=inv.ALL,
         sometimes=inv.SOMETIMES,
+        properties=[every_batch_resolved],
+        fairness=FAIRNESS,
         deadlock_expected=True,
         view=view,
         lanes=lanes,

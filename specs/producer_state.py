@@ -11,7 +11,10 @@ Encoding (canonical: ints, bools, tuples, frozensets only):
 * the accumulator, the requests on the connection and the responses coming back
   are tuples in FIFO order (one TCP connection: the broker handles requests in
   the order they were sent, and the producer reads responses in that order);
-* a response is ``(batch, code)`` with ``code`` one of the error codes below.
+* a response is ``(batch, code)`` with ``code`` one of the error codes below;
+* the idempotent broker's sequence cache (the last ``BrokerCache`` batches'
+  sequence numbers) is the end of the log, ``log[-BrokerCache:]``: with one
+  producer and sequence number = batch index, it needs no variable of its own.
 """
 
 from __future__ import annotations
@@ -57,6 +60,9 @@ class ProducerConstants:
                "appends only the next sequence (Kafka 0.11)")
     Batches: int = constant(3, "batches the application sends to the partition, in this order",
                             minimum=1, maximum=5)
+    BrokerCache: int = constant(
+        5, "with idempotence: how many of the producer's last batches the broker remembers the sequence "
+           "numbers of (Kafka: 5); an older retried batch is not recognised as a duplicate", minimum=1, maximum=5)
 
 
 class ProducerState(NamedTuple):
