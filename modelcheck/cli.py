@@ -111,7 +111,8 @@ def list_cmd() -> None:
         )
         click.echo(f"  invariants: {invs}  (* checked by default)")
         if spec.properties:
-            click.echo(f"  properties: {', '.join(p.name for p in spec.properties)}  (--property NAME)")
+            props = ", ".join(p.name + ("*" if p.name in spec.default_properties else "") for p in spec.properties)
+            click.echo(f"  properties: {props}  (--property NAME{'; * checked by default' if spec.default_properties else ''})")
 
 
 @main.command("show")
@@ -136,9 +137,11 @@ def show_cmd(spec_ref: str) -> None:
         star = "*" if p.name in spec.default_invariants else " "
         click.echo(f" {star}{p.name}  {p.description}")
     if spec.properties:
-        click.echo("\nLiveness and step properties (checked with --property NAME):")
+        click.echo("\nLiveness and step properties (checked with --property NAME"
+                   + ("; * also by default" if spec.default_properties else "") + "):")
         for p in spec.properties:
-            click.echo(f"  {p.name}  [{p.kind}]  {p.description}")
+            star = "*" if p.name in spec.default_properties else " "
+            click.echo(f" {star}{p.name}  [{p.kind}]  {p.description}")
     if spec.fairness:
         click.echo("\nFairness: " + ", ".join(f.describe(spec.actions[ai].name) for f, ai in spec.fairness))
     if spec.sometimes:
