@@ -20,6 +20,7 @@ from __future__ import annotations
 from modelcheck import invariant
 from modelcheck.spec import Witness, culprit
 from modelcheck.specs.kafka_replication import NIL, NONE, KafkaConstants, KafkaState, replica_name
+from modelcheck.specs.naming import named
 
 
 def _agree_below(s: KafkaState, r1: int, r2: int, hw: int) -> bool:
@@ -36,7 +37,7 @@ def _record(rec) -> str:
 
 
 def _names(xs) -> str:
-    return "{" + ", ".join(replica_name(x) for x in sorted(xs)) + "}"
+    return named(xs, replica_name)
 
 
 def _isr_witness(s: KafkaState, isrs, whose: str, isr_cell: str) -> Witness:

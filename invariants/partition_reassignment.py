@@ -31,10 +31,11 @@ from modelcheck.specs.reassignment_state import (
     broker_name,
     replica_sets,
 )
+from modelcheck.specs.naming import named
 
 
 def _names(bs) -> str:
-    return "{" + ", ".join(broker_name(b) for b in sorted(bs)) + "}"
+    return named(bs, broker_name)
 
 
 def _and(words: list[str]) -> str:

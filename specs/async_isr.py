@@ -25,6 +25,7 @@ import attrs
 
 from modelcheck import Domain, Spec, action, constant, invariant
 from modelcheck.spec import Witness, culprit
+from modelcheck.specs.naming import named
 
 NIL = -1
 LEADER = 0
@@ -244,7 +245,7 @@ def within_bounds(c: AsyncIsrConstants, s: AsyncIsrState) -> bool:
 
 
 def _names(isr: tuple) -> str:
-    return "{" + ", ".join(replica_name(r) for r in isr) + "}"
+    return named(isr, replica_name, ordered=True)
 
 
 def view(c: AsyncIsrConstants, s: AsyncIsrState) -> dict[str, Any]:

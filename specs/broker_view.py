@@ -7,6 +7,7 @@ from typing import Any
 from modelcheck.model.symmetry import renamed_set
 from modelcheck.specs.broker_state import NONE, UNKNOWN, FailureConstants, FailureState, leader_alive, replica_name
 from modelcheck.specs.broker_truncation import epoch_rounds
+from modelcheck.specs.naming import named
 
 
 def log_text(log: tuple) -> str:
@@ -15,7 +16,7 @@ def log_text(log: tuple) -> str:
 
 
 def _names(rs: frozenset) -> str:
-    return "{" + ", ".join(replica_name(r) for r in sorted(rs)) + "}"
+    return named(rs, replica_name)
 
 
 def _epochs_text(epochs: tuple) -> str:

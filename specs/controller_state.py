@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from modelcheck import Domain, constant
+from modelcheck.specs.naming import named
 
 NONE = -1
 """No broker: /controller is empty, or the partition has no leader."""
@@ -170,7 +171,7 @@ def init(c: ControllerConstants):
 
 
 def _names(bs) -> str:
-    return "{" + ", ".join(broker_name(b) for b in sorted(bs)) + "}"
+    return named(bs, broker_name)
 
 
 def partition_text(p: PartitionState) -> str:

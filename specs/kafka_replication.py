@@ -30,6 +30,7 @@ import attrs
 from modelcheck import Domain, Symmetry, action, all_of, constant, eventually, leads_to, liveness, step_property
 from modelcheck.model.symmetry import renamed_set
 from modelcheck.spec.replace import replace_at, replacer
+from modelcheck.specs.naming import named
 from modelcheck.specs.replicated_log import EMPTY_LOG, Record, end_offset, has_offset
 
 NONE = -1
@@ -353,7 +354,7 @@ REPLICA_SYMMETRY = Symmetry(size=lambda c: c.Replicas, permute=permute, signatur
 
 
 def _names(xs: frozenset) -> str:
-    return "{" + ", ".join(replica_name(x) for x in sorted(xs)) + "}"
+    return named(xs, replica_name)
 
 
 def _log_text(log: tuple) -> str:

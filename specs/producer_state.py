@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from modelcheck import Domain, constant
+from modelcheck.specs.naming import named
 
 NONE_ERROR = 0
 """The broker appended the batch."""
@@ -111,7 +112,7 @@ def init(c: ProducerConstants):
 
 
 def _names(batches) -> str:
-    return "[" + ", ".join(batch_name(b) for b in batches) + "]"
+    return named(batches, batch_name, ordered=True, brackets="[]")
 
 
 def view(c: ProducerConstants, s: ProducerState) -> dict[str, Any]:

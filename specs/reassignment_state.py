@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from modelcheck import Domain, constant
+from modelcheck.specs.naming import named
 
 NONE = -1
 """No leader (the partition is offline)."""
@@ -133,7 +134,7 @@ def init(c: ReassignConstants):
 
 
 def _names(bs) -> str:
-    return "{" + ", ".join(broker_name(b) for b in sorted(bs)) + "}"
+    return named(bs, broker_name)
 
 
 def next_step(c: ReassignConstants, s: ReassignState) -> str:
