@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from modelcheck.counterexamples import lanes as L
 from modelcheck.counterexamples.lasso import Loop
-from modelcheck.counterexamples.html_parts import CELL, action_html, esc, log_strip
+from modelcheck.counterexamples.causes import culprit_causes
+from modelcheck.counterexamples.html_parts import CELL, action_html, cause_link, esc, log_strip
 from modelcheck.counterexamples.palette import EPOCH_FILLS
 
 
@@ -72,23 +73,35 @@ def _offsets_header(width: int) -> str:
 
 
 def _cell(fields: dict, f: str, changed: list[str], bad: set | None, width: int, extra: str = "",
-          attrs: str = "") -> str:
-    """One field of one lane at one step, as a table cell (``extra``: more classes, ``attrs``: more attributes)."""
+          attrs: str = "", causes: dict | None = None) -> str:
+    """One field of one lane at one step, as a table cell (``extra``: more classes, ``attrs``: more attributes,
+    ``causes``: offset (None: the whole field) -> the step that last changed a culprit cell, linked to)."""
     value = fields.get(f)
+    causes = causes or {}
     cls = ["changed" if f in changed else "same", "f-log" if f == L.LOG else "f", *extra.split()]
     if bad is not None and (f != L.LOG or None in bad):
         cls.append("culprit")
     if f == L.LOG and f in fields:
         strip = log_strip(value, width, fields.get(L.HW), fields.get(L.LEO),
-                          {o for o in (bad or ()) if o is not None}, L.is_down(fields))
+                          {o for o in (bad or ()) if o is not None}, L.is_down(fields), causes)
         if strip is not None:
+            if "culprit" in cls:
+                strip = cause_link(causes.get(None), strip)
             return f'<td class="{" ".join(cls)}"{attrs}>{strip}</td>'
     text = esc(value) if f in fields else ""
-    return f'<td class="{" ".join(cls)}"{attrs}><span class="v">{text}</span></td>'
+    inner = f'<span class="v">{text}</span>'
+    if "culprit" in cls:
+        inner = cause_link(causes.get(None), inner)
+    return f'<td class="{" ".join(cls)}"{attrs}>{inner}</td>'
 
 
 def _culprits_for(bad: dict, lane: str) -> dict[str, set]:
     return {f: offs for (ln, f), offs in bad.items() if ln == lane}
+
+
+def _causes_for(causes: dict, lane: str, field: str) -> dict:
+    """One culprit field's causes, by offset (None: the whole field)."""
+    return {o: c for (ln, f, o), c in causes.items() if ln == lane and f == field}
 
 
 def lanes_by_rows(doc: dict, loop: Loop | None) -> str:
@@ -99,6 +112,7 @@ def lanes_by_rows(doc: dict, loop: Loop | None) -> str:
     lanes, fields = lane_names(steps), field_names(steps)
     width = L.max_log_length(steps)
     bad = L.culprit_cells(doc["violation"])
+    causes = culprit_causes(doc) if loop is None else {}
     last = len(steps) - 1
     head = ("<thead><tr><th>step</th><th>action</th><th>lane</th>"
             + "".join(f'<th class="{"f-log" if f == L.LOG else "f"}">'
@@ -122,7 +136,8 @@ def lanes_by_rows(doc: dict, loop: Loop | None) -> str:
             if k == 0:
                 lead = (f'<th data-col="{i}" tabindex="-1" rowspan="{len(lanes)}">{i + 1}</th>'
                         f'<td class="act" rowspan="{len(lanes)}">{action_html(step["action"] or "initial state")}</td>')
-            cells = "".join(_cell(values, f, changes.get(lane, []), culprits.get(f), width) for f in fields)
+            cells = "".join(_cell(values, f, changes.get(lane, []), culprits.get(f), width,
+                                  causes=_causes_for(causes, lane, f) if i == last else None) for f in fields)
             rows.append(f'<tr data-row="{i}" class="{"down" if L.is_down(values) else ""}">{lead}'
                         f'<th class="lane">{esc(lane)}</th>{cells}</tr>')
         bodies.append(f'<tbody class="{" ".join(groups)}">{"".join(rows)}</tbody>')
@@ -141,6 +156,7 @@ def lanes_by_columns(doc: dict, loop: Loop | None) -> str:
     lanes, fields = lane_names(steps), field_names(steps)
     width = L.max_log_length(steps)
     bad = L.culprit_cells(doc["violation"])
+    causes = culprit_causes(doc) if loop is None else {}
     last = len(steps) - 1
 
     def col_class(i: int) -> str:
@@ -169,7 +185,8 @@ def lanes_by_columns(doc: dict, loop: Loop | None) -> str:
                 culprits = _culprits_for(bad, lane) if i == last else {}
                 down = " down" if L.is_down(values) else ""
                 cells.append(_cell(values, f, changes.get(lane, []), culprits.get(f), width,
-                                   col_class(i) + down, f' data-col="{i}"'))
+                                   col_class(i) + down, f' data-col="{i}"',
+                                   _causes_for(causes, lane, f) if i == last else None))
             tail = '<td class="loopback"></td>' if loop is not None else ""
             rows.append(f'<tr class="{"first" if k == 0 else ""}">{lead}<th class="fname">'
                         f'{_offsets_header(width) if f == L.LOG else esc(f)}</th>{"".join(cells)}{tail}</tr>')

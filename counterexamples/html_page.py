@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 
 from modelcheck.counterexamples import lanes as L
+from modelcheck.counterexamples.causes import causal_phrases, culprit_causes
 from modelcheck.counterexamples.html_lanes import lanes_by_columns, lanes_by_rows, legend_html
 from modelcheck.counterexamples.html_loop import closing_row_html, verdict_html
 from modelcheck.counterexamples.lasso import Loop, headline, loop_of_doc
@@ -57,12 +58,45 @@ def _note(doc: dict, loop: Loop | None) -> str:
     return '<p class="note">The last state is the first one, in breadth-first order, where it fails; no shorter trace exists.</p>'
 
 
+_CAUSE_CSS = """
+p.how { color: #1f2937; font-size: 14px; line-height: 1.45; margin: 4px 0 8px 0; overflow-wrap: anywhere; }
+p.how b { color: #7f1d1d; }
+p.how a { color: #1d4ed8; white-space: nowrap; }
+a.cause { color: inherit; text-decoration: none; cursor: pointer; }
+td > a.cause { display: block; }
+a.cause:hover > .v, a.cause:focus > .v, .log a.cell.cause:hover { text-decoration: underline dotted; }
+.log a.cell.cause:hover, .log a.cell.cause:focus { box-shadow: 0 0 0 2px #7f1d1d; }
+"""
+"""The causal line and the culprit cells' links to the steps that changed them."""
+
+
+def how_html(doc: dict, loop: Loop | None) -> str:
+    """The causal line under the explanation: for each culprit field, the step that last changed it (linked)
+    and that step's action; "" for a loop or a violation without lane culprits."""
+    if loop is not None:
+        return ""
+    phrases, more = causal_phrases(doc)
+    if not phrases:
+        return ""
+    parts = []
+    for before, n, after in phrases:
+        link = f'<a href="#step-{n}" data-cause="{n}">step {n}</a>' if n is not None else ""
+        if after.startswith(" (") and after.endswith(")"):  # may wrap inside the action label, not before it
+            after_html = f" ({action_html(after[2:-1])})"
+        else:
+            after_html = esc(after)
+        parts.append(f"{esc(before)}{link}{after_html}")
+    tail = f"; and {more} more" if more else ""
+    return f'<p class="how"><b>How it happened:</b> {"; ".join(parts)}{tail}.</p>'
+
+
 def _legend(doc: dict, loop: Loop | None) -> str:
     """How to read the steps; the red cells only when there are culprits, the loop only for a lasso."""
     parts = ['Select a step (here, in the lanes, the messages or the graph) to see its whole state; '
              '<span class="changed">highlighted</span> fields changed in that step']
     if doc["violation"].get("culprits"):
-        parts.append(', <span class="culprit">red</span> cells break the invariant')
+        parts.append(', <span class="culprit">red</span> cells break the invariant (click one for the step that '
+                     'last changed it)')
     if loop is not None:
         parts.append(', steps with a <span class="loopkey">rose bar</span> are the loop that repeats forever')
     parts.append('. <span class="nav">Tab to the list, then <kbd>&uarr;</kbd> <kbd>&darr;</kbd>.</span>')
@@ -90,14 +124,14 @@ def render_html(doc: dict, svg: str | None, seq: str | None = None) -> str:
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{esc(doc['spec'])}: {esc(verdict)}</title>
 <style>{asset("trace_page.css")}
-{epoch_css()}</style></head>
+{epoch_css()}{_CAUSE_CSS}</style></head>
 <body>
 <header><h1>{esc(doc['spec'])}: {esc(headline(doc))}</h1>
 <div class="sub">{esc(doc['title'])} &middot; {esc(consts)}</div>
 <nav><a href="#steps">Steps</a> <a href="#lanes">Lanes</a> <a href="#messages">Messages</a> <a href="#graph">Graph</a></nav>
 </header>
 <div class="violation" id="verdict"><b>{esc(verdict)}</b>{': ' + esc(v['description']) if v['description'] else ''}
-{why_html}
+{why_html}{how_html(doc, loop)}
 {_note(doc, loop)}
 {'<p class="story"><b>What happens:</b> ' + esc(doc['story']) + '</p>' if doc.get('story') else ''}</div>
 <section id="steps"><h2>Steps</h2>
@@ -144,6 +178,8 @@ def _step_details(doc: dict, loop: Loop | None) -> str:
     last = len(steps) - 1
     width = L.max_log_length(steps)
     in_flight: dict[str, dict] = {}
+    causes = culprit_causes(doc) if loop is None else {}
+    how = how_html(doc, loop)
     out = []
     for i, step in enumerate(steps):
         prev = steps[i - 1] if i else None
@@ -162,10 +198,12 @@ def _step_details(doc: dict, loop: Loop | None) -> str:
         head += "</h3>"
         why = (f'<p class="why"><b>Why:</b> {esc(v["explanation"])}</p>' if i == last and v.get("explanation")
                else "")
+        if i == last:
+            why += how
         lanes = step.get("lanes") or {}
         body = ""
         if lanes:
-            body += f"<h4>Lanes</h4>{replicas_table(lanes, changes, bad, width)}"
+            body += f"<h4>Lanes</h4>{replicas_table(lanes, changes, bad, width, causes if i == last else None)}"
         msgs = message_list(step.get("messages") or [], in_flight)
         for ev in step.get("messages") or []:
             if "send" in ev and not ev.get("delivered"):

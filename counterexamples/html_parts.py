@@ -35,8 +35,24 @@ def epoch_css() -> str:
                       for i, c in enumerate(EPOCH_FILLS))
 
 
-def log_strip(value: object, width: int, hw: object, leo: object, culprits: set[int], down: bool = False) -> str | None:
-    """A log as a strip of offset cells, or None when ``value`` is not written as a log."""
+def cause_attrs(cause: object | None, what: str = "") -> str:
+    """The link and tooltip of a culprit cell to the step that last changed it (``cause``: a
+    :class:`.causes.Cause`, or None: no link).  Not a tab stop: the causal line above links the same steps."""
+    if cause is None:
+        return f' title="{esc(what)}"' if what else ""
+    tip = (what + ", " if what else "") + cause.tooltip()
+    return f' href="#step-{cause.step}" data-cause="{cause.step}" tabindex="-1" title="{esc(tip)}"'
+
+
+def cause_link(cause: object | None, inner: str) -> str:
+    """A culprit cell's content as a link to the step that last changed it (unchanged without a cause)."""
+    return inner if cause is None else f'<a class="cause"{cause_attrs(cause)}>{inner}</a>'
+
+
+def log_strip(value: object, width: int, hw: object, leo: object, culprits: set[int], down: bool = False,
+              causes: dict | None = None) -> str | None:
+    """A log as a strip of offset cells, or None when ``value`` is not written as a log (``causes``: per culprit
+    offset, the step that last changed it; such a cell links to that step)."""
     items = L.log_items(value)
     if items is None:
         return None
@@ -54,7 +70,11 @@ def log_strip(value: object, width: int, hw: object, leo: object, culprits: set[
             text = "missing" if k in culprits else ""
         if k in culprits:
             cls.append("culprit")
-        cells.append(f'<span class="{" ".join(cls)}" title="offset {k}">{text}<i>{k}</i></span>')
+        cause = (causes or {}).get(k) if k in culprits else None
+        if cause is not None:
+            cells.append(f'<a class="{" ".join(cls)} cause"{cause_attrs(cause, f"offset {k}")}>{text}<i>{k}</i></a>')
+        else:
+            cells.append(f'<span class="{" ".join(cls)}" title="offset {k}">{text}<i>{k}</i></span>')
     marks = []
     for name, at in (("hw", hw), ("leo", leo)):
         if isinstance(at, int) and not isinstance(at, bool) and 0 <= at <= n:
@@ -71,8 +91,10 @@ def log_strip(value: object, width: int, hw: object, leo: object, culprits: set[
 
 
 def replicas_table(lanes: dict, changes: dict[str, list[str]], culprits: dict[tuple[str, str], set],
-                   width: int) -> str:
-    """Lanes as a small table: a row per lane, a column per field (the log as a strip)."""
+                   width: int, causes: dict | None = None) -> str:
+    """Lanes as a small table: a row per lane, a column per field (the log as a strip); ``causes``
+    (``(lane, field, offset) -> Cause``) links culprit cells to the steps that last changed them."""
+    causes = causes or {}
     if not lanes:
         return ""
     fields = list(next(iter(lanes.values())).keys())
@@ -89,10 +111,14 @@ def replicas_table(lanes: dict, changes: dict[str, list[str]], culprits: dict[tu
             strip = None
             if f == L.LOG:
                 strip = log_strip(values.get(f), width, values.get(L.HW), values.get(L.LEO),
-                                  {o for o in (bad or ()) if o is not None}, down)
+                                  {o for o in (bad or ()) if o is not None}, down,
+                                  {o: c for (ln, fn, o), c in causes.items() if ln == lane and fn == f})
                 if bad is not None and None not in bad:
                     cls.remove("culprit")
-            cells.append(f'<td class="{" ".join(cls)}">{strip if strip is not None else esc(values.get(f, ""))}</td>')
+            inner = strip if strip is not None else esc(values.get(f, ""))
+            if "culprit" in cls:
+                inner = cause_link(causes.get((lane, f, None)), inner)
+            cells.append(f'<td class="{" ".join(cls)}">{inner}</td>')
         rows.append(f'<tr class="{"down" if down else ""}"><th>{esc(lane)}</th>{"".join(cells)}</tr>')
     return f'<table class="mini">{head}{"".join(rows)}</table>'
 

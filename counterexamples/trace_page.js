@@ -108,6 +108,7 @@
   }
 
   var wanted = fromHash();
-  select(wanted >= 0 && wanted < count ? wanted : 0, 'load');
+  // Without a #step in the URL the page opens at the last step: where the invariant breaks (or the lasso ends).
+  select(wanted >= 0 && wanted < count ? wanted : count - 1, 'load');
   document.body.dataset.ready = 'yes';
 })();

@@ -19,7 +19,8 @@ from browser import CHROMIUM, Browser
 from conftest import ROOT
 from modelcheck.counterexamples.regenerate import KNOWN_DIR
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (bin/setup installs Debian's chromium)")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (bin/setup installs Debian's chromium)")]
 
 HW_PAGE = "file://" + os.path.join(KNOWN_DIR, "hw-data-loss", "trace.html")
 READY = "document.body && document.body.dataset.ready === 'yes'"
@@ -35,6 +36,7 @@ def current_step(b: Browser) -> str:
     return b.eval("document.querySelector('.stepdetail.current').id")
 
 
+@pytest.mark.slow
 def test_console_errors_are_caught(browser, tmp_path):
     """The no-console-errors checks below can fail: a page that throws is caught."""
     bad = tmp_path / "bad.html"
@@ -44,10 +46,10 @@ def test_console_errors_are_caught(browser, tmp_path):
     assert any("boom" in e for e in browser.errors()[before:])
 
 
-def test_hw_data_loss_page_opens_at_step_1_and_shows_why_in_red(browser, tmp_path):
+def test_hw_data_loss_page_opens_at_the_violating_step_and_shows_why_in_red(browser, tmp_path):
     before = len(browser.errors())
     browser.goto(HW_PAGE, READY)
-    assert current_step(browser) == "step-1"
+    assert current_step(browser) == "step-9"  # the step where StrongIsr breaks
     assert browser.eval("location.hash") == ""  # opening the page does not rewrite the URL
     assert browser.eval("document.querySelectorAll('#steplist li[role=option]').length") == 9
     # The sentence above the lanes names the record, the offset and the replica.
@@ -84,6 +86,32 @@ def test_a_link_to_a_step_opens_that_step_in_every_view(browser):
     assert browser.eval("document.querySelector('#messages g.row.sel').dataset.step") == "5"
     assert browser.eval("document.querySelector('.graph g.node.sel title').textContent") == "s5"
     assert browser.eval("document.querySelectorAll('.graph rect.selbox').length") == 1
+
+
+def test_a_culprit_cell_links_to_the_step_that_last_changed_it(browser):
+    before = len(browser.errors())
+    browser.goto(HW_PAGE + "#step=9", READY)
+    # r1's HW (1) went up at step 8: its red cell in the lanes' last row says so and selects step 8 when clicked.
+    hw = "#lanes-rows tbody.bad tr:nth-child(1) td.culprit a.cause"
+    assert browser.eval(f"document.querySelector({json.dumps(hw)}).title") == (
+        "changed at step 8 (LeaderIncHighWatermark(leader=r1))")
+    browser.click(hw)
+    browser.wait("document.querySelector('.stepdetail.current').id === 'step-8'")
+    assert browser.eval("location.hash") == "#step=8"
+    assert browser.eval("document.querySelector('#lanes-rows tr.sel').dataset.row") == "7"
+    # r3's missing record at offset 0 was truncated away at step 9; r1's record was written at step 5.
+    browser.click("#lanes-rows tbody.bad .log a.cell.empty.culprit")
+    browser.wait("document.querySelector('.stepdetail.current').id === 'step-9'")
+    browser.click("#lanes-rows tbody.bad .log a.cell.e1.culprit")
+    browser.wait("document.querySelector('.stepdetail.current').id === 'step-5'")
+    # The causal line under the explanation links the same steps.
+    assert browser.eval("document.querySelector('#verdict p.how').textContent") == (
+        "How it happened: r1's log changed at step 5 (LeaderWrite(replica=r1)); r1's HW at step 8 "
+        "(LeaderIncHighWatermark(leader=r1)); r3's log at step 9 (BecomeFollowerTruncateToHighWatermark(leader=r1, "
+        "replica=r3)); r3's in quorum ISR unchanged since the initial state.")
+    browser.click("#verdict p.how a[data-cause='8']")
+    browser.wait("document.querySelector('.stepdetail.current').id === 'step-8'")
+    assert browser.errors()[before:] == []
 
 
 def test_selecting_updates_the_url_and_arrow_keys_need_the_steps_list(browser):
@@ -168,6 +196,7 @@ def explorer_url():
         p.wait(timeout=20)
 
 
+@pytest.mark.slow
 def test_explorer_walks_the_hw_data_loss_path_to_the_violation(browser, explorer_url):
     """From the initial state, click the enabled action the counterexample takes, eight times."""
     from modelcheck.spec.constants import build_constants
@@ -211,6 +240,7 @@ def test_explorer_walks_the_hw_data_loss_path_to_the_violation(browser, explorer
     assert browser.errors()[before:] == []
 
 
+@pytest.mark.slow
 def test_explorer_shows_bad_paths_and_keeps_serving(browser, explorer_url):
     url = explorer_url("truncate-to-hw")
     browser.goto(url + "#path=0.99", READY)
@@ -259,6 +289,7 @@ def lasso_pages(tmp_path_factory):
     return pages
 
 
+@pytest.mark.slow
 def test_a_stuttering_lasso_shows_its_end_in_every_view(browser, lasso_pages):
     before = len(browser.errors())
     browser.goto(lasso_pages["stutter"], READY)
@@ -358,6 +389,7 @@ def test_lane_fields_line_up_in_columns_and_action_names_stay_whole(browser):
                         ".map(function (e) { return e.textContent; })") == ["e1"]
 
 
+@pytest.mark.slow
 def test_every_lifeline_is_in_view_at_800_pixels(browser, lasso_pages):
     browser.resize(800, 1000)
     try:
