@@ -37,6 +37,12 @@ def pytest_sessionstart(session) -> None:
                     "(bin/setup does)", returncode=1)
 
 
+INTERPRETED = bool(os.environ.get(compiled.DISABLE_ENV))
+"""``MODELCHECK_INTERPRETED`` is set: every compiled module runs interpreted, so the memo tables stand aside (as
+asked, without a note) and every check runs on the spec's own code (docs/testing.md)."""
+needs_memo_tables = pytest.mark.skipif(INTERPRETED, reason=f"{compiled.DISABLE_ENV} is set: the memo tables stand aside")
+"""For a test of the memo tables themselves (their results, defences, notes), which cannot run interpreted."""
+
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "tests" / "models"
 

@@ -24,6 +24,8 @@ import modelcheck
 from conftest import run_cli
 from modelcheck.errors import CheckpointError
 
+pytestmark = pytest.mark.slow
+
 TLC = (5_973, 11_839, 18)
 """TLC's figures for Kip320 with two replicas (the reference table)."""
 

@@ -14,6 +14,8 @@ import pytest
 from conftest import ROOT, checkpoint_leftovers, json_report as result_of, kill_once_checkpointed, run_cli
 from modelcheck.search.checkpoint import has_checkpoint
 
+pytestmark = pytest.mark.slow
+
 
 def kill_at_level(args: list[str], directory, level: int) -> None:
     """Start a checkpointing run and SIGKILL it once a checkpoint of ``level`` is on disk."""

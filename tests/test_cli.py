@@ -36,6 +36,7 @@ def test_check_that_holds_exits_0_with_tlc_statistics():
     assert "The depth of the complete state graph search is 18." in p.stdout
 
 
+@pytest.mark.slow
 def test_json_output_is_one_parsable_object():
     p = run_cli("check", DIE_HARD, "--json", "-q")
     assert p.returncode == 1
@@ -53,6 +54,7 @@ def test_json_output_is_one_parsable_object():
     assert (data["result"], data["distinct_states"], data["states_generated"], data["depth"]) == ("holds", 16, 97, 8)
 
 
+@pytest.mark.slow
 def test_deadlock_flag_and_exit_status():
     tcommit = str(MODELS / "tcommit.py")
     # TCommit declares its final states expected; --deadlock overrides that.
@@ -64,6 +66,7 @@ def test_deadlock_flag_and_exit_status():
     assert p.returncode == 0  # the jugs never deadlock
 
 
+@pytest.mark.slow
 def test_list_and_show():
     p = run_cli("list")
     assert p.returncode == 0
@@ -74,6 +77,7 @@ def test_list_and_show():
     assert "Replicas = 3" in p.stdout and "FencedBecomeFollowerAndTruncate" in p.stdout and "*StrongIsr" in p.stdout
 
 
+@pytest.mark.slow
 def test_progress_lines_go_to_stderr():
     # A search of over a second, so that lines every 0.1 s are due however fast the machine (Kip320 with
     # MaxLeaderEpoch=1 searched for about 0.1 s once its learning was compiled, and sometimes printed none).
@@ -109,6 +113,7 @@ ERRORS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args,message", ERRORS, ids=[" ".join(a[1:]) for a, _ in ERRORS])
 def test_bad_input_gives_one_clear_line_and_exit_2(args, message):
     p = run_cli(*args)
@@ -119,6 +124,7 @@ def test_bad_input_gives_one_clear_line_and_exit_2(args, message):
     assert first
 
 
+@pytest.mark.slow
 def test_spec_error_shows_the_trace_that_led_there():
     p = run_cli("check", str(MODELS / "broken" / "raises_in_action.py"))
     assert p.returncode == 2
@@ -127,6 +133,7 @@ def test_spec_error_shows_the_trace_that_led_there():
     assert "State 3: <Step> 2" in p.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", ["1", "2", "2 --no-memo"], ids=["one", "threads", "processes"])
 @pytest.mark.parametrize("model,message,last_state", [
     ("raises_in_action.py", "error: spec raises: action Step raised KeyError: 'missing'", "State 3: <Step> 2"),
@@ -144,6 +151,7 @@ def test_spec_errors_name_the_action_and_trace_with_any_worker_count(model, mess
     assert "Traceback" not in p.stderr
 
 
+@pytest.mark.slow
 def test_debug_shows_the_traceback():
     p = run_cli("--debug", "check", str(MODELS / "broken" / "raises_in_action.py"))
     assert p.returncode != 0
@@ -158,6 +166,7 @@ def _cli(*args: str, **kwargs) -> subprocess.Popen:
                             env={**os.environ, "MODELCHECK_USER_BUILD": "off"}, **kwargs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model,status", [(("kip320", "--const", "Replicas=2"), 2), ((DIE_HARD,), 2),
                                           (("kip320", "--const", "Replicas=2", "--json"), 2)],
                          ids=["holds", "violated", "json"])
@@ -180,6 +189,7 @@ def test_a_reader_that_leaves_the_pipe_ends_the_command_quietly():
     assert err == ""
 
 
+@pytest.mark.slow
 def test_a_reader_that_leaves_after_the_result_gets_the_checks_status():
     p = _cli("check", DIE_HARD, "-q", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     lines = iter(p.stdout.readline, "")
@@ -203,6 +213,7 @@ def test_options_that_would_be_dropped_silently_are_refused(args, message):
     assert p.stdout == ""
 
 
+@pytest.mark.slow
 def test_what_a_spec_prints_goes_to_stderr_with_json():
     for workers in ("1", "2"):
         p = run_cli("check", str(MODELS / "prints.py"), "--json", "-q", "--workers", workers, "--no-memo")
@@ -253,6 +264,7 @@ def test_new_refuses_a_name_that_shadows_a_module(tmp_path, name, shadowed):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_an_out_failure_after_the_search_keeps_the_violations_status(tmp_path):
     """The directory passes the check before the search, but trace.json cannot be written (a directory there):
     the result is printed, one line says what was lost, and the status stays the violation's 1 (it was 2)."""
@@ -265,6 +277,7 @@ def test_an_out_failure_after_the_search_keeps_the_violations_status(tmp_path):
     assert "Traceback" not in p.stderr
 
 
+@pytest.mark.slow
 def test_a_stderr_that_cannot_be_written_loses_only_its_lines(tmp_path):
     """Progress lines to a reader that left (``2>&1 | head`` once stdout is elsewhere): the check goes on."""
     with open(tmp_path / "out.txt", "w") as out:
@@ -280,6 +293,7 @@ def _path_line(p: subprocess.CompletedProcess) -> str:
     return line
 
 
+@pytest.mark.slow
 def test_the_header_names_the_memo_tables_and_one_thread_by_default():
     p = run_cli("check", "kip320", "--const", "Replicas=2", "-q")
     assert p.returncode == 0, p.stderr
@@ -293,6 +307,7 @@ def test_the_header_names_the_memo_tables_and_one_thread_by_default():
     assert "11,839 states generated, 5,973 distinct states found, 0 states left on queue." in p.stdout
 
 
+@pytest.mark.slow
 def test_the_header_says_no_memo_runs_the_spec_s_own_code_and_why():
     p = run_cli("check", "kip320", "--const", "Replicas=2", "-q", "--no-memo")
     assert p.returncode == 0, p.stderr
@@ -303,6 +318,7 @@ def test_the_header_says_no_memo_runs_the_spec_s_own_code_and_why():
     assert "11,839 states generated, 5,973 distinct states found, 0 states left on queue." in p.stdout
 
 
+@pytest.mark.slow
 def test_the_header_says_how_many_threads_or_processes_workers_run():
     threads = run_cli("check", "kip320", "--const", "Replicas=2", "-q", "--workers", "2")
     assert threads.returncode == 0, threads.stderr
@@ -316,6 +332,7 @@ def test_the_header_says_how_many_threads_or_processes_workers_run():
         assert "11,839 states generated, 5,973 distinct states found, 0 states left on queue." in p.stdout
 
 
+@pytest.mark.slow
 def test_json_names_the_parallelism_beside_the_successor_path():
     default = json.loads(run_cli("check", "kip320", "--const", "Replicas=2", "--json", "-q").stdout)
     workers = json.loads(run_cli("check", "kip320", "--const", "Replicas=2", "--json", "-q", "--workers", "2",
@@ -328,6 +345,7 @@ def test_json_names_the_parallelism_beside_the_successor_path():
     assert "Successors: the spec's own code" in p.stderr and "Successors" not in p.stdout  # stdout: JSON only
 
 
+@pytest.mark.slow
 def test_property_alone_says_the_spec_s_invariants_are_not_checked():
     """As a TLC model listing only PROPERTY, --property alone checks no invariant; the header says so, and names
     the ones to add, instead of a bare "Invariants: none"."""

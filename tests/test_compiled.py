@@ -44,6 +44,7 @@ def test_registered_specs_run_compiled_where_a_compiler_exists() -> None:
     assert [line.endswith(".py") for line in out.stdout.split()] == [True, True], out.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [
     ("kip320", "--const", "Replicas=2"),
     ("kip320", "--const", "Replicas=2", "--symmetry"),
@@ -158,6 +159,7 @@ def test_engine_modules_are_found_by_their_marker_line() -> None:
         assert importlib.machinery.PathFinder.find_spec(name, parent.__path__).origin == path
 
 
+@pytest.mark.slow
 def test_importing_modelcheck_installs_no_import_hook() -> None:
     """The compiled modules' finder goes in only when an entry point asks (command line, check(), Spark daemon).
 
@@ -178,6 +180,7 @@ def test_importing_modelcheck_installs_no_import_hook() -> None:
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 0, p.stderr
     assert p.stdout.split()[0] == "5973"  # the expander imported before check(): interpreted, same answer
+@pytest.mark.slow
 def test_the_check_header_says_how_the_spec_runs() -> None:
     """After an edit a spec runs interpreted until rebuilt; the header line makes that visible."""
     interpreted = run_cli("check", "kip320", "--const", "Replicas=2", env={compiled.DISABLE_ENV: "1"})

@@ -126,6 +126,7 @@ def test_counts_over_a_set_constant_match_the_naive_explorer(rm):
     assert (r.distinct_states, r.states_generated, r.depth) == (naive["distinct"], naive["generated"], naive["depth"])
 
 
+@pytest.mark.slow
 def test_cli_reads_shows_and_refuses_set_constants(tmp_path):
     p = run_cli("check", TWOPHASE, "--const", "RM={r2, r1}", "--json")
     assert p.returncode == 0, p.stderr
@@ -140,6 +141,7 @@ def test_cli_reads_shows_and_refuses_set_constants(tmp_path):
     assert "RM = {r1, r2, r3}  [set]" in p.stdout
 
 
+@pytest.mark.slow
 def test_a_checkpoint_knows_its_set_constant(tmp_path):
     ck = tmp_path / "ck"
     p = run_cli("check", TWOPHASE, "--const", "RM={r1, r2, r3, r4}", "--checkpoint", str(ck),

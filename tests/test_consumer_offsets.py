@@ -8,6 +8,8 @@ naive explorer, both in ``tests/naive.py``.
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import json_report
 from naive import naive_shortest
 from story_checks import INTERPRETED_ENV, assert_counts_match_naive, constants, labels, load_spec, run_spec
@@ -80,6 +82,7 @@ def test_one_consumer_one_record_state_count_by_hand():
     assert (r.result, r.distinct_states, r.states_generated, r.depth) == ("holds", 8, 8, 5)
 
 
+@pytest.mark.slow
 def test_cli_commands(cli):
     p = cli("check", SPEC, "--invariant", "NoLoss", "-q")
     assert p.returncode == 0
@@ -89,6 +92,7 @@ def test_cli_commands(cli):
     assert p.returncode == 1 and "(4 states)" in p.stdout
 
 
+@pytest.mark.slow
 def test_compiled_and_interpreted_give_identical_results(cli):
     args = ("check", SPEC, "--const", "Commit=before-processing", "--continue", "--json")
     a = cli(*args, env={INTERPRETED_ENV: ""})

@@ -95,6 +95,7 @@ ACTIONS_THAT_MUST_FIRE = ("crash", "expire_session", "resign_controller", "elect
                           "follower_fetch")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("write,check", PROTOCOLS, ids=[f"{w}-{c}" for w, c in PROTOCOLS])
 def test_what_kafka_promises_holds_with_the_zk_version_write(write, check):
     """Not vacuous: every action leads somewhere new, a refused write happens, a deposed leader serves beside
@@ -126,6 +127,7 @@ def test_one_leader_per_partition_is_not_promised():
     assert len(v.trace) == naive_shortest(spec, c, "OneLeaderPerPartition") == 5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("check", ["true", "false"])
 def test_unconditional_writes_install_two_leaders_in_one_epoch(check):
     """The zkVersion guard removed: the zombie's election and the new controller's both install leader epoch 1.
@@ -140,6 +142,7 @@ def test_unconditional_writes_install_two_leaders_in_one_epoch(check):
     assert len(v.trace) == naive_shortest(spec, c, "OneLeaderPerEpoch") == 10
 
 
+@pytest.mark.slow
 def test_unconditional_writes_lose_an_acknowledged_record():
     """The zkVersion guard removed, two session expiries: the zombie, which took b3 for dead, writes ISR {b1};
     the new controller overwrites the state with b3; b1 still leads with ISR {b1} and acknowledges alone."""
@@ -155,6 +158,7 @@ def test_without_the_zk_version_write_acked_writes_still_survive_at_the_defaults
     assert r.result == "holds"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("check", ["true", "false"])
 def test_the_controller_epoch_fix_removed_still_holds_with_more_failures(check):
     """The mutant without the multi-op's controller-epoch check (Kafka before 2.2): the zkVersion guard and the
@@ -214,6 +218,7 @@ def test_read_partition_state_counts_each_reason_for_an_election():
     assert isinstance(got, list) and len(got) == 2 and got[0] == got[1]
 
 
+@pytest.mark.slow
 def test_more_failures_still_hold():
     """Two crashes: a controller crash and a leader crash, or both followers (then no ISR member is left)."""
     _, _, r = run(Crashes=2)
@@ -229,6 +234,7 @@ def test_no_failures_state_count_by_hand():
     assert (r.result, r.distinct_states, r.states_generated, r.depth) == ("holds", 5, 6, 4)
 
 
+@pytest.mark.slow
 def test_cli_commands(cli):
     p = cli("check", SPEC, "-q")
     assert p.returncode == 0
@@ -236,6 +242,7 @@ def test_cli_commands(cli):
     assert p.returncode == 1 and "(10 states)" in p.stdout and "zombie controller (epoch 1)" in p.stdout
 
 
+@pytest.mark.slow
 def test_compiled_and_interpreted_give_identical_results(cli):
     args = ("check", SPEC, "--const", "PartitionWrite=unconditional", "--continue", "--json")
     a = cli(*args, env={INTERPRETED_ENV: ""})
@@ -413,6 +420,7 @@ def test_without_the_multi_op_a_zombie_overwrites_the_partition_state():
     assert len(r.violations[0].trace) == naive_step_shortest(spec, c, "ZombieWritesRefused") == 6
 
 
+@pytest.mark.slow
 def test_without_the_multi_op_zookeeper_names_a_leader_that_refuses_to_lead():
     """The zombie's write stands in ZooKeeper and the brokers' check makes b1 refuse it: ZooKeeper names b1 for
     leader epoch 1, b1 follows b2 in epoch 0, b2 still leads epoch 0, and the controller in office sees nothing
@@ -427,6 +435,7 @@ def test_without_the_multi_op_zookeeper_names_a_leader_that_refuses_to_lead():
     assert len(r.violations[0].trace) == naive_shortest(spec, c, "BrokersFollowZooKeeper") == 11
 
 
+@pytest.mark.slow
 def test_without_the_brokers_check_a_zombies_request_is_applied():
     """With the multi-op removed too, StaleControllerEpoch is what keeps a zombie's request from a broker that
     heard from controller epoch 2: without it b1 leads epoch 1 on the zombie's word.  8 states; at the defaults
@@ -465,6 +474,7 @@ def test_without_the_multi_op_the_brokers_check_keeps_one_promise_and_breaks_the
     assert quiet_after_failover(reachable(spec, c)) > 0
 
 
+@pytest.mark.slow
 def test_with_the_multi_op_every_fence_property_holds_at_the_defaults():
     """The defaults (Kafka 2.2): the three invariants and both step properties hold, 14,704 states as before;
     a zombie's read is refused on /controller_epoch and the cluster comes to rest after a failover."""
@@ -477,6 +487,7 @@ def test_with_the_multi_op_every_fence_property_holds_at_the_defaults():
     assert requests_only_the_check_stops(states) == 0
 
 
+@pytest.mark.slow
 def test_without_the_multi_op_the_brokers_check_holds_its_promise_at_the_defaults():
     """Kafka before 2.2 at the defaults: ZombieRequestsRejected holds with the brokers' check, 18,748 states (the
     naive explorer's count is asserted by the zk-version test above); zkVersion writes are refused too."""

@@ -42,6 +42,7 @@ def form_of(model, form):
                             state_type=model.state_type)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("name", ["kip320", "kip279", "truncate-to-hw", "async-isr", "broker-failures"])
 def test_same_successors_in_the_same_order_as_the_loop(name, form):

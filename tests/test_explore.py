@@ -138,6 +138,7 @@ def _get(url: str) -> tuple[int, dict | str]:
         return e.code, json.loads(e.read().decode())
 
 
+@pytest.mark.slow
 def test_bad_requests_get_one_line_and_the_server_keeps_serving(serve):
     url = serve("truncate-to-hw")
     status, page = _get(url)
@@ -159,6 +160,7 @@ def test_bad_requests_get_one_line_and_the_server_keeps_serving(serve):
     assert status == 200 and data["trail"][1]["action"] == "ControllerElectLeader(new_leader=r1)"
 
 
+@pytest.mark.slow
 def test_explore_from_a_counterexample(serve):
     url = serve("truncate-to-hw", "--trace", HW_TRACE)
     status, page = _get(url)
@@ -216,6 +218,7 @@ def test_unicode_digits_are_refused_as_paths(text):
         parse_path(text)
 
 
+@pytest.mark.slow
 def test_unicode_digits_get_400_and_the_server_keeps_serving(serve):
     url = serve("truncate-to-hw")
     status, data = _get(url + "api/view?path=%C2%B2")
@@ -226,6 +229,7 @@ def test_unicode_digits_get_400_and_the_server_keeps_serving(serve):
     assert status == 200
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fails,message", [
     ("1", "spec explore-raises: invariant Small raised ZeroDivisionError: the invariant fails at 2"),
     ("2", "spec explore-raises: lanes raised KeyError: 'the lanes hook fails at 2'"),
@@ -241,6 +245,7 @@ def test_a_spec_that_raises_on_a_successor_gets_500_with_one_line(serve, fails, 
     assert status == 200
 
 
+@pytest.mark.slow
 def test_another_host_is_refused(serve):
     """DNS rebinding: a page of another site whose name resolves to 127.0.0.1 sends its own Host."""
     url = serve("truncate-to-hw")
@@ -253,6 +258,7 @@ def test_another_host_is_refused(serve):
         assert b" 200 " in answer.split(b"\r\n", 1)[0] and b"trail" in answer
 
 
+@pytest.mark.slow
 def test_a_connection_that_sends_nothing_is_closed(explorer):
     """Half-open or idle connections are closed after the request timeout, and others are answered meanwhile."""
     import threading
@@ -312,6 +318,7 @@ def _random_target(rng) -> str:
     return page + "?" + "&".join(query[: rng.randint(0, len(query))])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(2))
 def test_random_requests_get_an_answer_and_the_server_keeps_serving(serve, seed):
     """Every request is answered with 200, 400 or 404 (a 500 is only for a spec that raises, which
@@ -336,6 +343,7 @@ def test_random_requests_get_an_answer_and_the_server_keeps_serving(serve, seed)
     assert _get(url + "api/view?path=0")[0] == 200
 
 
+@pytest.mark.slow
 def test_random_bytes_as_a_request_leave_the_server_serving(serve):
     import random
 

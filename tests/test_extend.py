@@ -88,6 +88,7 @@ def test_an_extension_adds_invariants_to_the_defaults_and_properties_by_name(ext
     assert r.result == "violated" and len(r.violation.trace) == naive_shortest(spec, c, "BigBelowFive") == 2
 
 
+@pytest.mark.slow
 def test_check_extend_on_the_command_line(extra):
     p = run_cli("check", str(extra.parent / "die_hard.py"), "--extend", str(extra), "--invariant", "BigBelowFive",
                 "--json")
@@ -119,6 +120,7 @@ def test_the_python_api_takes_extensions_too(extra):
     assert modelcheck.check(spec).result == "holds"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text, says", [
     ("X = 1\n", "declares no invariant, sometimes or property"),
     ("import nonexistent_module_xyz\n", "nonexistent_module_xyz"),
@@ -133,6 +135,7 @@ def test_a_bad_extension_is_one_line_and_exit_2(tmp_path, text, says):
     assert p.returncode == 2 and "missing.py" in p.stderr
 
 
+@pytest.mark.slow
 def test_a_checkpoint_knows_the_extension(extra, tmp_path):
     ck = tmp_path / "ck"
     args = ("check", str(extra.parent / "die_hard.py"), "--extend", str(extra), "--invariant", "TypeOk")

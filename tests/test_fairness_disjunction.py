@@ -288,6 +288,7 @@ def test_fairness_is_part_of_a_checkpoints_identity(tmp_path):
 TOY = str(MODELS / "counter_fair.py")  # the counter with WF(Inc)
 
 
+@pytest.mark.slow
 def test_cli_fairness_none_turns_a_holding_property_into_a_lasso():
     r = run_cli("check", TOY, "--property", "ZeroLeadsToOne", "-q")
     assert r.returncode == 0, r.stderr
@@ -305,6 +306,7 @@ def test_cli_fairness_none_turns_a_holding_property_into_a_lasso():
     assert r.returncode == 2 and "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_cli_shows_a_disjunction_and_a_spec_without_fairness_is_silent(tmp_path):
     path = tmp_path / "relay_spec.py"
     path.write_text(
@@ -363,6 +365,7 @@ def random_spec(rng: random.Random):
     return spec, classes
 
 
+@pytest.mark.slow
 def test_random_disjunctive_fairness_agrees_with_the_oracle():
     # The engine's verdict must be the oracle's under the same classes (a disjunction: one class over the
     # labels of all its actions), and its lassos real, fair and violating by the oracle's definitions.  Some

@@ -130,6 +130,7 @@ def test_distinct_values_have_distinct_fingerprints(a, b):
     assert fingerprint(a) != fingerprint(b)
 
 
+@pytest.mark.slow
 def test_no_collisions_among_many_structured_values():
     values = list(itertools.product(range(-3, 20), repeat=4))
     values += [frozenset(i for i in range(-2, 14) if m >> (i + 2) & 1) for m in range(1 << 16)]

@@ -23,6 +23,7 @@ def fresh(tmp_path_factory):
     return d
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", KNOWN, ids=[k.name for k in KNOWN])
 def test_checked_in_trace_is_current(fresh, entry):
     # The sequence diagram is drawn by this package, not Graphviz: its bytes are stable too. It exists
@@ -55,6 +56,7 @@ def test_every_known_directory_has_an_entry():
     assert on_disk == {k.name for k in KNOWN}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed (bin/setup installs it)")
 def test_svg_is_current_where_graphviz_is_the_same(fresh):
     with open(os.path.join(KNOWN_DIR, GRAPHVIZ_STAMP), encoding="utf-8") as f:
@@ -67,6 +69,7 @@ def test_svg_is_current_where_graphviz_is_the_same(fresh):
         assert f.read() == (fresh / entry.name / "trace.svg").read_bytes()
 
 
+@pytest.mark.slow
 def test_known_traces_carry_their_story(fresh):
     """The sentence in known.py travels in trace.json and is drawn under the graph's title."""
     import json

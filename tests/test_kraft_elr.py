@@ -74,6 +74,7 @@ HOLDS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("constants, invariants, distinct, generated, depth", HOLDS)
 def test_tlc_counts_where_the_invariants_hold(constants, invariants, distinct, generated, depth):
     r = check(constants, invariants=invariants)
@@ -112,6 +113,7 @@ CONTINUED = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("constants, distinct, generated, depth", CONTINUED)
 def test_tlc_counts_past_the_violations(constants, distinct, generated, depth):
     r = check(constants, continue_after_violation=True)
@@ -150,6 +152,7 @@ def test_the_last_replica_standing_schedule_leaves_the_partition_offline_not_led
     assert s.partition_data[1].log == () and s.partition_data[0].log == ()
 
 
+@pytest.mark.slow
 def test_tlc_finds_the_elr_overlapping_the_isr():
     """A finding of the published spec: ValidControllerIsrAndElr (a spec-bug check the .cfg does not run) fails.
 
@@ -167,6 +170,7 @@ def test_tlc_finds_the_elr_overlapping_the_isr():
     assert (md.isr, md.elr) == ({1, 2}, {2, 3})
 
 
+@pytest.mark.slow
 def test_the_last_replica_standing_story_as_printed():
     """docs/kraft.md's story command on kraft-replication: exit status 1, LeaderCompletenessProperty in 8 states
     (TLC, on the v3.5 modules with these constants: the same 8 states)."""
@@ -199,6 +203,7 @@ def test_the_assumes_are_enforced():
 FENCE_NO_VIEW = {**TWO_BROKERS, "MinISR": 2, "DataLossShutdownLimit": 0, "FenceBrokerLimit": 1, "View": False}
 
 
+@pytest.mark.slow
 def test_tlc_verdicts_on_liveness_with_fencing():
     """TLC (SPECIFICATION LivenessSpec, no VIEW, no invariants, each property alone): both hold over 11,964
     states (28,460 generated)."""

@@ -57,6 +57,7 @@ HOLDS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("constants, distinct, generated, depth", HOLDS)
 def test_tlc_counts_where_the_invariants_hold(constants, distinct, generated, depth):
     r = check(constants)
@@ -125,11 +126,13 @@ def test_tlc_counts_past_the_violations(constants, distinct, generated, depth):
         ("LeaderCandidateCompletenessProperty", 8), ("ConsistentReadProperty", 9)]
 
 
+@pytest.mark.slow
 def test_workers_keep_tlcs_counts_under_the_view():
     r = check({**NO_PERTURBATION, "InitReplicationFactor": 2, "InitIsrSize": 2, "ReassignmentLimit": 1}, workers=2)
     assert (r.distinct_states, r.states_generated, r.depth) == (11_005, 37_844, 29)
 
 
+@pytest.mark.slow
 def test_the_spec_checks_itself_on_a_small_configuration():
     """TypeOK and the spec-bug checks (ValidBrokerState...) hold, which the .cfg does not check."""
     r = check({**NO_PERTURBATION, "InitReplicationFactor": 2, "InitIsrSize": 2, "ReassignmentLimit": 1},
@@ -153,6 +156,7 @@ LIVENESS = ["EventuallyRuns", "EventuallyUnfenced", "AlterPartitionEpochEventual
             "EventuallyAcknowledgedValueFullyReplicated", "EventuallyReassignmentCompletes"]
 
 
+@pytest.mark.slow
 def test_tlc_verdicts_on_the_liveness_properties_without_the_view():
     """TLC (SPECIFICATION LivenessSpec, no VIEW, each property alone): all seven hold, over 5,531 states."""
     r = check({**NO_PERTURBATION, "View": False}, properties=LIVENESS)

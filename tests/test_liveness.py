@@ -166,6 +166,7 @@ def test_the_api_refuses_what_it_cannot_check():
 TOY = str(MODELS / "counter_fair.py")
 
 
+@pytest.mark.slow
 def test_cli_prints_a_lasso_as_tlc_does_and_writes_it(tmp_path):
     out = tmp_path / "out"
     r = run_cli("check", TOY, "--property", "ReachesTop", "-q", "--out", str(out))
@@ -184,6 +185,7 @@ def test_cli_prints_a_lasso_as_tlc_does_and_writes_it(tmp_path):
     assert again.returncode == 0 and "Back to state 1 <Reset>" in again.stdout
 
 
+@pytest.mark.slow
 def test_cli_json_reports_the_kind_and_the_loop():
     r = run_cli("check", TOY, "--property", "ReachesTop", "--property", "NoBigDrop", "--continue", "--json", "-q")
     assert r.returncode == 1, r.stderr
@@ -194,6 +196,7 @@ def test_cli_json_reports_the_kind_and_the_loop():
     assert doc["properties"] == ["ReachesTop", "NoBigDrop"] and doc["liveness"]["transitions"] == 6
 
 
+@pytest.mark.slow
 def test_cli_stuttering_and_holds():
     r = run_cli("check", TOY, "--property", "ZeroInfinitelyOften", "-q")
     assert r.returncode == 1 and "Stuttering: the behavior stays in state 4 forever." in r.stdout
@@ -219,6 +222,7 @@ def test_show_and_list_name_the_properties():
     assert "NoBigDrop  [step]" in r.stdout and "Fairness: WF_vars(Inc)" in r.stdout
 
 
+@pytest.mark.slow
 def test_cli_json_gives_the_action_that_closes_the_loop():
     """``loop_action`` is the action of the step from the trace's last state back to ``trace[loop_start]``:
     replaying it from the last step's state gives that state."""
@@ -241,6 +245,7 @@ def test_cli_json_gives_the_action_that_closes_the_loop():
     assert spec.describe_state(model.c, closing[0].state) == trace[start]["state"]
 
 
+@pytest.mark.slow
 def test_cli_json_gives_no_loop_action_for_a_stuttering_lasso():
     r = run_cli("check", TOY, "--property", "ZeroInfinitelyOften", "--json", "-q")
     assert r.returncode == 1, r.stderr

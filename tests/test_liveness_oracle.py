@@ -142,6 +142,7 @@ def random_runs(seed: int, count: int = 150):
         yield g, classes, formula, expected, check_formula(bg, formula, bit_of)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_random_graphs_agree_with_the_engine(seed):
     c = ToyConstants()
@@ -157,6 +158,7 @@ def test_random_graphs_agree_with_the_engine(seed):
     assert 0 < violated < cases  # both verdicts are exercised
 
 
+@pytest.mark.slow
 def test_engine_lassos_are_fair_on_random_graphs():
     unfair = []
     for seed in SEEDS:
@@ -278,6 +280,7 @@ def kafka_graphs():
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["kip320", "kip101"])
 @pytest.mark.parametrize("prop", list(EXPECTED))
 def test_kafka_property_verdicts(kafka_graphs, name, prop):
@@ -290,6 +293,7 @@ def test_kafka_property_verdicts(kafka_graphs, name, prop):
         assert min(map(len, last.replica_log)) == 0  # the follower never fetched
 
 
+@pytest.mark.slow
 def test_kafka_hw_lowered_within_an_epoch_is_a_follower_fetch(kafka_graphs):
     for name in ("kip320", "kip101"):
         spec, c, g = kafka_graphs[name]
@@ -301,6 +305,7 @@ def test_kafka_hw_lowered_within_an_epoch_is_a_follower_fetch(kafka_graphs):
         assert g.labels(i, j) <= {("FencedFollowerFetch", (r, 1 - r)), ("FollowerReplicate", (r, 1 - r))}
 
 
+@pytest.mark.slow
 def test_kafka_state_counts_are_the_reference_ones(kafka_graphs):
     """The oracle's graph has TLC's distinct-state count for kip320 at Replicas=2 (5,973)."""
     assert len(kafka_graphs["kip320"][2].states) == 5_973
@@ -330,6 +335,7 @@ BROKER_CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(BROKER_CASES))
 def test_broker_failures_liveness_verdicts(case):
     values, expected, need_fairness = BROKER_CASES[case]
@@ -371,6 +377,7 @@ def test_kafka_variants_declare_the_published_fairness_and_the_properties(name):
     assert [p.name for p in spec.properties] == list(EXPECTED)
 
 
+@pytest.mark.slow
 def test_kip320_first_try_counterexamples_are_fair_under_the_published_condition_too():
     """Its module's SF_vars(LeaderExpandIsr) names the plain action, not in its Next; the spec declares the
     nearest one, LeaderExpandIsrBetterFencing, which is weaker.  At Replicas=2 the verdicts are the same under

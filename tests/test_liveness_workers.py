@@ -166,12 +166,14 @@ LIVENESS = ["TokenReturns", "WorkDrains", "EveryNodePasses", "ZeroHoldsOften", "
 STEPS = ["MovesByOne", "LeavesOnlyIdle", "NoSkipping"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("constrained", [True, False], ids=["constraints", "no-constraints"])
 @pytest.mark.parametrize("prop", LIVENESS + STEPS)
 def test_ring_each_property_alone(graphs, constrained, prop):
     compare(graphs, tr.ring(FAIRNESS["SF(Pass), WF(Drop)"], constrained), {}, [prop])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("constrained", [True, False], ids=["constraints", "no-constraints"])
 @pytest.mark.parametrize("fairness", list(FAIRNESS))
 def test_ring_every_property_in_one_run(graphs, constrained, fairness):
@@ -197,6 +199,7 @@ def test_ring_holds_and_violated_verdicts(graphs):
     assert one["graph_edges"] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("constrained", [True, False], ids=["constraints", "no-constraints"])
 def test_ring_larger_in_tiny_chunks(graphs, monkeypatch, constrained):
     """Many chunks a level, so that the workers' successors are fingerprinted, checked and recorded in pieces."""
@@ -215,6 +218,7 @@ def test_ring_max_states_cuts_the_graph_inside_a_level(graphs):
         assert one["stopped_by"] == "max-states" and any("not decided" in w for w in one["warnings"])
 
 
+@pytest.mark.slow
 def test_ring_spilled_and_rebalanced_workers(graphs):
     """Frontiers on disk and states handed between workers keep their ranks, so the graph is the same."""
     from modelcheck.model.bound import BoundModel
@@ -237,6 +241,7 @@ def test_ring_spilled_and_rebalanced_workers(graphs):
     same_graph(graph, graphs[-1])
 
 
+@pytest.mark.slow
 def test_spec_errors_in_predicates_and_step_properties_fail_where_one_process_fails():
     for prop, constrained in (("Fragile", True), ("Fragile", False), ("FragileStep", True), ("FragileStep", False)):
         errors = []
@@ -269,6 +274,7 @@ def _stop_at_level(n):
     return progress
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("first, then", [(2, 1), (1, 2), (2, 3)])
 def test_a_checkpoint_resumes_with_another_worker_count(tmp_path, first, then):
     spec = tr.ring(FAIRNESS["WF(Pass)"], True)
@@ -341,6 +347,7 @@ def test_a_level_interrupted_in_the_middle_is_dropped_with_its_edges(tmp_path, i
 # -- the command line --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_checks_properties_with_workers():
     toy = str(MODELS / "counter_fair.py")
     one = run_cli("check", toy, "--property", "ReachesTop", "--property", "NoBigDrop", "--continue", "-q")

@@ -19,7 +19,7 @@ from modelcheck.options import CheckOptions
 from modelcheck.spec.constants import build_constants
 from modelcheck.spec.loader import load_spec
 
-from conftest import ROOT, json_report, run_cli
+from conftest import ROOT, json_report, needs_memo_tables, run_cli
 
 
 def _model(name: str, consts: dict | None = None, **options) -> BoundModel:
@@ -27,6 +27,7 @@ def _model(name: str, consts: dict | None = None, **options) -> BoundModel:
     return BoundModel(spec, build_constants(spec, consts or {}), CheckOptions(**options))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, consts", [
     ("kip320", {"Replicas": 2}),
     ("kip279", {"Replicas": 2}),
@@ -48,6 +49,7 @@ def test_tables_agree_with_the_spec_on_every_reachable_state(name, consts):
     assert report.evaluations < report.states * len(model.label_action)  # the tables did save calls
 
 
+@needs_memo_tables
 def test_the_crosscheck_catches_a_wrong_table(monkeypatch):
     """A learner that loses every second result with successors: the comparison must say so."""
     from modelcheck.memo import backend, tries
@@ -68,6 +70,7 @@ def test_the_crosscheck_catches_a_wrong_table(monkeypatch):
     assert report.mismatches and "by the spec" in report.mismatches[0]
 
 
+@pytest.mark.slow
 def test_tables_agree_on_kip320_three_replicas():
     """All 737,794 states of the reference configuration (TLC: 737,794 distinct)."""
     report = crosscheck(_model("kip320"))
@@ -89,8 +92,11 @@ SPECS = ["kip320", "kip279", "kip101", "kip320-first-try", "truncate-to-hw", "as
          "consumer-offsets", "controller-failover", "partition-reassignment", "producer-ordering"]
 
 
+@needs_memo_tables
 @pytest.mark.parametrize("name", SPECS)
-@pytest.mark.parametrize("options", [{}, {"continue_after_violation": True}, {"max_states": 700},
+# Every spec to depth 6 runs in the fast tier, the whole runs in the slow one (docs/testing.md).
+@pytest.mark.parametrize("options", [*(pytest.param(o, marks=pytest.mark.slow) for o in
+                                       ({}, {"continue_after_violation": True}, {"max_states": 700})),
                                      {"max_depth": 6}])
 def test_every_spec_gives_the_local_engines_result(name, options):
     consts = {"Replicas": 2} if name.startswith(("kip", "truncate")) else {}
@@ -101,6 +107,7 @@ def test_every_spec_gives_the_local_engines_result(name, options):
     assert _summary(memo) == _summary(plain)
 
 
+@pytest.mark.slow
 def test_reference_counts_and_the_hw_data_loss_trace():
     """TLC's counts and the 9-state counterexample of KafkaTruncateToHighWatermark, on the tables."""
     r = modelcheck.check("kip320")
@@ -113,6 +120,7 @@ def test_reference_counts_and_the_hw_data_loss_trace():
     assert (r.distinct_states, r.states_generated) == (plain.distinct_states, plain.states_generated)
 
 
+@pytest.mark.slow
 def test_cli_json_names_the_tables_and_no_memo_turns_them_off():
     on = run_cli("check", "kip320", "--const", "Replicas=2", "--json", "-q")
     off = run_cli("check", "kip320", "--const", "Replicas=2", "--json", "-q", "--no-memo")
@@ -194,6 +202,7 @@ OPAQUE = '''
 ''' + _TAIL.format(name="opaque")
 
 
+@pytest.mark.slow
 def test_a_shape_the_first_states_did_not_show_reruns_on_the_spec_with_a_note(tmp_path):
     f = tmp_path / "grows_late.py"
     f.write_text(textwrap.dedent(SHAPE_CHANGE))
@@ -206,6 +215,7 @@ def test_a_shape_the_first_states_did_not_show_reruns_on_the_spec_with_a_note(tm
     assert "the memo tables stopped (a successor's tail changed shape)" in p.stderr + p.stdout
 
 
+@pytest.mark.slow
 def test_a_spec_that_branches_on_type_runs_on_its_own_code_with_a_note(tmp_path):
     f = tmp_path / "opaque.py"
     f.write_text(textwrap.dedent(OPAQUE))
@@ -219,6 +229,7 @@ def test_a_spec_that_branches_on_type_runs_on_its_own_code_with_a_note(tmp_path)
     assert p.returncode == 2 and f"opaque.py:{line}: the builtin `type`" in p.stderr and "Traceback" not in p.stderr
 
 
+@pytest.mark.slow
 def test_spec_errors_name_the_same_state_and_line_on_the_tables():
     """An action that raises deep in the search: the same one-line error and trace as the spec's own code."""
     candidates = sorted((ROOT / "tests" / "models" / "broken").glob("*.py"))
@@ -234,6 +245,7 @@ def _untimed(text: str) -> list[str]:
     return [ln for ln in text.splitlines() if not ln.startswith(("Finished in", "Successors: "))]
 
 
+@pytest.mark.slow
 def test_learnt_objects_leave_the_collector_frozen_only_during_the_check():
     """The backend keeps learnt objects out of the collector's passes while it runs, and gives them back."""
     import gc
@@ -268,6 +280,7 @@ def test_learnt_objects_leave_the_collector_frozen_only_during_the_check():
         gc.unfreeze()
 
 
+@pytest.mark.slow
 def test_a_c_loop_not_built_for_this_source_runs_the_spec_with_a_note(tmp_path):
     """No build for the current source (a checkout or upgrade since `modelcheck compile`): the same results on
     the spec's own code, and one line that says why and what to run; ``--memo`` refuses with exit 2."""

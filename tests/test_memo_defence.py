@@ -22,7 +22,9 @@ from modelcheck.options import CheckOptions
 from modelcheck.search.driver import LevelDriver
 from modelcheck.spec.constants import build_constants
 from modelcheck.spec.loader import load_spec
-from conftest import run_cli
+from conftest import needs_memo_tables, run_cli
+
+pytestmark = needs_memo_tables
 
 TLC_KIP320_R2 = (5_973, 11_839, 18)
 
@@ -100,6 +102,7 @@ def test_the_sample_is_seeded_and_reported():
     assert r1.engine_report["verified"]["seed"] == 11
 
 
+@pytest.mark.slow
 def test_memo_verify_compares_every_state():
     p = run_cli("check", "kip320", "--const", "Replicas=2", "--memo-verify", "--json", "-q")
     assert p.returncode == 0, p.stderr
@@ -138,6 +141,7 @@ def test_tables_give_way_early_when_they_learn_more_than_they_serve(monkeypatch)
     assert modelcheck.check("kip320", {"Replicas": 2}).successors == "memo tables"
 
 
+@pytest.mark.slow
 def test_json_names_the_successor_path():
     on = json.loads(run_cli("check", "kip320", "--const", "Replicas=2", "--json", "-q").stdout)
     off = json.loads(run_cli("check", "kip320", "--const", "Replicas=2", "--json", "-q", "--no-memo").stdout)
@@ -145,6 +149,7 @@ def test_json_names_the_successor_path():
     assert off["successors"] == {"path": "the spec's own code", "why": "--no-memo"}
 
 
+@pytest.mark.slow
 def test_a_view_in_force_runs_on_the_tables():
     """The KRaft view (TLC's VIEW: every variable but the auxiliary ones) is a tuple of the state's parts, so
     the tables fingerprint it (modelcheck/memo/view.py); with the view turned off they serve the whole
@@ -167,6 +172,7 @@ def _comparable(r) -> dict:
     return data
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, consts", [("truncate-to-hw", {}), ("kip320", {"Replicas": 2}),
                                           ("kip320-first-try", {"Replicas": 2})])
 def test_tables_that_give_way_hand_the_level_s_boundary_to_the_spec_s_own_code(monkeypatch, name, consts):

@@ -69,6 +69,7 @@ def _check_level(b: MemoBackend) -> int:
     return checked
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("simd, threads", [(True, 1), (False, 1), (True, 2)], ids=["simd", "portable", "helpers"])
 @pytest.mark.parametrize("name, consts", [
     ("kip320", {"Replicas": 2}),
@@ -95,6 +96,7 @@ def test_every_kept_leaf_is_the_walked_leaf(name, consts, simd, threads, monkeyp
     assert sum(checked) > result.distinct_states  # most states keep several leaves
 
 
+@pytest.mark.slow
 def test_portable_and_simd_leaf_keeping_agree_on_kip320_three_replicas():
     """The whole search, both ways: the reference counts (TLC's for this model), and equal per-action stats."""
     runs = []

@@ -15,7 +15,10 @@ import pytest
 
 import modelcheck
 from modelcheck.spec.constants import build_constants
+from conftest import needs_memo_tables
 from naive import naive_explore
+
+pytestmark = needs_memo_tables
 
 MIXED = pathlib.Path(__file__).parent / "models" / "mixed"
 

@@ -118,6 +118,7 @@ def test_a_leaf_keeps_its_successors_as_their_changes():
     assert t.leaf_entries(c)[1].tolist() == [~0, ~1, ~2]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, consts", [("kip320", {"Replicas": 2}), ("async-isr", {})])
 def test_the_c_loop_fingerprints_are_the_states_own(name, consts, monkeypatch):
     """The C loop recomputes the nodes above each changed component; _row_fp fingerprints the state anew; both are

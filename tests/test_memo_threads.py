@@ -46,6 +46,7 @@ def _model(name: str, consts: dict, **options) -> BoundModel:
     return BoundModel(spec, build_constants(spec, consts), CheckOptions(**options))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SPECS)
 @pytest.mark.parametrize("options", [{}, {"continue_after_violation": True}, {"max_states": 700},
                                      {"max_depth": 6}])
@@ -58,6 +59,7 @@ def test_workers_on_the_tables_give_the_spec_engines_result(name, options):
     assert _summary(threaded) == _summary(plain)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SPECS)
 @pytest.mark.parametrize("options", [{}, {"continue_after_violation": True}, {"max_states": 700}])
 def test_every_parent_through_a_helper_gives_the_same_result(name, options):
@@ -73,6 +75,7 @@ def test_every_parent_through_a_helper_gives_the_same_result(name, options):
     assert _summary(result) == _summary(plain)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SPECS)
 @pytest.mark.parametrize("options", [{}, {"continue_after_violation": True}, {"max_states": 700}])
 def test_every_parent_the_loop_takes_through_its_own_ring_gives_the_same_result(name, options):
@@ -98,6 +101,7 @@ def test_helpers_give_back_parents_with_branches_not_learnt():
     assert prepared + given_back >= result.distinct_states - result.queue_left
 
 
+@pytest.mark.slow
 def test_three_threads_and_the_reference_counts():
     """Two helpers on Kip320 with three replicas: TLC's counts (737,794 distinct, 1,967,560 generated)."""
     r = modelcheck.check("kip320", workers=3)
@@ -123,6 +127,7 @@ def test_two_threaded_checks_in_one_process():
     assert b.distinct_states == modelcheck.check("kip101", {"Replicas": 2}, memo=False).distinct_states
 
 
+@pytest.mark.slow
 def test_cli_workers_run_on_the_tables_and_no_memo_on_processes():
     on = run_cli("check", "kip320", "--const", "Replicas=2", "--workers", "2", "--json", "-q")
     off = run_cli("check", "kip320", "--const", "Replicas=2", "--workers", "2", "--no-memo", "--json", "-q")
@@ -134,6 +139,7 @@ def test_cli_workers_run_on_the_tables_and_no_memo_on_processes():
     assert "spec's own code" not in on.stderr
 
 
+@pytest.mark.slow
 def test_memo_with_workers_asks_for_the_tables():
     p = run_cli("check", "kip320", "--const", "Replicas=2", "--memo", "--workers", "2", "--json", "-q")
     assert p.returncode == 0, p.stderr

@@ -100,6 +100,7 @@ def test_changing_copying_and_pickling_act_on_the_value():
     assert set(log) == {4}
 
 
+@pytest.mark.slow
 def test_the_same_behaviour_without_the_compiled_modules():
     """The pure-Python class (no Cython build) passes the same tests."""
     env = {**os.environ, "MODELCHECK_INTERPRETED": "1"}

@@ -46,6 +46,7 @@ def transitions(name: str, consts: tuple, limit: int = 2500):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,consts", SPECS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(SPECS)])
 def test_every_replica_variable_has_a_lane_field_that_shows_its_changes(name, consts):
     """No per-replica variable changes unseen in the lanes: for each, one lane field changes whenever it does."""
@@ -85,6 +86,7 @@ def documents():
     return {entry.name: known_document(entry) for entry in KNOWN}
 
 
+@pytest.mark.slow
 def test_known_traces_receive_only_what_was_sent(documents):
     """In the known traces every receive or drop matches a message in flight (no stray ids)."""
     for name, doc in documents.items():
@@ -104,6 +106,7 @@ def _arrow_summary(doc, **match):
             for a in arrows(doc["steps"]) if all(getattr(a, k) == v for k, v in match.items())]
 
 
+@pytest.mark.slow
 def test_hw_data_loss_leader_and_isr_requests(documents):
     """The controller's requests: which replica applied which, which were superseded, which are still on their way."""
     doc = documents["hw-data-loss"]
@@ -120,6 +123,7 @@ def test_hw_data_loss_leader_and_isr_requests(documents):
         ("r1", "r3", "records [0@e1], HW 0", 7, 7, "delivered", "")]
 
 
+@pytest.mark.slow
 def test_seed_story_1_shows_the_fetch_response_carrying_the_leaders_hw(documents):
     """The leader's HW 1 leaves in a fetch response at step 5 and is lost when r2 crashes at step 6."""
     doc = documents["seeds-1-hw-data-loss"]
@@ -129,6 +133,7 @@ def test_seed_story_1_shows_the_fetch_response_carrying_the_leaders_hw(documents
     assert "FetchResponse(records [], HW 1)" in svg and "dropped: r2 crashed" in svg
 
 
+@pytest.mark.slow
 def test_kip101_story_shows_the_offsets_for_leader_epoch_exchange(documents):
     """The restarted follower asks where its epoch 1 ends and is told offset 1, where the leader's epoch 2 starts."""
     doc = documents["seeds-3-kip101-fast-leader-changes"]
@@ -269,6 +274,7 @@ def test_seed_spec_message_ids_pair_up_along_random_runs(name, consts):
     assert ended > 0
 
 
+@pytest.mark.slow
 def test_producer_story_the_retry_lands_after_the_later_batch(documents):
     """Reordering: batch0's first attempt is refused at step 4 while batch1's request is already on the
     connection; batch1 is written at offset 0 at step 5; batch0's retry, sent at step 7, at offset 1."""
@@ -287,6 +293,7 @@ def test_producer_story_the_retry_lands_after_the_later_batch(documents):
     assert "dropped: lost: the request times out" in render_sequence_svg(dup)
 
 
+@pytest.mark.slow
 def test_controller_story_the_zombies_leader_and_isr_reaches_a_broker(documents):
     """Without a guard on the write: the zombie b1 (controller epoch 1, its session expired at step 3, a notice
     it never reads) writes b1 for leader epoch 1 and sends LeaderAndIsr with controller epoch 1 at step 6; b1 applies
@@ -329,6 +336,7 @@ def test_controller_with_fencing_the_zombies_write_is_refused():
         {"drop": "session expired for b1", "why": "b1 resigned at the refused write"}]
 
 
+@pytest.mark.slow
 def test_reassignment_story_the_new_controller_reads_the_target_as_ar(documents):
     """persist-ar-early: AR := {b2, b3} is written at step 4, before anything moved; the controller elected
     at step 6 reads it back as AR, so OAR - RAR is empty: no StopReplica is ever sent, and after step 2 b1
@@ -346,6 +354,7 @@ def test_reassignment_story_the_new_controller_reads_the_target_as_ar(documents)
     assert ("b1", "producer", "ack(record 0)", 2, 2, "delivered", "") in _arrow_summary(stop)
 
 
+@pytest.mark.slow
 def test_consumer_story_the_new_owner_starts_at_the_committed_offset(documents):
     """after-processing: c1 fetches offset 0 and crashes before committing; at the rebalance c2 is told
     the committed offset is 0 and fetches offset 0 again. before-processing: c1 commits offset 1 before

@@ -17,6 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import modelcheck
 
 SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "packed_kip320.py"
@@ -29,6 +31,7 @@ def run_packed(*args: str, timeout: float = 300) -> dict:
     return json.loads(out.stdout)
 
 
+@pytest.mark.slow
 def test_two_replicas_counts_equal_the_engines_and_every_successor_the_readable_specs() -> None:
     engine = modelcheck.check("kip320", constants={"Replicas": 2})
     assert (engine.result, engine.distinct_states, engine.depth) == ("holds", 5973, 18)
@@ -44,6 +47,7 @@ def test_two_replicas_counts_equal_the_engines_and_every_successor_the_readable_
     assert 0 < cc["bold_states_violating"] < cc["bold_states"]  # the invariant was seen both ways
 
 
+@pytest.mark.slow
 def test_three_replicas_counts_are_tlcs_and_a_sample_agrees_with_the_readable_spec() -> None:
     # TLC, Kip320 with Replicas=3 (and the defaults): 737,794 distinct states, 1,967,560 generated, depth 26.
     packed = run_packed("--cross-check", "--sample", "25000", "--seed", "1")
@@ -56,6 +60,7 @@ def test_three_replicas_counts_are_tlcs_and_a_sample_agrees_with_the_readable_sp
     assert cc["bold_states_violating"] > 0
 
 
+@pytest.mark.slow
 def test_a_state_of_two_words_explores_as_one_does() -> None:
     # 65 bits: the visited set of byte strings (as kip320-r3-epoch3 in bench/vs_tlc.py, 76 bits) against the engine.
     consts = {"Replicas": 2, "LogSize": 3, "MaxRecords": 3, "MaxLeaderEpoch": 4}

@@ -52,6 +52,7 @@ GRID = str(MODELS / "counter_grid.py")
 DIE_HARD = str(MODELS / "die_hard.py")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("counters,top", [(1, 5), (2, 7), (3, 9), (4, 4)])
 def test_counter_grid_counts_by_formula(counters, top):
     spec, c = _setup(GRID, Counters=counters, Max=top)
@@ -62,6 +63,7 @@ def test_counter_grid_counts_by_formula(counters, top):
     assert r["depth"] == top * counters + 1
 
 
+@pytest.mark.slow
 def test_counter_grid_violation_is_the_shortest_and_the_same():
     spec, c = _setup(GRID, Counters=3, Max=9, Limit=12)
     r = _same_for_all_workers(spec, c)
@@ -70,6 +72,7 @@ def test_counter_grid_violation_is_the_shortest_and_the_same():
     assert sum(v[2][-1][1].values) == 12
 
 
+@pytest.mark.slow
 def test_die_hard_violation_and_holds():
     spec, c = _setup(DIE_HARD)
     r = _same_for_all_workers(spec, c)
@@ -78,6 +81,7 @@ def test_die_hard_violation_and_holds():
     assert r["distinct"] == 16 and r["generated"] == 16 * 6 + 1
 
 
+@pytest.mark.slow
 def test_continue_max_states_and_max_depth_stop_at_the_same_place():
     spec, c = _setup(GRID, Counters=3, Max=6, Limit=5)
     r = _same_for_all_workers(spec, c, CheckOptions(continue_after_violation=True))
@@ -109,6 +113,7 @@ def test_engine_agrees_with_the_naive_explorer(ref, consts):
     assert (r.distinct_states, r.states_generated, r.depth) == (naive["distinct"], naive["generated"], naive["depth"])
 
 
+@pytest.mark.slow
 def test_kip320_two_replicas_reference_counts():
     """TLC reference table: Kip320, Replicas=2: 5,973 distinct, 11,839 generated, depth 18."""
     spec, c = _setup("kip320", Replicas=2)
@@ -117,6 +122,7 @@ def test_kip320_two_replicas_reference_counts():
     _same_for_all_workers(spec, c, CheckOptions(symmetry=True), workers=(2,))
 
 
+@pytest.mark.slow
 def test_tiny_worker_chunks_give_the_same_result(monkeypatch):
     """A level in many chunks: a repeat in a later chunk, and a fingerprint seen in an earlier level,
     are dropped early by the generator, exactly as the owner would have rejected them.
@@ -136,6 +142,7 @@ def test_tiny_worker_chunks_give_the_same_result(monkeypatch):
     assert len(v[2]) == 13
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ref,length", [("truncate-to-hw", 9), ("kip101", 11), ("kip279", 11)])
 def test_strong_isr_violations_with_three_replicas(ref, length):
     """TLC reference table: StrongIsr fails with traces of 9 (truncate-to-hw) and 11 states."""

@@ -104,6 +104,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args,points", CASES, ids=["kip320-holds", "truncate-to-hw-violated"])
 def test_sigkill_then_resume_gives_the_uninterrupted_result(tmp_path, tmpdir_env, args, points):
     tmpdir, env = tmpdir_env
@@ -118,6 +119,7 @@ def test_sigkill_then_resume_gives_the_uninterrupted_result(tmp_path, tmpdir_env
         assert resumed.returncode == (1 if expected["result"] == "violated" else 0)
 
 
+@pytest.mark.slow
 def test_a_local_checkpoint_resumes_with_workers(tmp_path, tmpdir_env):
     tmpdir, env = tmpdir_env
     expected = result_of(run_cli(*HOLDS, "-q", "--json"))
@@ -126,6 +128,7 @@ def test_a_local_checkpoint_resumes_with_workers(tmp_path, tmpdir_env):
     assert result_of(resumed) == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig,group", [(signal.SIGINT, True), (signal.SIGTERM, False), (signal.SIGTERM, True)],
                          ids=["SIGINT-to-the-group", "SIGTERM-to-the-coordinator", "SIGTERM-to-the-group"])
 def test_signal_stops_with_a_checkpoint_that_resumes(tmp_path, tmpdir_env, sig, group):
@@ -159,6 +162,7 @@ def test_signal_stops_with_a_checkpoint_that_resumes(tmp_path, tmpdir_env, sig, 
     assert result_of(resumed) == expected
 
 
+@pytest.mark.slow
 def test_max_memory_stops_with_exit_3_and_a_checkpoint_that_resumes(tmp_path, tmpdir_env):
     tmpdir, env = tmpdir_env
     expected = result_of(run_cli(*VIOLATED, "-q", "--json"))
@@ -174,6 +178,7 @@ def test_max_memory_stops_with_exit_3_and_a_checkpoint_that_resumes(tmp_path, tm
     assert result_of(resumed) == expected and resumed.returncode == 1
 
 
+@pytest.mark.slow
 def test_resume_refuses_another_run_with_one_line(tmp_path):
     p = run_cli(*HOLDS, "--workers", "2", "--max-memory", "1", "--checkpoint", str(tmp_path), "-q")
     assert p.returncode == 3
@@ -183,6 +188,7 @@ def test_resume_refuses_another_run_with_one_line(tmp_path):
     assert "constants" in p.stderr and "Traceback" not in p.stderr
 
 
+@pytest.mark.slow
 def test_a_killed_worker_is_one_clear_error_and_the_checkpoint_resumes(tmp_path, tmpdir_env):
     tmpdir, env = tmpdir_env
     expected = result_of(run_cli(*HOLDS, "-q", "--json"))
@@ -292,6 +298,7 @@ def _same(a, b) -> None:
     assert key(a) == key(b)
 
 
+@pytest.mark.slow
 def test_sigint_in_the_middle_of_a_level_abandons_it_at_once(tmp_path, hooked):
     import multiprocessing
 
@@ -314,6 +321,7 @@ def test_sigint_in_the_middle_of_a_level_abandons_it_at_once(tmp_path, hooked):
     _same(resumed_locally, expected)
 
 
+@pytest.mark.slow
 def test_max_memory_counts_the_workers_and_stops_mid_level(tmp_path, hooked):
     from modelcheck.search.memory import processes_memory_bytes
 
@@ -378,6 +386,7 @@ def test_a_worker_cleans_up_when_its_coordinators_end_closes_without_stop(tmp_pa
     assert not tmp.exists(), f"the worker left {os.listdir(tmp)}"
 
 
+@pytest.mark.slow
 def test_a_workers_level_leaves_no_reference_cycle(tmp_path):
     """Workers run with the cyclic GC off, so a level's garbage must go by reference counts alone.
 

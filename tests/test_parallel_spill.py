@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from conftest import check
 from modelcheck.model.bound import BoundModel
 from modelcheck.options import CheckOptions
@@ -43,6 +45,7 @@ def test_spilled_worker_frontiers_give_the_reference_counts():
     assert 0 < bfs.moved_states  # rebalancing read spilled frontiers back too
 
 
+@pytest.mark.slow
 def test_spilled_worker_frontiers_find_the_same_shortest_trace():
     _, one = _run("truncate-to-hw", (), 1)
     bfs, two = _run("truncate-to-hw", (), 2, spill_states=20)
@@ -53,6 +56,7 @@ def test_spilled_worker_frontiers_find_the_same_shortest_trace():
     assert (two.distinct_states, two.states_generated) == (one.distinct_states, one.states_generated)
 
 
+@pytest.mark.slow
 def test_checkpoints_gather_spilled_frontiers_and_resume(tmp_path):
     spec = load_spec("kip320")
     c = build_constants(spec, (("Replicas", "2"),))

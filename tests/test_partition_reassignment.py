@@ -115,6 +115,7 @@ def test_one_replica_moved_without_records_or_crashes_state_count_by_hand():
     assert (r.result, r.distinct_states, r.states_generated, r.depth) == ("holds", 9, 10, 9)
 
 
+@pytest.mark.slow
 def test_cli_commands(cli):
     p = cli("check", SPEC, "--deadlock", "-q")
     assert p.returncode == 0
@@ -127,6 +128,7 @@ def test_cli_commands(cli):
     assert p.returncode == 1 and "Invariant CompletedAtTarget is violated" in p.stdout and "(13 states)" in p.stdout
 
 
+@pytest.mark.slow
 def test_compiled_and_interpreted_give_identical_results(cli):
     args = ("check", SPEC, "--const", "Order=persist-ar-early", "--continue", "--json")
     a = cli(*args, env={INTERPRETED_ENV: ""})

@@ -19,6 +19,7 @@ from naive import naive_explore
 DOC = ROOT / "docs" / "porting-from-tla.md"
 
 
+@pytest.mark.slow
 def test_every_block_of_the_porting_page_runs_as_printed(tmp_path):
     assert doc_runner.run_blocks(DOC, tmp_path) == {"python", "sh", "text"}
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import MODELS, run_cli
 
 
@@ -12,6 +14,7 @@ def test_non_deterministic_actions_are_an_error():
     assert "Traceback" not in p.stderr
 
 
+@pytest.mark.slow
 def test_symmetry_with_an_asymmetric_invariant_warns_unsound():
     spec = str(MODELS / "broken" / "asymmetric_invariant.py")
     p = run_cli("check", spec, "--symmetry", "-q")

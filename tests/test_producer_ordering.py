@@ -115,6 +115,7 @@ def test_the_idempotent_broker_answers_a_retried_batch_it_has_as_a_success():
     assert s.log == () and s.responses[-1] == (1, OUT_OF_ORDER_SEQUENCE)
 
 
+@pytest.mark.slow
 def test_cli_commands(cli):
     p = cli("check", SPEC, "--const", "MaxInFlight=2", "--const", "Idempotent=false", "--invariant", "InOrder", "-q")
     assert p.returncode == 1 and "(8 states)" in p.stdout and "log = [batch1, batch0]" in p.stdout
@@ -126,6 +127,7 @@ def test_cli_commands(cli):
     assert p.returncode == 1 and "(6 states)" in p.stdout
 
 
+@pytest.mark.slow
 def test_compiled_and_interpreted_give_identical_results(cli):
     args = ("check", SPEC, "--const", "Idempotent=true", "--json")
     a = cli(*args, env={INTERPRETED_ENV: ""})
@@ -329,6 +331,7 @@ def test_the_progress_actions_fire():
     assert {(DUPLICATE_SEQUENCE, True), (OUT_OF_ORDER_SEQUENCE, True), (OUT_OF_ORDER_SEQUENCE, False)} <= codes
 
 
+@pytest.mark.slow
 def test_cli_cache_and_liveness_commands(cli):
     base = ("check", SPEC, "--const", "Idempotent=true", "--const", "MaxInFlight=2")
     p = cli(*base, "--const", "BrokerCache=1", "-q")

@@ -46,7 +46,8 @@ SLOW = {
 SKIPPED = {
     "bin/setup": "the tests run in the environment it made",
     "source .venv/bin/activate": "the tests run this environment's interpreter",
-    "python -m pytest -q": "the test suite itself (CI's .ci/run runs it)",
+    'python -m pytest -q -m "not slow and not spark"; python -m pytest -q -m "slow or spark"':
+        "the test suite itself, its two tiers (CI's .ci/run runs them)",
     "modelcheck render-known": "it rewrites the checked-in renderings; tests/test_known_traces.py checks they are current",
     "modelcheck check kip320 --const MaxLeaderEpoch=3 --checkpoint ck/ --checkpoint-every 300 --max-memory 4096":
         "ten million states (minutes); checkpoints and --max-memory: tests/test_checkpoint_resume.py",
@@ -99,6 +100,7 @@ def _params(table: dict, *marks) -> list:
             for c, s in table.items()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command,status", _params(RUN) + _params(SLOW, pytest.mark.slow))
 def test_readme_command_runs_as_printed(fresh, command, status):
     if "--format png" in command and shutil.which("dot") is None:
@@ -131,6 +133,7 @@ def test_the_readme_spec_example_checks(tmp_path):
     assert "3 states generated, 2 distinct states found" in p.stdout
 
 
+@pytest.mark.slow
 def test_the_readme_testing_example_passes(fresh):
     """The test file in "From Python", run by pytest from a directory where its spec paths resolve."""
     test_file = _python_blocks("## From Python")[1]

@@ -6,7 +6,11 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
+
+pytestmark = pytest.mark.slow
 
 
 def _python_block() -> str:

@@ -14,6 +14,8 @@ import pytest
 
 from conftest import ROOT, run_cli
 
+pytestmark = pytest.mark.slow
+
 SECTION = "## The rest of the seeds"
 
 

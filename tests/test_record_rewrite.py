@@ -241,6 +241,7 @@ def _outcome(fn: Any, *args: Any) -> Any:
     return ("value", type(value), value)
 
 
+@pytest.mark.slow
 def test_compiled_rewrite_computes_what_the_source_does(package) -> None:
     name, _, slow, fast = package
     assert fast._mc_ok is True
@@ -255,6 +256,7 @@ def test_compiled_rewrite_computes_what_the_source_does(package) -> None:
         assert type(fast.bump(w, 0)) is recs.World and type(fast.bump(w, 0).nodes[0]) is recs.Node
 
 
+@pytest.mark.slow
 def test_compiled_module_attribute_reads_see_a_changed_module(package) -> None:
     """``r.with_clock_and_logs`` is cached per read site, but only while ``recs``'s namespace is unchanged."""
     name, pkg, slow, fast = package
@@ -278,6 +280,7 @@ def test_compiled_module_attribute_reads_see_a_changed_module(package) -> None:
         recs.with_clock_and_logs = original
 
 
+@pytest.mark.slow
 def test_compiled_rewrite_falls_back_for_look_alikes_and_subclasses(package) -> None:
     """A value of another type than the suggested one takes the attribute read, as the source does."""
     name, _, slow, fast = package
@@ -305,6 +308,7 @@ def test_compiled_rewrite_falls_back_for_look_alikes_and_subclasses(package) -> 
     assert _outcome(fast.moved, w2, 4) == _outcome(slow.moved, w2, 4) and type(fast.moved(w2, 4)) is Later
 
 
+@pytest.mark.slow
 def test_compiled_rewrite_turns_itself_off_when_a_record_changed_field_order(tmp_path: Path) -> None:
     """Built against one field order, loaded against another: no index is trusted, results stay right.
 
@@ -450,6 +454,7 @@ def test_rewrite_calls_plain_module_helpers_directly_and_only_those(tmp_path: Pa
     assert "    return halve(x) + HALF" in rewritten
 
 
+@pytest.mark.slow
 def test_compiled_direct_helpers_compute_the_same_and_honour_a_monkeypatch(tmp_path: Path) -> None:
     name = "rw_direct"
     pkg = _module_package(tmp_path / "src", name, "helpers", DIRECT)
@@ -569,6 +574,7 @@ def test_rewrite_declares_plainly_decorated_actions_cpdef_without_moving_a_line(
     assert "# @_logged" in rewritten and "# @action(\"Cramped\", b=BIT)" not in rewritten
 
 
+@pytest.mark.slow
 def test_compiled_actions_run_as_c_entries_only_where_that_is_the_same_call(tmp_path: Path) -> None:
     from modelcheck.model.expander import c_entry, compile_expander
     from modelcheck.model.bound import BoundModel

@@ -23,7 +23,7 @@ import psutil
 import pytest
 
 import modelcheck
-from conftest import MODELS, ROOT, check_process, checkpoint_manifest, json_report, run_cli
+from conftest import MODELS, ROOT, check_process, checkpoint_manifest, json_report, needs_memo_tables, run_cli
 from modelcheck.errors import CheckpointError
 from modelcheck.search import checkpoint as ck
 from modelcheck.memo.backend import MemoBackend
@@ -89,6 +89,7 @@ def _stale_resume(tmp_path, spec, edit, env=None):
     return run_cli("check", str(spec), env=env), run_cli("check", str(spec), "--resume", str(ck), env=env)
 
 
+@pytest.mark.slow
 def test_a_helper_module_outside_the_spec_s_folder_is_part_of_its_identity(tmp_path):
     """A helper imported from PYTHONPATH (not the spec's folder) that changes makes the checkpoint stale."""
     lib = tmp_path / "lib"
@@ -105,6 +106,7 @@ def test_a_helper_module_outside_the_spec_s_folder_is_part_of_its_identity(tmp_p
         "spec gated has changed since the checkpoint was written: module gate_rules changed")
 
 
+@pytest.mark.slow
 def test_a_data_file_the_spec_reads_is_part_of_its_identity(tmp_path):
     """A file read when the spec is imported that changes makes the checkpoint stale, naming the file."""
     data = tmp_path / "forbidden.txt"
@@ -117,6 +119,7 @@ def test_a_data_file_the_spec_reads_is_part_of_its_identity(tmp_path):
     assert resumed.stderr.strip().splitlines()[-1].endswith(f"{os.path.realpath(data)} changed")
 
 
+@pytest.mark.slow
 def test_a_data_file_read_by_init_is_part_of_its_identity(tmp_path):
     data = tmp_path / "start.txt"
     data.write_text("0\n")
@@ -136,6 +139,7 @@ class _Payload:
         return (os.system, (f"touch {self.marker}",))
 
 
+@pytest.mark.slow
 def test_a_crafted_checkpoint_with_consistent_digests_runs_no_code(tmp_path):
     """Who can write the directory can forge the digests; still, loading the states runs nothing."""
     directory = tmp_path / "ck"
@@ -176,6 +180,7 @@ def test_the_cli_reports_a_checkpoint_only_when_one_is_on_disk(tmp_path):
     assert ck.verified_level(str(tmp_path / "ck")) == 0
 
 
+@pytest.mark.slow
 def test_two_runs_cannot_share_a_checkpoint_directory(tmp_path):
     first = subprocess.Popen([sys.executable, "-m", "modelcheck", "check", "kip320", "--checkpoint",
                               str(tmp_path / "ck"), "-q"], cwd=ROOT, stdout=subprocess.DEVNULL,
@@ -212,7 +217,8 @@ def test_an_unusable_checkpoint_directory_is_refused_before_the_search(tmp_path,
 # -- memory ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("backend, memo", [(LocalBackend, False), (MemoBackend, None)], ids=["spec-code", "tables"])
+@pytest.mark.parametrize("backend, memo", [pytest.param(LocalBackend, False, id="spec-code"),
+                                           pytest.param(MemoBackend, None, id="tables", marks=needs_memo_tables)])
 def test_running_out_of_memory_ends_with_statistics_a_checkpoint_and_exit_3(tmp_path, monkeypatch, backend, memo):
     """A MemoryError in the middle of a level: the boundary before it is checkpointed; spill files go."""
     expand = backend.expand
@@ -259,6 +265,7 @@ def test_max_memory_keeps_the_peak_within_ten_percent_of_the_budget(tmp_path):
     assert peak <= 1.10 * budget * 2**20, f"peak {peak / 2**20:.0f} MiB for a {budget} MiB budget"
 
 
+@pytest.mark.slow
 def test_a_projected_memory_shortage_is_warned_about_before_it_happens(monkeypatch):
     import psutil
 
@@ -294,6 +301,7 @@ def test_an_unwritable_out_directory_is_refused_before_the_search(tmp_path, wher
     assert "Traceback" not in p.stderr and "states generated" not in p.stdout
 
 
+@pytest.mark.slow
 def test_out_never_follows_a_planted_link_and_removes_stale_traces(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
@@ -310,6 +318,7 @@ def test_out_never_follows_a_planted_link_and_removes_stale_traces(tmp_path):
     assert not (out / "trace-2.json").exists() and (out / "notes.md").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [("render", "TRACE", "-f", "html", "-o", "/missing/dir/x.html"),
                                   ("graph", str(MODELS / "die_hard.py"), "-o", "/missing/dir/x.dot")])
 def test_render_and_graph_to_a_missing_directory_are_one_line(tmp_path, args):
@@ -338,6 +347,7 @@ def test_hostile_trace_files_are_one_line(tmp_path, content, message):
 # -- bounds and numbers ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_bounded_search_is_incomplete_with_its_own_exit_status():
     p = run_cli("check", "kip320", "--const", "Replicas=2", "--max-states", "100", "-q", "--json")
     assert p.returncode == 4
@@ -395,6 +405,7 @@ def _start_and_stop_a_worker(tmp_path, *extra: str):
     return p
 
 
+@pytest.mark.slow
 def test_a_stopped_worker_ends_the_run_with_one_line(tmp_path):
     p = _start_and_stop_a_worker(tmp_path, "--worker-timeout", "2")
     start = time.time()
@@ -403,6 +414,7 @@ def test_a_stopped_worker_ends_the_run_with_one_line(tmp_path):
     assert "has not run for" in err and "(stopped)" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_one_ctrl_c_ends_a_run_with_a_stopped_worker_in_seconds(tmp_path):
     p = _start_and_stop_a_worker(tmp_path, "--checkpoint", str(tmp_path / "ck"), "--checkpoint-every", "0",
                                  "--no-memo")  # worker processes (on the memo tables, --workers are threads)
@@ -439,6 +451,7 @@ def test_a_nan_in_a_state_is_refused(tmp_path):
 LIVENESS = ["check", "kip320", "--property", "DesignatedLeaderTakesOver"]
 
 
+@pytest.mark.slow
 def test_max_memory_holds_through_the_liveness_decision():
     """Deciding the property on Kip320's 737,794 states takes about 220 MiB more than the search (382 MiB at
     the peak, measured): with a 200 MiB budget the run stops before the decision allocates, exit 3."""
@@ -454,12 +467,14 @@ def test_max_memory_holds_through_the_liveness_decision():
     assert peak <= 1.10 * budget * 2**20, f"peak {peak / 2**20:.0f} MiB for a {budget} MiB budget"
 
 
+@pytest.mark.slow
 def test_a_budget_that_fits_the_liveness_decision_decides_it():
     r = run_cli(*LIVENESS, "--max-memory", "600", "-q", "--json")
     assert r.returncode == 0, r.stderr
     assert json_report(r)["result"] == "holds"
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_liveness_is_decided_stops_the_decision():
     p = subprocess.Popen([sys.executable, "-m", "modelcheck", *LIVENESS, "--progress", "60"], cwd=ROOT,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

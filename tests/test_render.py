@@ -26,6 +26,7 @@ def out(tmp_path_factory):
     return d
 
 
+@pytest.mark.slow
 def test_check_out_writes_the_trace_and_renderings(out):
     names = set(os.listdir(out))
     assert {"trace.json", "trace.txt", "trace.dot", "trace.html", "trace.seq.svg"} <= names
@@ -54,6 +55,7 @@ def test_a_fresh_trace_explains_its_violation(out):
     assert '<TD BGCOLOR="#fecaca" WIDTH="34" COLOR="#b91c1c" BORDER="2"><FONT COLOR="#b91c1c"><B>missing</B>' in dot
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["text", "dot", "json", "html", "graph-json", "seq-svg"])
 def test_round_trip_render_equals_render_at_check_time(out, fmt):
     ext = {"text": "txt", "dot": "dot", "json": "json", "html": "html", "graph-json": "graph.json",
@@ -110,6 +112,7 @@ def _good_doc(out) -> dict:
     return json.loads((out / "trace.json").read_text())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "mutate,message",
     [
@@ -141,6 +144,7 @@ def test_crafted_trace_files_are_refused(out, tmp_path, mutate, message):
     assert message in p.stderr and "Traceback" not in p.stderr
 
 
+@pytest.mark.slow
 def test_truncated_and_non_json_files_are_refused(out, tmp_path):
     text = (out / "trace.json").read_text()
     for content, message in [(text[: len(text) // 2], "not valid JSON (truncated?)"), (b"\xff\xfe\x00", "not UTF-8"),
@@ -165,6 +169,7 @@ def test_crafted_names_cannot_write_outside_the_output_directory(out, tmp_path):
         write_outputs(doc, str(target), ("json",), stem="../evil")
 
 
+@pytest.mark.slow
 def test_state_graph_export_and_its_size_limit(tmp_path):
     p = run_cli("graph", str(MODELS / "die_hard.py"), "--format", "json", "--invariant", "NotSolved")
     assert p.returncode == 0, p.stderr
@@ -180,6 +185,7 @@ def test_state_graph_export_and_its_size_limit(tmp_path):
     assert "the state graph has more than 100 states" in p.stderr
 
 
+@pytest.mark.slow
 def test_neighbourhood_of_the_counterexample(tmp_path):
     """--around-violation N: the trace, marked, plus every state within N actions of it."""
     p = run_cli("graph", str(MODELS / "die_hard.py"), "--format", "json", "--around-violation", "1")
@@ -249,6 +255,7 @@ def test_whole_graph_folds_self_loops_into_the_boxes():
     assert len(edges) == len({tuple(line.split()[:3]) for line in edges})
 
 
+@pytest.mark.slow
 @needs_dot
 def test_graph_renders_svg_and_png(tmp_path):
     p = run_cli("graph", str(MODELS / "die_hard.py"), "--format", "svg")
@@ -259,6 +266,7 @@ def test_graph_renders_svg_and_png(tmp_path):
     assert p.returncode == 2 and p.stderr.strip() == "error: --format png writes binary data; give --output FILE"
 
 
+@pytest.mark.slow
 def test_sequence_diagram_needs_a_spec_with_messages(tmp_path):
     """die_hard declares no messages: check --out writes no seq.svg, and render -f seq-svg says why (exit 2)."""
     p = run_cli("check", str(MODELS / "die_hard.py"), "--invariant", "NotSolved", "-q", "--out", str(tmp_path))
@@ -271,6 +279,7 @@ def test_sequence_diagram_needs_a_spec_with_messages(tmp_path):
 # -- hostile trace files: every one a one-line refusal or a bounded, inert rendering -------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["text", "dot", "html"])
 @pytest.mark.parametrize("case,message", [
     ("epoch-of-5000-digits", None),
@@ -310,6 +319,7 @@ def test_text_rendering_escapes_terminal_control_characters(out, tmp_path):
     assert "nextRecordId = \\x1b[1m1" in p.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["dot", "html", "text", "graph-json"])
 def test_a_rendering_is_bounded_by_a_factor_of_its_input(out, tmp_path, fmt):
     """One log of 200,000 items in a 1 MB trace once made an 828 MB DOT file (every lane of every step drew
@@ -385,6 +395,7 @@ def _damage(doc, rng):
     return doc
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_random_damage_to_a_trace_file_is_one_line_or_a_bounded_rendering(out, tmp_path, seed):
     """Each damaged document is either rendered (within the stated bound) or refused with a ModelCheckError

@@ -233,6 +233,7 @@ def test_symmetry_keeps_the_verdicts():
     assert full.result == reduced.result == "holds" and reduced.distinct_states <= full.distinct_states
 
 
+@pytest.mark.slow
 def test_cli_story_commands(cli):
     p = cli("check", "broker-failures", "--invariant", "AckedRecordsSurvive", "-q")
     assert p.returncode == 1

@@ -85,6 +85,7 @@ MEASURE = """(function () {
 })()"""
 
 
+@pytest.mark.slow
 @needs_chromium
 @pytest.mark.parametrize("width", [800, 1400])
 @pytest.mark.parametrize("name", PAGES)
@@ -102,6 +103,7 @@ def test_the_diagram_fits_the_page_with_text_no_smaller_than_11px(browser, pages
     assert small == [], small[:5]
 
 
+@pytest.mark.slow
 @needs_chromium
 @pytest.mark.parametrize("width", [800, 1400])
 @pytest.mark.parametrize("name", PAGES)
@@ -125,6 +127,7 @@ def test_labels_overlap_neither_each_other_nor_a_lifeline(browser, pages, name, 
     assert crossing == []
 
 
+@pytest.mark.slow
 @needs_chromium
 @pytest.mark.parametrize("name", PAGES)
 def test_notes_are_whole_and_carry_a_tooltip(browser, pages, name):

@@ -8,6 +8,8 @@ import enum
 import pickle
 from typing import NamedTuple
 
+import pytest
+
 from modelcheck.spec.constants import make_constants
 from modelcheck.spec.loader import load_spec
 from modelcheck.model.bound import BoundModel
@@ -55,6 +57,7 @@ def _registered(obj):
     return (Registered, (obj.x * 10,))
 
 
+@pytest.mark.slow
 def test_kafka_states_pickle_to_the_same_bytes_and_back():
     spec = load_spec("kip320")
     model = BoundModel(spec, make_constants(spec.constants_class, {}), CheckOptions())

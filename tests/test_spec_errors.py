@@ -121,6 +121,7 @@ def expected_stderr(name: str, line: str, trace: list[str]) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", ["1", "2", "2 --no-memo"], ids=["one", "threads", "processes"])
 @pytest.mark.parametrize("name,line,trace", CASES, ids=[c[0][:-3] for c in CASES])
 def test_a_broken_spec_gives_one_line_naming_the_function_and_exit_2(name, line, trace, workers):
@@ -141,6 +142,7 @@ def compiled_broken():
     return BUILDS_ON
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,line,trace", CASES, ids=[c[0][:-3] for c in CASES])
 def test_a_compiled_broken_spec_gives_the_same_line(name, line, trace, compiled_broken):
     """Compiled, spec functions are Cython functions called from C: the same errors, lines and traces."""
@@ -150,6 +152,7 @@ def test_a_compiled_broken_spec_gives_the_same_line(name, line, trace, compiled_
     assert p.stderr.splitlines() == expected_stderr(name, line, trace)
 
 
+@pytest.mark.slow
 def test_debug_after_the_command_shows_the_traceback_and_still_exits_2():
     for args in (("--debug", "check", str(BROKEN / "invariant_generator.py"), "-q"),
                  ("check", str(BROKEN / "invariant_generator.py"), "-q", "--debug")):
@@ -169,6 +172,7 @@ FUNCTION = {"init": "init", "action": "action Inc", "invariant": "invariant Fine
             "state-constraint": "state_constraint", "action-constraint": "action_constraint"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", list(KINDS))
 @pytest.mark.parametrize("where", WHERE)
 def test_the_spec_cannot_steer_the_exit_status(where, kind):
@@ -178,6 +182,7 @@ def test_the_spec_cannot_steer_the_exit_status(where, kind):
     _assert_base_exception(p, where, kind)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", WHERE)
 def test_a_compiled_spec_cannot_steer_the_exit_status_either(where, compiled_broken):
     p = run_cli("check", str(BROKEN / "raises_base_exception.py"), "--const", f"Where={where}",
@@ -202,6 +207,7 @@ def _assert_base_exception(p, where: str, kind: str) -> None:
     assert "Traceback" not in p.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", ["1", "2", "2 --no-memo"], ids=["one", "threads", "processes"])
 def test_sys_exit_in_an_action_is_a_spec_error_with_workers(workers):
     p = run_cli("check", str(BROKEN / "raises_base_exception.py"), "--const", "Kind=exit3", "-q",

@@ -161,6 +161,7 @@ def _cases():
             yield pytest.param(name, path, True, id=f"{name}-{path}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, path, symmetry", list(_cases()))
 def test_each_path_counts_as_the_oracle(name, path, symmetry):
     module = load(name)
@@ -183,6 +184,7 @@ def _json(p):
     return (d["result"], d["distinct_states"], d["states_generated"], d["depth"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, symmetry", [pytest.param(n, False, id=n) for n in ACCEPTED]
                          + [pytest.param(n, True, id=f"{n}-symmetry") for n in SYMMETRIC])
 def test_a_checkpoint_stopped_mid_search_resumes_to_the_oracles_counts(tmp_path, name, symmetry):
@@ -222,6 +224,7 @@ def _error_lines(p):
 REFUSAL_PATHS = {"default": [], "no-memo": ["--no-memo"], "workers-processes": ["--workers", "2", "--no-memo"]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", REFUSED)
 @pytest.mark.parametrize("path", REFUSAL_PATHS)
 def test_a_state_without_an_exact_identity_is_refused_in_one_line(name, path):
@@ -232,6 +235,7 @@ def test_a_state_without_an_exact_identity_is_refused_in_one_line(name, path):
     assert len(lines) == 1 and lines[0].startswith("error:"), p.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", EITHER)
 def test_strings_and_none_are_refused_everywhere_or_counted_exactly_everywhere(tmp_path, name):
     """str and None (hashed differently per process): one answer on every path, each process with its own

@@ -42,6 +42,7 @@ CONFIGS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,consts", CONFIGS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CONFIGS)])
 def test_sorted_permutations_count_the_same_orbits_as_all_permutations(name, consts):
     spec = load_spec(name)
@@ -78,6 +79,7 @@ def test_orbit_fingerprint_is_constant_on_orbits_and_separates_them():
     assert len(groups_sorted) == len({by_all(s) for s in states})
 
 
+@pytest.mark.slow
 def test_a_signature_that_renaming_does_not_carry_is_refused():
     p = run_cli("check", str(MODELS / "broken" / "bad_signature.py"), "--symmetry", "-q")
     assert p.returncode == 2, p.stdout + p.stderr

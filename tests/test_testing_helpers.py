@@ -87,6 +87,7 @@ def test_a_spec_error_is_raised_with_its_trace_as_a_note():
                                    "  State 1: <Initial predicate> 0\n  State 2: <Step> 1\n  State 3: <Step> 2"]
 
 
+@pytest.mark.slow
 def test_pytest_shows_the_trace_of_a_failing_assertion(tmp_path):
     (tmp_path / "test_user.py").write_text(
         "from modelcheck.testing import assert_holds\n\n\n"
@@ -138,6 +139,7 @@ def test_assert_violates_names_a_liveness_property_and_nothing_masks_it():
     assert assert_holds(LASSO, properties=["ZeroLeadsToOne"], deadlock=False).result == "holds"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, ending, last_line", [
     ("ReachesThree", "it loops back to state 1 forever", "Back to state 1 <Reset>: states 1 to 3 repeat forever."),
     ("ZeroInfinitelyOften", "it stutters forever in its last state",

@@ -20,8 +20,8 @@ import pytest
 
 from conftest import MODELS, ROOT, json_report, run_cli
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler: user specs stay interpreted")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
+    shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler: user specs stay interpreted")]
 
 ON = {"MODELCHECK_USER_BUILD": ""}
 OFF = {"MODELCHECK_USER_BUILD": "off"}

@@ -23,6 +23,7 @@ import pytest
 import modelcheck
 from modelcheck import Spec, Symmetry, action, constant, eventually, invariant, liveness
 from modelcheck.errors import StateError, UsageError
+from conftest import needs_memo_tables
 
 
 class S(NamedTuple):
@@ -106,6 +107,7 @@ def test_the_first_state_found_stands_for_its_view():
     assert (r.result, r.distinct_states, r.states_generated, r.depth) == ("holds", 3, 4, 3)
 
 
+@needs_memo_tables
 @pytest.mark.parametrize("kind", ["x", "tuple", "record"])
 def test_the_memo_tables_fingerprint_a_view_of_the_states_parts(kind):
     """A view that returns parts of the state (or a tuple or record of them) runs on the tables, with the
@@ -120,6 +122,7 @@ def test_the_memo_tables_fingerprint_a_view_of_the_states_parts(kind):
     assert bad.successors == "memo tables" and bad.violation.trace[-1].state == S(2, 0)
 
 
+@needs_memo_tables
 @pytest.mark.parametrize("kind", ["x", "tuple", "record"])
 def test_a_step_that_changes_only_what_the_view_leaves_out_is_not_new(kind):
     """With Flip: (2,0) -> (2,1) has the view of (2,0), so it is generated but not new, and x = 3 (which needs
@@ -131,6 +134,7 @@ def test_a_step_that_changes_only_what_the_view_leaves_out_is_not_new(kind):
                                                                   off.depth) == (3, 5, 3)
 
 
+@needs_memo_tables
 @pytest.mark.parametrize("kind, why", [
     ("computed", "it uses the value of flag"),
     ("twice", "it keeps x twice"),
@@ -180,6 +184,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_the_command_line_refuses_a_property_under_a_view_with_exit_2():
     p = _cli("--property", "ReachesTwo")
     assert p.returncode == 2, p.stderr
@@ -204,6 +209,7 @@ KRAFT_SMALL = {"UncleanShutdownLimit": 0, "FenceBrokerLimit": 0}
 """TLC's counts with the VIEW (tests/test_kraft_replication.py): 1,163 distinct, 3,372 generated, depth 25."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("first, then", [(None, None), (None, False), (False, None)])
 def test_a_run_stopped_under_a_view_resumes_to_the_same_counts(tmp_path, first, then):
     """Stopped after 400 states with a checkpoint a level, then resumed, on the tables or the spec's own code

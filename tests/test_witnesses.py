@@ -99,12 +99,14 @@ def test_every_known_trace_has_a_sentence():
     assert set(EXPECTED) == {entry.name for entry in KNOWN}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_known_trace_explains_its_violation(documents, name):
     v = documents[name]["violation"]
     assert v["explanation"] == EXPECTED[name]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_culprits_name_cells_of_the_violating_state(documents, name):
     """Each culprit is a lane field or a variable of the last state; a log offset is within the drawn cells."""
@@ -122,6 +124,7 @@ def test_culprits_name_cells_of_the_violating_state(documents, name):
                 assert c["field"] == "log" and 0 <= c["offset"] <= width
 
 
+@pytest.mark.slow
 def test_the_culprits_are_the_record_the_replica_lacks(documents):
     """HW data loss: r1's record at offset 0 and r3's empty offset 0, r1's HW, r3's quorum ISR membership."""
     assert documents["hw-data-loss"]["violation"]["culprits"] == [
@@ -132,6 +135,7 @@ def test_the_culprits_are_the_record_the_replica_lacks(documents):
         {"variable": "producer.acked"}]
 
 
+@pytest.mark.slow
 def test_the_culprits_of_the_other_seeds_stories(documents):
     """The cells each sentence names: the batches' offsets, both leaders and the zombie's role, the step's
     victims, the record's counts."""
@@ -152,6 +156,7 @@ def test_the_culprits_of_the_other_seeds_stories(documents):
         {"variable": "consumers.c1.alive"}]
 
 
+@pytest.mark.slow
 def test_check_prints_the_sentence_and_json_carries_it():
     p = run_cli("check", "broker-failures", "--invariant", "AckedRecordsSurvive", "-q")
     assert p.returncode == 1
@@ -162,6 +167,7 @@ def test_check_prints_the_sentence_and_json_carries_it():
     assert data["violation"]["culprits"][2] == {"lane": "r3", "field": "log", "offset": 0}
 
 
+@pytest.mark.slow
 def test_leader_in_isr_names_the_missing_leader():
     """The published LeaderInIsr fails in the initial state: no leader, and None is in no ISR."""
     p = run_cli("check", "kip320", "--const", "Replicas=2", "--invariant", "LeaderInIsr", "-q", "--json")
@@ -170,6 +176,7 @@ def test_leader_in_isr_names_the_missing_leader():
     assert v["culprits"] == [{"variable": "quorumState.leader"}, {"variable": "quorumState.isr"}]
 
 
+@pytest.mark.slow
 def test_invariants_stay_plain_booleans(documents):
     """The explanation is a companion: the invariant itself returns a bool, True or False, nothing else."""
     for entry in KNOWN:

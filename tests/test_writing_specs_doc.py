@@ -20,6 +20,7 @@ from naive import naive_explore, naive_shortest
 DOC = ROOT / "docs" / "writing-specs.md"
 
 
+@pytest.mark.slow
 def test_every_block_of_the_tutorial_runs_as_printed(tmp_path):
     assert doc_runner.run_blocks(DOC, tmp_path) == {"python", "sh", "text"}
     assert (tmp_path / "my_protocol.py").is_file()
