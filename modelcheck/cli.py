@@ -510,8 +510,11 @@ def graph_cmd(spec_ref: str, consts: tuple, invariants: tuple, fmt: str, limit: 
         result = plan.run()
         if result.violation is None:
             raise UsageError("--around-violation: the check found no violation, so there is no counterexample")
+        from modelcheck.counterexamples.tracefile import document_from_violation
+
         trace = [step.state for step in result.violation.trace]
-        g = neighbourhood_graph(model, trace, radius, limit)
+        violation = document_from_violation(plan.spec, plan.constants, result.violation)["violation"]
+        g = neighbourhood_graph(model, trace, radius, limit, violation)
     data = state_graph_output(g, fmt)
     if output:
         _write_output(output, data)

@@ -231,19 +231,6 @@ def test_crafted_explanations_and_messages_are_escaped_everywhere(out):
         assert "&lt;img src=x onerror=alert(1)&gt;" in text, fmt
 
 
-def test_around_violation_boxes_show_what_changed_and_the_road_not_taken():
-    """Path boxes are titled "State k", side boxes with their action, and each lists only what changed."""
-    p = run_cli("graph", str(MODELS / "die_hard.py"), "--around-violation", "1")
-    assert p.returncode == 0, p.stderr
-    dot = p.stdout
-    assert "rankdir=LR" in dot
-    # State 2 (fill the big jug) lists its one change; the whole state only for State 1.
-    assert 'n1 [label="State 2\\lbig = 5\\lself-loops: FillBig, EmptySmall, SmallToBig\\l"' in dot
-    assert 'n0 [label="State 1\\lsmall = 0\\lbig = 0\\lself-loops:' in dot
-    # A road not taken from State 1: filling the small jug, titled with its action, its edge unlabelled.
-    assert 'n7 [label="FillSmall\\lsmall = 3\\l"' in dot and "  n0 -> n7;" in dot
-
-
 def test_whole_graph_folds_self_loops_into_the_boxes():
     p = run_cli("graph", str(MODELS / "die_hard.py"))
     assert p.returncode == 0, p.stderr
