@@ -73,6 +73,41 @@ def test_compare_two_states_side_by_side(explorer, hw_path):
         explorer.compare(hw_path, 1, 12)
 
 
+def test_each_step_of_the_path_lists_its_messages_as_the_trace_page_does(explorer, hw_path):
+    """A receive or a drop names a message sent steps earlier: the whole path is followed, as the trace page does."""
+    view = explorer.view(hw_path)
+    msgs = [t["messages"] for t in view["trail"]]
+    assert msgs[0] == "" and msgs[4] == "" and msgs[7] == ""  # the initial state, LeaderWrite, LeaderIncHighWatermark
+    assert msgs[1].count('<span class="k">sent</span> controller &rarr;') == 3
+    assert ('<li class="dropped"><span class="k">dropped</span> controller &rarr; r1: LeaderAndIsr(epoch 0, leader r1, '
+            'isr {r1, r2, r3}) (superseded by epoch 1)</li>') in msgs[3]
+    assert '<span class="k">applied</span> controller &rarr; r1: LeaderAndIsr(epoch 1, leader r1, isr {r1, r3})' \
+        in msgs[3]
+    assert '<span class="k">sent and applied</span> r3 &rarr; r1: Fetch(offset 0)' in msgs[6]
+    last = '<span class="k">applied</span> controller &rarr; r3: LeaderAndIsr(epoch 1, leader r1, isr {r1, r3})'
+    assert last in msgs[8] and view["messages"] == msgs[8]
+    with open(HW_TRACE, encoding="utf-8") as f:  # the trace page's own events for the same steps
+        doc = json.load(f)
+    assert [bool(m) for m in msgs] == [bool(step.get("messages")) for step in doc["steps"]]
+
+
+def test_a_documented_finding_is_labelled_as_such(explorer, hw_path):
+    """LeaderInIsr as published is violated by Init: its module declares it in FINDINGS, the view says so."""
+    from modelcheck.invariants.kafka_isr import FINDINGS
+
+    for spec in (explorer.spec, load_spec("kip320")):
+        ex = explorer if spec is explorer.spec else Explorer(spec, build_constants(spec, ()))
+        initial = {i["name"]: i for i in ex.view([0])["invariants"]}
+        assert initial["LeaderInIsr"]["finding"] == FINDINGS["LeaderInIsr"]
+        assert not initial["LeaderInIsr"]["holds"]  # still reported as violated, with its explanation
+        assert initial["LeaderInIsr"]["explanation"].startswith("the quorum names no leader")
+        assert ex.view([0])["findings"] == {"LeaderInIsr": FINDINGS["LeaderInIsr"]}
+    end = {i["name"]: i for i in explorer.view(hw_path)["invariants"]}
+    assert "finding" not in end["StrongIsr"] and "finding" not in end["WeakIsr"]  # real violations stay alarms
+    other = load_spec("partition-reassignment")  # its own LeaderInIsr is no declared finding
+    assert Explorer(other, build_constants(other, ())).findings == {}
+
+
 @pytest.mark.parametrize("text,message", [
     ("", "the path is empty"),
     ("0.a", "the path must be numbers separated by dots (such as 0.3.1), got '0.a'"),

@@ -1,5 +1,6 @@
 // The explorer page: asks the server for the state at the end of a path, shows it, and walks on.
-// The path lives in the URL (#path=0.3.1), so a walk can be shared and the browser's back button works.
+// The path lives in the URL (#path=0.3.1, and &compare=2,5 while two of its states are compared), so a walk can be
+// shared and the browser's back button works.
 // Every HTML fragment comes from the server, escaped there; error messages are set as text.
 (function () {
   var start = document.body.dataset.start || '0';
@@ -13,9 +14,19 @@
     document.body.dataset.ready = 'yes';
   }
 
-  function hashPath() {
-    var m = /^#path=(.*)$/.exec(window.location.hash);
-    return m ? decodeURIComponent(m[1]) : null;
+  function hashState() {
+    var m = /^#path=(.*?)(?:&compare=([0-9]+),([0-9]+))?$/.exec(window.location.hash);
+    return m ? {path: decodeURIComponent(m[1]), compare: m[2] ? [m[2], m[3]] : null} : null;
+  }
+
+  function hashOf(path, compare) {
+    return '#path=' + path + (compare ? '&compare=' + compare[0] + ',' + compare[1] : '');
+  }
+
+  function setHash(hash, push) {
+    if (window.location.hash !== hash) {
+      if (push) { history.pushState(null, '', hash); } else { history.replaceState(null, '', hash); }
+    }
   }
 
   function get(url) {
@@ -27,17 +38,31 @@
     });
   }
 
-  function load(path, push) {
+  // compare: [a, b] (1-based states of the path) to show side by side after loading, or null.
+  function load(path, push, compare) {
     document.body.dataset.ready = 'no';
     return get('/api/view?path=' + encodeURIComponent(path)).then(function (d) {
       err.hidden = true;
       render(d);
-      var hash = '#path=' + d.path;
-      if (window.location.hash !== hash) {
-        if (push) { history.pushState(null, '', hash); } else { history.replaceState(null, '', hash); }
+      if (compare) {
+        $('cmp-a').value = compare[0]; $('cmp-b').value = compare[1];
+        return showCompare(compare[0], compare[1], push);
       }
+      $('compare').hidden = true;
+      setHash(hashOf(d.path, null), push);
       document.body.dataset.ready = 'yes';
     }).catch(function (e) { showError(e.message); });
+  }
+
+  function showCompare(a, b, push) {
+    document.body.dataset.ready = 'no';
+    return get('/api/compare?path=' + encodeURIComponent(current.path) + '&a=' + a + '&b=' + b).then(function (d) {
+      $('compare-title').textContent = 'State ' + a + ' and state ' + b + ' side by side';
+      $('compare-body').innerHTML = d.html;
+      $('compare').hidden = false;
+      setHash(hashOf(current.path, [a, b]), push);
+      document.body.dataset.ready = 'yes';
+    });
   }
 
   function render(d) {
@@ -55,19 +80,38 @@
       var a = document.createElement('span'); a.textContent = t.action;
       b.appendChild(n); b.appendChild(a);
       b.addEventListener('click', function () { load(steps.slice(0, k + 1).join('.'), true); });
+      if (t.messages) {  // HTML built and escaped by the server; before the button in the DOM (so the item's text
+        // still ends with its action), drawn below it (CSS order)
+        var m = document.createElement('div');
+        m.className = 'step-msgs';
+        m.innerHTML = t.messages;
+        li.appendChild(m);
+      }
       li.appendChild(b);
       trail.appendChild(li);
     });
+    trail.scrollTop = trail.scrollHeight;  // the current state is last
     $('state-title').textContent = 'State ' + d.trail.length + (d.trail.length > 1 ? ' after ' + d.trail[d.trail.length - 1].action : ' (initial state)');
     var inv = $('invariants');
     inv.innerHTML = '';
     d.invariants.forEach(function (i) {
       var s = document.createElement('span');
-      s.className = 'inv' + (i.holds ? '' : ' broken');
-      s.textContent = (i.holds ? '\u2713 ' : '\u2717 ') + i.name + (i.holds ? ' holds' : ' violated');
-      s.title = i.description;
+      if (i.finding) {  // violated, but a documented finding about the spec itself: said so, not in red
+        s.className = 'inv finding';
+        s.textContent = '\u2139 ' + i.name + ' violated: known finding';
+        s.title = i.finding;
+      } else {
+        s.className = 'inv' + (i.holds ? '' : ' broken');
+        s.textContent = (i.holds ? '\u2713 ' : '\u2717 ') + i.name + (i.holds ? ' holds' : ' violated');
+        s.title = i.description;
+      }
       inv.appendChild(s);
-      if (!i.holds && i.explanation) {
+      if (i.finding) {
+        var n = document.createElement('p');
+        n.className = 'inv-why finding';
+        n.textContent = i.name + ' (known finding): ' + i.finding + (i.explanation ? ' Here: ' + i.explanation + '.' : '');
+        inv.appendChild(n);
+      } else if (!i.holds && i.explanation) {
         var p = document.createElement('p');
         p.className = 'inv-why';
         p.textContent = i.name + ': ' + i.explanation;
@@ -87,14 +131,18 @@
     }
     d.successors.forEach(function (s) {
       var li = document.createElement('li');
-      if (s.breaks.length) { li.className = 'breaks'; }
+      var known = d.findings || {};
+      var alarms = s.breaks.filter(function (n) { return !(n in known); });
+      var noted = s.breaks.filter(function (n) { return n in known; });
+      if (alarms.length) { li.className = 'breaks'; }
       var b = document.createElement('button');
       b.type = 'button';
       b.dataset.index = String(s.index);
       b.dataset.label = s.action;
       b.innerHTML = '<span class="n">' + s.index + '</span><span class="label">' + s.label_html + '</span>' +
-        '<span class="bad"></span><span class="mends"></span>' + s.changes;
-      if (s.breaks.length) { b.querySelector('.bad').textContent = 'breaks ' + s.breaks.join(', '); }
+        '<span class="bad"></span><span class="noted"></span><span class="mends"></span>' + s.changes;
+      if (alarms.length) { b.querySelector('.bad').textContent = 'breaks ' + alarms.join(', '); }
+      if (noted.length) { b.querySelector('.noted').textContent = 'breaks ' + noted.join(', ') + ' (known finding)'; }
       if (s.mends.length) { b.querySelector('.mends').textContent = 'mends ' + s.mends.join(', '); }
       b.addEventListener('click', function () { load(d.path + '.' + s.index, true); });
       li.appendChild(b);
@@ -121,19 +169,17 @@
   $('to-start').addEventListener('click', function () { load(start, true); });
   $('cmp-go').addEventListener('click', function () {
     if (!current) { return; }
-    var a = $('cmp-a').value, b = $('cmp-b').value;
-    get('/api/compare?path=' + encodeURIComponent(current.path) + '&a=' + a + '&b=' + b).then(function (d) {
-      $('compare-title').textContent = 'State ' + a + ' and state ' + b + ' side by side';
-      $('compare-body').innerHTML = d.html;
-      $('compare').hidden = false;
+    showCompare($('cmp-a').value, $('cmp-b').value, true).then(function () {
       $('compare').scrollIntoView({block: 'nearest'});
     }).catch(function (e) { showError(e.message); });
   });
   $('only-changes').addEventListener('change', function () {
     document.body.classList.toggle('only-changes', $('only-changes').checked);
   });
-  window.addEventListener('popstate', function () { var p = hashPath(); load(p === null ? start : p, false); });
-
-  var first = hashPath();
-  load(first === null ? start : first, false);
+  function fromUrl() {
+    var h = hashState();
+    load(h === null ? start : h.path, false, h === null ? null : h.compare);
+  }
+  window.addEventListener('popstate', fromUrl);
+  fromUrl();
 })();

@@ -86,6 +86,9 @@ class Explorer:
         self.cache_bytes = 0
         """The replay cache's estimated size (bounded by :data:`CACHE_BYTES`)."""
         self._lock = threading.Lock()
+        self.findings = self._findings()
+        """Invariant name -> note, for the invariants the spec's invariants module declares as known findings
+        (``FINDINGS``) that an initial state does violate: shown neutrally, not as an alarm."""
 
     # -- replaying ------------------------------------------------------------------------
 
@@ -170,7 +173,7 @@ class Explorer:
             s = steps[-1][3]
             enabled = self.successors(s)
             invariants = self._invariants(s)
-        culprits = {"culprits": [c for inv in invariants for c in inv.get("culprits", [])]}
+        culprits = {"culprits": [c for inv in invariants if "finding" not in inv for c in inv.get("culprits", [])]}
         described = self.spec.describe_state(self.c, s)
         flat = flatten(described)
         lanes = self._lanes(s) if self.spec.lanes else {}
@@ -181,20 +184,19 @@ class Explorer:
         changed = [k for k, v in flat.items() if prev_state is not None and prev_flat.get(k, object()) != v]
         width = L.max_log_length([{"lanes": lanes}] + [{"lanes": self._lanes(t)} for *_, t in enabled]
                                  if self.spec.lanes else [])
-        msgs = ""
-        if self.spec.messages is not None and prev_state is not None:
-            events = list(self.spec.messages(self.c, prev_state, s, steps[-1][2], dict(steps[-1][1])))
-            msgs = message_list(events, {})
+        msgs = self._messages(steps)
         return {
             "path": ".".join(str(p) for p in path),
-            "trail": [{"step": k + 1, "action": label or "initial state"} for k, (label, *_rest) in enumerate(steps)],
+            "trail": [{"step": k + 1, "action": label or "initial state", "messages": msgs[k]}
+                      for k, (label, *_rest) in enumerate(steps)],
             "lanes": replicas_table(lanes, changes, L.culprit_cells(culprits), width) if lanes else "",
             "variables": variables_table(flat, changed, L.culprit_variables(culprits)),
-            "messages": msgs,
+            "messages": msgs[-1],
             "invariants": invariants,
             "successors": [self._successor(j, label, flat, t, {i["name"] for i in invariants if not i["holds"]})
                            for j, (label, _, _, t) in enumerate(enabled)],
             "deadlock": not enabled,
+            "findings": dict(self.findings),
         }
 
     def compare(self, path: list[int], a: int, b: int) -> dict:
@@ -221,12 +223,38 @@ class Explorer:
         head = f"<tr><th>variable</th><th>state {a}</th><th>state {b}</th></tr>"
         return {"html": f'{tables}<table class="vars compare">{head}{"".join(rows)}</table>'}
 
+    def _messages(self, steps: list) -> list[str]:
+        """Per step of the path, what it sent, applied and dropped (HTML; "" for none), as the trace page shows
+        them: a receive or a drop names the message sent at an earlier step, so the whole path is followed."""
+        if self.spec.messages is None:
+            return [""] * len(steps)
+        out, in_flight = [""], {}
+        for k in range(1, len(steps)):
+            _, params, name, t = steps[k]
+            events = list(call_spec(self.spec.name, "messages", self.spec.messages, self.c, steps[k - 1][3], t,
+                                    name, dict(params)) or [])
+            out.append(message_list(events, in_flight))
+            for ev in events:
+                if "send" in ev and not ev.get("delivered"):
+                    in_flight[ev["send"]] = ev
+                elif "receive" in ev or "drop" in ev:
+                    in_flight.pop(ev.get("receive", ev.get("drop")), None)
+        return out
+
     def _lanes(self, s: Any) -> dict:
         """The spec's lanes of ``s``; what the hook raises is the spec's error (500 and one line)."""
         return call_spec(self.spec.name, "lanes", self.spec.lanes, self.c, s)
 
     def _holds(self, p: Any, s: Any) -> bool:
         return bool(call_spec(self.spec.name, f"invariant {p.name}", p.fn, self.c, s))
+
+    def _findings(self) -> dict[str, str]:
+        out = {}
+        for p in self.spec.invariants:
+            note = getattr(sys.modules.get(getattr(p.fn, "__module__", "") or ""), "FINDINGS", {}).get(p.name)
+            if isinstance(note, str) and any(not self._holds(p, s) for s in self._inits):
+                out[p.name] = note
+        return out
 
     def _invariants(self, s: Any) -> list[dict]:
         out = []
@@ -238,6 +266,8 @@ class Explorer:
                                        spec=self.spec.name, where=f"invariant {p.name}") from exc
             item: dict[str, Any] = {"name": p.name, "holds": holds, "description": p.description}
             if not holds:
+                if p.name in self.findings:
+                    item["finding"] = self.findings[p.name]
                 w = p.witness(self.c, s)
                 if w is not None:
                     item["explanation"] = w.sentence
