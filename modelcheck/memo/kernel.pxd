@@ -635,8 +635,7 @@ cdef extern from *:
         int j, all;
         if (cr->pid != (long)getpid()) return;  /* a forked child: no threads here */
         pthread_mutex_lock(&cr->mu);
-        cr->park_req = 1;
-        __atomic_store_n(&cr->park_req, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&cr->park_req, 1, __ATOMIC_RELEASE);  /* helpers read it without the lock */
         for (;;) {
             for (all = 1, j = 0; j < cr->n; j++) if (cr->h[j].started && !cr->h[j].parked) all = 0;
             if (all) break;
@@ -659,7 +658,7 @@ cdef extern from *:
         if (cr->pid == (long)getpid()) {
             pthread_mutex_lock(&cr->mu);
             cr->quit = 1;
-            cr->park_req = 1;
+            __atomic_store_n(&cr->park_req, 1, __ATOMIC_RELEASE);
             pthread_cond_broadcast(&cr->cv);
             pthread_mutex_unlock(&cr->mu);
             for (j = 0; j < cr->n; j++) if (cr->h[j].started) pthread_join(cr->h[j].thread, NULL);
