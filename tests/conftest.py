@@ -202,3 +202,13 @@ def kill_once_checkpointed(p: subprocess.Popen, directory, level: int, *, kill=N
     assert p.returncode == -signal.SIGKILL, (
         f"the run ended ({p.returncode}) before a checkpoint of level {level} was seen"
         + (f": {detail()}" if detail is not None else ""))
+
+
+@pytest.fixture(scope="session")
+def sc():
+    """One local SparkContext for every in-process Spark test (starting one costs 5-10 s; a process holds one)."""
+    from modelcheck.spark_explore.session import spark_context
+
+    context = spark_context("local[2]")
+    yield context
+    context.stop()

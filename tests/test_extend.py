@@ -147,10 +147,9 @@ def test_a_checkpoint_knows_the_extension(extra, tmp_path):
 
 
 @pytest.mark.spark
-def test_spark_executors_load_the_extension(extra):
-    pytest.importorskip("pyspark")
+def test_spark_executors_load_the_extension(extra, sc):
     r = modelcheck.check(str(extra.parent / "die_hard.py"), extend=[str(extra)], invariants=["BigBelowFive"],
-                         engine="spark", master="local[1]")
+                         engine="spark", spark_context=sc)
     assert r.result == "violated" and len(r.violation.trace) == 2
 
 

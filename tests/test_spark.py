@@ -15,14 +15,6 @@ from spark_support import differences
 pytestmark = pytest.mark.spark
 
 
-@pytest.fixture(scope="session")
-def sc():
-    """One local SparkContext for every in-process Spark test (starting one costs 5-10 s)."""
-    from modelcheck.spark_explore.session import spark_context
-
-    context = spark_context("local[2]")
-    yield context
-    context.stop()
 
 
 def both(sc, ref: str, consts=(), **opts):
