@@ -34,7 +34,7 @@ from modelcheck.counterexamples.causes import causal_phrases, culprit_causes
 from modelcheck.counterexamples.html_lanes import lanes_by_columns, lanes_by_rows, legend_html
 from modelcheck.counterexamples.html_loop import closing_row_html, verdict_html
 from modelcheck.counterexamples.lasso import Loop, headline, loop_of_doc
-from modelcheck.counterexamples.html_parts import (action_html, epoch_css, esc, message_list, replicas_table,
+from modelcheck.counterexamples.html_parts import (action_html, epoch_css, esc, message_lists, replicas_table,
                                                    variables_table)
 from modelcheck.counterexamples.text import flatten
 
@@ -177,7 +177,7 @@ def _step_details(doc: dict, loop: Loop | None) -> str:
     v = doc["violation"]
     last = len(steps) - 1
     width = L.max_log_length(steps)
-    in_flight: dict[str, dict] = {}
+    messages = message_lists(step.get("messages") or [] for step in steps)
     causes = culprit_causes(doc) if loop is None else {}
     how = how_html(doc, loop)
     out = []
@@ -204,10 +204,7 @@ def _step_details(doc: dict, loop: Loop | None) -> str:
         body = ""
         if lanes:
             body += f"<h4>Lanes</h4>{replicas_table(lanes, changes, bad, width, causes if i == last else None)}"
-        msgs = message_list(step.get("messages") or [], in_flight)
-        for ev in step.get("messages") or []:
-            if "send" in ev and not ev.get("delivered"):
-                in_flight[ev["send"]] = ev
+        msgs = messages[i]
         if msgs:
             body += f"<h4>Messages in this step</h4>{msgs}"
         body += f'<h4>Variables</h4>{variables_table(flatten(step["state"]), step.get("changed", []), bad_vars)}'

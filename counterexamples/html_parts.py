@@ -9,6 +9,7 @@ cells; a crashed lane is greyed; culprit cells are red.
 from __future__ import annotations
 
 import html
+from typing import Iterable
 
 from modelcheck.counterexamples import lanes as L
 from modelcheck.counterexamples.palette import EPOCH_FILLS
@@ -151,6 +152,21 @@ def message_list(events: list[dict], sent_before: dict[str, dict]) -> str:
             items.append(f'<li class="dropped"><span class="k">dropped</span> {esc(m["from"])} &rarr; '
                          f'{esc(m["to"])}: {esc(m["label"])} ({esc(ev.get("why", ""))})</li>')
     return f'<ul class="msgs">{"".join(items)}</ul>' if items else ""
+
+
+def message_lists(per_step: Iterable[list[dict]]) -> list[str]:
+    """Each step's :func:`message_list`, following the messages in flight from step to step (a receive or a
+    drop names a message an earlier step sent)."""
+    out: list[str] = []
+    in_flight: dict[str, dict] = {}
+    for events in per_step:
+        out.append(message_list(events, in_flight))
+        for ev in events:
+            if "send" in ev and not ev.get("delivered"):
+                in_flight[ev["send"]] = ev
+            elif "receive" in ev or "drop" in ev:
+                in_flight.pop(ev.get("receive", ev.get("drop")), None)
+    return out
 
 
 def value_change(before: object, after: object) -> str:

@@ -39,7 +39,7 @@ import json
 import os
 from typing import Any
 
-from modelcheck.counterexamples.text import changed_fields
+from modelcheck.counterexamples.text import changed_fields, render_text
 from modelcheck.errors import TraceFileError
 
 FORMAT = "modelcheck-trace"
@@ -123,6 +123,17 @@ def loop_line(doc: dict) -> str:
         via = f" <{v['loop_action']}>" if v.get("loop_action") else ""
         return f"Back to state {v['loop_start']}{via}: states {v['loop_start']} to {len(doc['steps'])} repeat forever."
     return ""
+
+
+def counterexample_text(spec: Any, consts: Any, violation: Any, *, only_changes: bool = True) -> str:
+    """A violation's counterexample as ``modelcheck check`` prints it: its trace (only what each step changed,
+    unless ``only_changes`` is false), then for a lasso its :func:`loop_line` (no newline at the end)."""
+    from modelcheck.output.json_form import trace_to_json
+
+    text = render_text(trace_to_json(spec, consts, violation.trace), only_changes=only_changes)
+    if violation.kind == "liveness":
+        text += "\n" + loop_line({"violation": loop_of(violation), "steps": violation.trace})
+    return text
 
 
 def dumps(doc: dict) -> str:

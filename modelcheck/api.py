@@ -175,12 +175,15 @@ def prepare(
     if symmetry and loaded.symmetry is None:
         raise UsageError(f"spec {loaded.name} declares no symmetry; drop --symmetry")
     named_properties = bool(properties)
+    no_properties = (  # the option that keeps temporal properties out of this run, and why
+        ("--symmetry", "a fair cycle of the reduced graph need not be one of the real graph") if symmetry
+        else ("--engine spark", "its executors do not record the behaviour graph yet") if engine == "spark"
+        else ("--simulate", "random walks cannot show that something never happens") if simulate
+        else None)
     if properties is None and invariants is None and loaded.default_properties:
-        skip = ("--symmetry" if symmetry else "--engine spark" if engine == "spark"
-                else "--simulate" if simulate else None)
-        if skip:
+        if no_properties:
             notes.append(f"the spec's default properties ({', '.join(loaded.default_properties)}) are not "
-                         f"checked with {skip}")
+                         f"checked with {no_properties[0]}")
         else:
             properties = loaded.default_properties
     properties = tuple(properties or ())
@@ -191,13 +194,9 @@ def prepare(
                              + (f"it declares: {', '.join(declared)}" if declared else "it declares none"))
     if len(set(properties)) != len(properties):
         raise UsageError("a property is named twice")
-    if properties:
-        why = ("--symmetry (a fair cycle of the reduced graph need not be one of the real graph)" if symmetry
-               else "--engine spark (its executors do not record the behaviour graph yet)" if engine == "spark"
-               else "--simulate (random walks cannot show that something never happens)" if simulate
-               else None)
-        if why:
-            raise UsageError(f"--property cannot be checked with {why}; check it with the local engine")
+    if properties and no_properties:
+        option, reason = no_properties
+        raise UsageError(f"--property cannot be checked with {option} ({reason}); check it with the local engine")
     if named_properties and invariants is None:
         invariants = ()  # as a TLC model that lists only PROPERTY: name invariants to check them too
         if loaded.default_invariants:

@@ -34,7 +34,7 @@ from modelcheck import __version__
 from modelcheck.api import MAX_WORKERS
 from modelcheck.errors import ModelCheckError, OutputFailure, SpecRuntimeError, UsageError, UserInterrupt
 from modelcheck.options import option_conflict
-from modelcheck.output.json_form import explanation_json, trace_to_json
+from modelcheck.output.json_form import explanation_json
 from modelcheck.output.files import check_writable_file, write_atomically
 from modelcheck.output.results import CheckResult
 from modelcheck.output.tlc_text import coverage_lines, summary_lines
@@ -622,7 +622,7 @@ def _raise_interrupt(signum: int, frame: Any) -> None:
 
 
 def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, coverage: bool) -> None:
-    from modelcheck.counterexamples.text import render_text
+    from modelcheck.counterexamples.tracefile import counterexample_text
 
     for v in result.violations:
         if v.kind == "deadlock":
@@ -647,11 +647,7 @@ def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, 
                 click.echo(f"  Why: {why}")
         if v.kind != "liveness":
             click.echo(f"Error: The behavior up to this point is ({_states(len(v.trace))}):")
-        click.echo(render_text(trace_to_json(spec, c, v.trace), only_changes=not full_trace))
-        if v.kind == "liveness":
-            from modelcheck.counterexamples.tracefile import loop_line, loop_of
-
-            click.echo(loop_line({"violation": loop_of(v), "steps": v.trace}))
+        click.echo(counterexample_text(spec, c, v, only_changes=not full_trace))
     if result.result == "holds":
         click.echo("Model checking completed. No error has been found.")
     elif result.result == "incomplete" and result.stopped_by in ("max-states", "max-depth"):

@@ -121,14 +121,9 @@ def trace_text(spec: Spec, constants: Any, trace: Sequence[TraceStep]) -> str:
 def counterexample_text(spec: Spec, constants: Any, violation: Violation) -> str:
     """A violation's counterexample as ``modelcheck check`` prints it: its trace, and for a liveness property
     the lasso's last line, ``Back to state N <Action>: ...`` or ``Stuttering: ...``."""
-    # The same composition as modelcheck/cli.py's _print_result (render_text, then loop_line), which prints it
-    # with click.echo inline: the two share the pieces, modelcheck.counterexamples' render_text and loop_line.
-    text = trace_text(spec, constants, violation.trace)
-    if violation.kind == "liveness":
-        from modelcheck.counterexamples.tracefile import loop_line, loop_of
+    from modelcheck.counterexamples.tracefile import counterexample_text as text
 
-        text += "\n" + loop_line({"violation": loop_of(violation), "steps": violation.trace}) + "\n"
-    return text
+    return text(spec, constants, violation) + ("\n" if violation.kind == "liveness" else "")
 
 
 def _kind(spec: str | Spec, name: str | None) -> str | None:

@@ -21,7 +21,7 @@ from collections import OrderedDict
 from typing import Any
 
 from modelcheck.counterexamples import lanes as L
-from modelcheck.counterexamples.html_parts import (action_html, esc, message_list, replicas_table,
+from modelcheck.counterexamples.html_parts import (action_html, esc, message_lists, replicas_table,
                                                    value_change, variables_table)
 from modelcheck.counterexamples.text import flatten
 from modelcheck.errors import ModelCheckError, SpecRuntimeError
@@ -228,18 +228,10 @@ class Explorer:
         them: a receive or a drop names the message sent at an earlier step, so the whole path is followed."""
         if self.spec.messages is None:
             return [""] * len(steps)
-        out, in_flight = [""], {}
-        for k in range(1, len(steps)):
-            _, params, name, t = steps[k]
-            events = list(call_spec(self.spec.name, "messages", self.spec.messages, self.c, steps[k - 1][3], t,
-                                    name, dict(params)) or [])
-            out.append(message_list(events, in_flight))
-            for ev in events:
-                if "send" in ev and not ev.get("delivered"):
-                    in_flight[ev["send"]] = ev
-                elif "receive" in ev or "drop" in ev:
-                    in_flight.pop(ev.get("receive", ev.get("drop")), None)
-        return out
+        events = [[]] + [list(call_spec(self.spec.name, "messages", self.spec.messages, self.c, steps[k - 1][3], t,
+                                        name, dict(params)) or [])
+                         for k, (_, params, name, t) in enumerate(steps) if k > 0]
+        return message_lists(events)
 
     def _lanes(self, s: Any) -> dict:
         """The spec's lanes of ``s``; what the hook raises is the spec's error (500 and one line)."""

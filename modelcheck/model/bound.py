@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Iterator
 
-from modelcheck.errors import SpecDefinitionError, SpecResultError, SpecRuntimeError, UsageError
+from modelcheck.errors import SpecResultError, SpecRuntimeError, UsageError
 from modelcheck.model.blame import call_spec, passes_through, spec_error
 from modelcheck.model.expander import Expansion, compile_expander, loop_expander
 from modelcheck.model.fingerprint import check_canonical, fingerprint
@@ -171,9 +171,6 @@ class BoundModel:
         # condition over one instance of an action is a set of one label; over the action, all of its).
         self.label_action: tuple[int, ...] = tuple(ai for ai, bs in enumerate(self.bindings) for _ in bs)
         self.label_binding: tuple[tuple[int, ...], ...] = tuple(b for bs in self.bindings for b in bs)
-        self.fairness_actions: tuple[tuple[Any, tuple[int, ...]], ...] = tuple(
-            (f, (ai, *(self._fair_action(fn) for fn in f.more))) for f, ai in spec.fairness)
-        """Each of the spec's fairness conditions with the indices of its actions (several: their disjunction)."""
         self.step_properties = tuple(spec.property(n) for n in options.properties
                                      if spec.property(n).kind == "step")
         self.liveness_properties = tuple(spec.property(n) for n in options.properties
@@ -205,13 +202,6 @@ class BoundModel:
                                                      labels=True, state_type=self.state_type)
         return self._expand_labelled
 
-    def _fair_action(self, fn: Callable) -> int:
-        for ai, a in enumerate(self.actions):
-            if a.fn is fn:
-                return ai
-        raise SpecDefinitionError(f"spec {self.spec.name}: fairness names {getattr(fn, '__qualname__', fn)!r}, "
-                                  "which is not one of the spec's actions")
-
     def fairness_classes(self) -> list[tuple[str, str, tuple[int, ...]]]:
         """The fairness in force as (``weak``/``strong``, description, labels) conditions.
 
@@ -224,7 +214,7 @@ class BoundModel:
         if self.options.fairness == "none":
             return []
         out = []
-        for f, ais in self.fairness_actions:
+        for f, ais in self.spec.fairness_actions:
             labels = tuple(k for k, a in enumerate(self.label_action) if a in ais)
             if f.each:  # a single action (weak/strong refuse each=True with several)
                 kind = "WF" if f.kind == "weak" else "SF"

@@ -373,8 +373,11 @@ class Spec:
         self.properties: tuple[TemporalProperty, ...] = tuple(self._collect_property(fn) for fn in properties)
         self._unique("property", [p.name for p in self.invariants + self.sometimes] +
                      [p.name for p in self.properties])
-        self.fairness: tuple[tuple[Fairness, int], ...] = tuple(self._collect_fairness(f) for f in fairness)
-        """Each fairness condition with the index of its action."""
+        self.fairness_actions: tuple[tuple[Fairness, tuple[int, ...]], ...] = tuple(
+            self._collect_fairness(f) for f in fairness)
+        """Each fairness condition with the indices of its actions (several: their disjunction)."""
+        self.fairness: tuple[tuple[Fairness, int], ...] = tuple((f, ais[0]) for f, ais in self.fairness_actions)
+        """Each fairness condition with the index of its (first) action."""
         names = [p.name for p in self.invariants]
         if default_invariants is None:
             default_invariants = names
@@ -471,13 +474,13 @@ class Spec:
         _check_callable(self.name, f"property {meta.name}", fn, 1 if meta.kind == "liveness" else 3)
         return TemporalProperty(meta.name, meta.kind, fn, meta.description)
 
-    def _collect_fairness(self, f: Any) -> tuple[Fairness, int]:
+    def _collect_fairness(self, f: Any) -> tuple[Fairness, tuple[int, ...]]:
         if not isinstance(f, Fairness):
             raise SpecDefinitionError(
                 f"spec {self.name}: fairness must list weak(action) or strong(action) conditions, got {f!r}")
-        found = [self._fair_action(fn) for fn in f.actions]
+        found = tuple(self._fair_action(fn) for fn in f.actions)
         fns = [self.actions[ai].fn for ai in found]
-        return attrs.evolve(f, action=fns[0], more=tuple(fns[1:])), found[0]
+        return attrs.evolve(f, action=fns[0], more=tuple(fns[1:])), found
 
     def _fair_action(self, fn: Any) -> int:
         """The index of the action a fairness condition names: by the function itself, by the same function
