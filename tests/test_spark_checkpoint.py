@@ -295,3 +295,27 @@ def test_every_spark_checkpoint_resumes_to_the_uninterrupted_result(sc, tmp_path
         resumed = check(spec, c, CheckOptions(resume=str(path), **opts), engine="spark", sc=sc, ref=ref)
         assert resumed.engine == "spark"
         assert differences(expected, resumed) == [], f"resumed on Spark from level {level}"
+
+
+def test_a_checkpoint_written_as_rows_resumes_on_every_engine(sc, tmp_path):
+    """The memo tables write their frontier as rows of part ids; Spark's executors, the worker processes and
+    the spec's own code read it back as states and finish with the uninterrupted run's result."""
+    from conftest import check
+    from modelcheck.options import CheckOptions
+    from modelcheck.spec.constants import build_constants
+    from modelcheck.spec.loader import load_spec
+    from spark_support import differences
+
+    spec = load_spec("kip279")
+    c = build_constants(spec, (("Replicas", "2"),))
+    expected = check(spec, c, CheckOptions())
+    directory = tmp_path / "ck"
+    stopped = check(spec, c, CheckOptions(checkpoint_dir=str(directory), checkpoint_every=0, max_states=2000))
+    assert stopped.stopped_by == "max-states" and stopped.successors == "memo tables"
+    data = [d for d in os.listdir(directory) if d.startswith("data-")]
+    assert "frontier-0.rows.npy" in os.listdir(directory / data[0])
+    for name, kwargs in (("spark", {"engine": "spark", "sc": sc, "ref": "kip279"}), ("workers", {"workers": 2}),
+                         ("own code", {"memo": False}), ("tables", {})):
+        copy = shutil.copytree(directory, tmp_path / name.replace(" ", "-"))
+        resumed = check(spec, c, CheckOptions(resume=str(copy)), **kwargs)
+        assert differences(expected, resumed) == [], f"resumed on {name}"

@@ -37,11 +37,11 @@ from modelcheck.memo.view import NotAProjection, projection
 from modelcheck.memo.values import Interner, MixedTypes, MixedWatch, NotCanonical
 from modelcheck.memo.verify import Leaves, Sampler, difference
 from modelcheck.model.bound import BoundModel
-from modelcheck.model.fingerprint import is_canonical, record_classes
+from modelcheck.model.fingerprint import fingerprints, is_canonical, record_classes
 from modelcheck.search import discovery
 from modelcheck.search.backend import EdgeBlock, FrontierWrite, GivesWay, LevelCommit, LevelReport, LevelRequest, SpecFailure
-from modelcheck.search.memory import current_rss_bytes
-from modelcheck.search.checkpoint import write_frontier_part
+from modelcheck.search.memory import collections_paused, current_rss_bytes
+from modelcheck.search.checkpoint import write_frontier_rows
 
 CHUNK = 4096
 """Parents per call of the C loop: the driver hears from the level (and Ctrl-C is seen) this often."""
@@ -323,12 +323,21 @@ class MemoBackend:
               parents: Any = None) -> None:
         """Start at a boundary: the initial level, a resumed checkpoint's or another backend's frontier."""
         self.poll = poll
-        rows = [self._row_of(s) for s in states]
-        self.initial_rows = rows
-        self._watch()
-        self.rows = np.array(rows, np.int32).reshape(-1, self.width)
-        self.row_leaf = np.full((min(len(self.rows), self.leaf_rows), self.slots), -1, np.int32)
-        own = np.array([self._row_fp(r) for r in self.rows], np.uint64)
+        with collections_paused():
+            form = getattr(states, "rows_form", None)
+            if form is not None and form.fits(self.layout.root):
+                # A checkpoint's frontier written as rows of this layout: each distinct part interned once.
+                ids = np.array([self._interned(v) for v in form.values], np.int32)
+                self.rows = ids[form.rows] if len(form.rows) else np.empty((0, self.width), np.int32)
+                self.initial_rows = [tuple(r) for r in self.rows.tolist()]
+                # ``states`` are these rows' states, assembled by the same shape: their fingerprints are the rows'.
+                own = fingerprints(list(states), len(states), self.model.fingerprint).view(np.uint64)
+            else:
+                self.initial_rows = [self._row_of(s) for s in states]
+                self.rows = np.array(self.initial_rows, np.int32).reshape(-1, self.width)
+                own = np.array([self._row_fp(r) for r in self.rows], np.uint64)
+            self._watch()
+            self.row_leaf = np.full((min(len(self.rows), self.leaf_rows), self.slots), -1, np.int32)
         if not np.array_equal(own.view(np.int64), np.asarray(fps, np.int64)):
             raise MemoUnsupported("a state's fingerprint by its row is not its own")
         # ``visited`` (sorted, distinct) holds the frontier's fingerprints too; ``_visit`` adds any it lacks.
@@ -339,8 +348,9 @@ class MemoBackend:
         self.cur_fps = own.view(np.int64)
 
     def write_frontier(self, directory: str) -> FrontierWrite:
-        """The frontier's states, rebuilt from their rows, into a checkpoint's data directory."""
-        part = write_frontier_part(directory, 0, self._frontier_states(),
+        """The frontier as it is held, rows of part ids, into a checkpoint's data directory (every engine reads
+        them back as states)."""
+        part = write_frontier_rows(directory, 0, self.layout.root, self.interner.values, self.rows,
                                    np.arange(len(self.rows), dtype=np.int64))
         return FrontierWrite(self.cur_fps.copy(), [part])
 
@@ -355,8 +365,16 @@ class MemoBackend:
         return self.model.fingerprint(self.layout.state(tuple(row.tolist()), self.interner.values)) & MASK64
 
     def _row_of(self, s: Any) -> tuple:
+        return self._refused_as_unsupported(self.layout.row, s, self.interner)
+
+    def _interned(self, v: Any) -> int:
+        return self._refused_as_unsupported(self.interner, v)
+
+    @staticmethod
+    def _refused_as_unsupported(fn: Callable, *args: Any) -> Any:
+        """``fn(*args)``, a state or part the tables cannot hold raised as :class:`MemoUnsupported`."""
         try:
-            return self.layout.row(s, self.interner)
+            return fn(*args)
         except LayoutMismatch as m:
             raise MemoUnsupported(f"a state's {'.'.join(map(str, m.path))} changed shape") from None
         except NotCanonical:

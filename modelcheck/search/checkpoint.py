@@ -13,13 +13,15 @@ On disk (``DIR`` is ``--checkpoint``)::
                             and the size and SHA-256 of every data file; its own SHA-256 inside
     DIR/data-XXXXXXXX/      the data files: numpy arrays (.npy, read without pickle) and the frontier's
                             states (pickles read by modelcheck.search.safe_pickle, which admits only the
-                            spec's NamedTuple classes and plain containers: loading runs no code)
+                            spec's NamedTuple classes and plain containers: loading runs no code), or
+                            the frontier as rows of part ids (modelcheck.search.frontier_rows)
     DIR/.lock               held (flock) by the run using DIR: one run at a time
 
 The data directory has one of two layouts.  ``levels`` (the local engine and
 ``--workers``): ``visited.npy``, the parent records level by level
 (``parent-fps.npy``, ``parent-idx.npy``) and the frontier's parts, each a
-pickle of states and their ranks.  ``shards`` (Spark): one set of files per
+pickle of states (or, written by the memo tables, rows of part ids and the
+distinct parts) and their ranks.  ``shards`` (Spark): one set of files per
 partition, written by the executors in parallel, never gathered on the
 driver: the shard's fingerprints (sorted), each one's parent fingerprint and
 level, and the shard's frontier states with their fingerprints and discovery
@@ -60,7 +62,9 @@ from modelcheck import __version__
 from modelcheck.errors import CheckpointError
 
 FORMAT = "modelcheck-checkpoint"
-VERSION = 4
+VERSION = 5
+READS = (4, 5)
+"""The versions this module reads: 5 added frontier parts written as rows; a version-4 checkpoint is one without."""
 MANIFEST = "checkpoint.json"
 LOCK = ".lock"
 DATA_PREFIX = "data-"
@@ -226,11 +230,23 @@ def write_shard_frontier(directory: str, index: int, frontier: list[tuple[int, b
 
 @attrs.frozen
 class FrontierPart:
-    """One file of frontier states (:func:`modelcheck.search.safe_pickle.dump_states`) and its ranks (.npy)."""
+    """One file of frontier states (:func:`modelcheck.search.safe_pickle.dump_states`) and its ranks (.npy).
+
+    Or, with ``rows_file``, the states as rows of part ids: ``states_file``
+    then holds their shape and ``parts`` distinct part values
+    (:mod:`modelcheck.search.frontier_rows`).
+    """
 
     states_file: str
     ranks_file: str
     count: int
+    rows_file: str | None = None
+    parts: int = 0
+
+    def entry(self) -> list:
+        """The part as the manifest lists it."""
+        head = [self.states_file, self.ranks_file, int(self.count)]
+        return head if self.rows_file is None else head + [self.rows_file, int(self.parts)]
 
 
 def write_frontier_part(directory: str, index: int, states: Iterable[Any], ranks: np.ndarray) -> FrontierPart:
@@ -245,6 +261,19 @@ def write_frontier_part(directory: str, index: int, states: Iterable[Any], ranks
         raise CheckpointError(f"a frontier part holds {count} states and {len(ranks)} ranks")
     _save_array(os.path.join(directory, ranks_file), np.asarray(ranks, dtype=np.int64))
     return FrontierPart(states_file, ranks_file, count)
+
+
+def write_frontier_rows(directory: str, index: int, shape: Any, values: list, rows: np.ndarray,
+                        ranks: np.ndarray) -> FrontierPart:
+    """Write one part of a frontier as rows of part ids (:mod:`modelcheck.search.frontier_rows`), with its ranks."""
+    from modelcheck.search.frontier_rows import write_rows_part
+
+    if len(rows) != len(ranks):
+        raise CheckpointError(f"a frontier part holds {len(rows)} rows and {len(ranks)} ranks")
+    parts_file, rows_file, n_parts = write_rows_part(directory, index, shape, values, rows)
+    ranks_file = f"frontier-{index}.ranks.npy"
+    _save_array(os.path.join(directory, ranks_file), np.asarray(ranks, dtype=np.int64))
+    return FrontierPart(parts_file, ranks_file, len(rows), rows_file, n_parts)
 
 
 # -- the lock ------------------------------------------------------------------------------
@@ -346,7 +375,7 @@ def write_checkpoint(directory: str, identity: CheckpointIdentity,
             "depth": int(boundary.depth),
             "elapsed": float(boundary.elapsed),
             "data": os.path.basename(data),
-            "frontier": [[p.states_file, p.ranks_file, int(p.count)] for p in parts],
+            "frontier": [p.entry() for p in parts],
             "files": files,
         }
         if graph is not None:
@@ -525,7 +554,7 @@ def read_manifest(directory: str) -> dict[str, Any]:
         raise CheckpointError(f"checkpoint {path} is damaged (its digest does not match)") from None
     if hashlib.sha256(canonical.encode()).hexdigest() != doc["sha256"]:
         raise CheckpointError(f"checkpoint {path} is damaged (its digest does not match)")
-    if body.get("format") != FORMAT or body.get("version") != VERSION:
+    if body.get("format") != FORMAT or body.get("version") not in READS:
         raise CheckpointError(f"{path} is not a checkpoint this modelcheck can read "
                               f"(format {body.get('format')!r} version {body.get('version')!r})")
     return body
@@ -548,6 +577,15 @@ def _identity_from(body: dict[str, Any]) -> CheckpointIdentity:
         raise CheckpointError("the checkpoint's identity is damaged") from None
 
 
+def _frontier_entry(e: list) -> FrontierPart:
+    """A frontier part from its manifest entry: [states, ranks, count] or [parts, ranks, count, rows, parts]."""
+    if len(e) == 3:
+        return FrontierPart(_typed(e[0], str), _typed(e[1], str), _count(e[2]))
+    if len(e) == 5:
+        return FrontierPart(_typed(e[0], str), _typed(e[1], str), _count(e[2]), _typed(e[3], str), _count(e[4]))
+    raise ValueError("a frontier entry of another length")
+
+
 def _typed(value: Any, kind: type) -> Any:
     if type(value) is not kind:
         raise TypeError(f"expected {kind.__name__}")
@@ -568,7 +606,7 @@ def _read_data(directory: str, body: dict[str, Any], load_part: Callable[[Any, i
         level_sizes = [_count(n) for n in _typed(body["level_sizes"], list)]
         data = _typed(body["data"], str)
         files = _typed(body["files"], dict)
-        frontier = [(str(a), str(b), _count(c)) for a, b, c in _typed(body["frontier"], list)]
+        frontier = [_frontier_entry(_typed(e, list)) for e in _typed(body["frontier"], list)]
         counters = dict(
             generated=_count(body["generated"]),
             act_generated=[_count(n) for n in _typed(body["act_generated"], list)],
@@ -609,7 +647,7 @@ def _read_data(directory: str, body: dict[str, Any], load_part: Callable[[Any, i
         expected_files = {name for i, _, _ in shards for name in ShardFiles.names(i).values()}
     else:
         expected_files = {"visited.npy", "parent-fps.npy", "parent-idx.npy"}
-    expected_files |= {f for a, b, _ in frontier for f in (a, b)}
+    expected_files |= {f for p in frontier for f in (p.states_file, p.ranks_file, p.rows_file) if f is not None}
     expected_files |= {f"graph-{name}.npy" for name in graph_meta}
     if present != set(files) or not expected_files <= present or not all(_safe_name(n) for n in present):
         raise CheckpointError(f"{damaged} (its data files differ from the manifest's list)")
@@ -657,17 +695,25 @@ def _read_data(directory: str, body: dict[str, Any], load_part: Callable[[Any, i
     frontier_size = level_sizes[level] if level_sizes else 0
     states: list = [None] * frontier_size
     placed = np.zeros(frontier_size, dtype=bool)
-    for states_file, ranks_file, count in frontier:
-        ranks = _load_array(folder, ranks_file, np.int64, count, damaged)
-        if count and (ranks.min() < 0 or ranks.max() >= frontier_size or placed[ranks].any()):
+    for p in frontier:
+        ranks = _load_array(folder, p.ranks_file, np.int64, p.count, damaged)
+        if p.count and (ranks.min() < 0 or ranks.max() >= frontier_size or placed[ranks].any()):
             raise CheckpointError(f"{damaged} (frontier ranks out of range)")
         placed[ranks] = True
-        with open_data_file(os.path.join(folder, states_file)) as f:
-            part = load_part(f, count)
+        with open_data_file(os.path.join(folder, p.states_file)) as f:
+            if p.rows_file is None:
+                part = load_part(f, p.count)
+            else:
+                from modelcheck.search.frontier_rows import read_rows_part
+
+                with open_data_file(os.path.join(folder, p.rows_file)) as rows:
+                    part = read_rows_part(f, rows, p.count, p.parts, load_part, damaged)
         for r, s in zip(ranks.tolist(), part):
             states[r] = s
     if not placed.all():
         raise CheckpointError(f"{damaged} (the frontier is incomplete)")
+    if len(frontier) == 1 and hasattr(part, "rows_form") and np.array_equal(ranks, np.arange(len(ranks))):
+        states = part  # the states in rank order, with their rows for an engine that keeps rows
     graph = None
     if graph_meta:
         graph = {}

@@ -38,6 +38,7 @@ from modelcheck.search import checkpoint as ck
 from modelcheck.search.backend import Backend, GivesWay, LevelAbandoned, LevelCommit, LevelRequest
 from modelcheck.search.graph_log import GraphLog
 from modelcheck.search.liveness_check import check_liveness
+from modelcheck.search.memory import collections_paused
 from modelcheck.search.progress import Progress, ProgressSink, Ticker
 from modelcheck.search.safe_pickle import load_states
 from modelcheck.search.stop import StopRequests
@@ -591,9 +592,10 @@ class LevelDriver:
         """
         model = self.model
         modules = [name for name, _ in spec_modules(model.spec)]
-        b = ck.read_checkpoint(directory, self._identity(),
-                               lambda f, count: load_states(f, modules, count),
-                               remote_shards=self.backend.keeps_parents)
+        with collections_paused():
+            b = ck.read_checkpoint(directory, self._identity(),
+                                   lambda f, count: load_states(f, modules, count),
+                                   remote_shards=self.backend.keeps_parents)
         damaged = f"checkpoint in {directory} does not fit this spec"
         n = len(model.actions)
         known = {inv.name for inv in model.spec.invariants} | {DEADLOCK} | {p.name for p in model.step_properties}

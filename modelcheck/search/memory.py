@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import resource
+from typing import Iterator
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -20,6 +23,24 @@ def current_rss_bytes() -> int:
 def peak_rss_bytes() -> int:
     """Peak resident memory of this process so far."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+@contextlib.contextmanager
+def collections_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while a block builds many objects that hold no cycles.
+
+    States are trees of tuples: building a frontier of them (a checkpoint read
+    back, its rows turned into states) triggers collection after collection,
+    each walking every live object, which made reading a KRaft checkpoint
+    about ten times slower.  Reference counts still free what is dropped.
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 class MemoryBudgetExceeded(Exception):
