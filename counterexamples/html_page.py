@@ -98,7 +98,8 @@ def _legend(doc: dict, loop: Loop | None) -> str:
         parts.append(', <span class="culprit">red</span> cells break the invariant (click one for the step that '
                      'last changed it)')
     if loop is not None:
-        parts.append(', steps with a <span class="loopkey">rose bar</span> are the loop that repeats forever')
+        parts.append(', states with a <span class="loopkey">rose bar</span> are the loop that repeats forever (the '
+                     'step into its first state is taken once)')
     parts.append('. <span class="nav">Tab to the list, then <kbd>&uarr;</kbd> <kbd>&darr;</kbd>.</span>')
     return f'<p class="legend">{"".join(parts)}</p>'
 

@@ -15,7 +15,8 @@ class Loop(NamedTuple):
     """A lasso's loop as the renderers draw it (steps numbered from 1)."""
 
     start: int
-    """The first step of the loop (the last step itself when the behaviour stutters)."""
+    """The loop's first state (the last one when the behaviour stutters): the step that reaches it is the
+    stem's last, taken once; the loop's steps are the ones after it and the one back to it."""
     end: int
     """The last step of the trace."""
     stuttering: bool
@@ -29,9 +30,9 @@ class Loop(NamedTuple):
     def closing_text(self) -> str:
         """The row that ends every view: how the behaviour goes on forever."""
         if self.stuttering:
-            return f"stutters forever in step {self.end}"
+            return f"stutters forever in state {self.end}"
         via = f"{self.action}: " if self.action else ""
-        return f"{via}back to step {self.start} (the loop repeats)"
+        return f"{via}back to state {self.start} (the loop repeats)"
 
 
 def loop_of_doc(doc: dict) -> Loop | None:
@@ -59,4 +60,4 @@ def headline(doc: dict) -> str:
         return f"{verdict(doc)} in {n} states"
     if loop.stuttering:
         return f"{verdict(doc)}: {n} states, then stuttering forever"
-    return f"{verdict(doc)}: {n} states, steps {loop.start} to {n} repeating forever"
+    return f"{verdict(doc)}: {n} states, states {loop.start} to {n} repeating forever"

@@ -365,7 +365,10 @@ def render_sequence_svg(doc: dict) -> str:
     said = verdict(doc)
     why = v.get("explanation") or v.get("description", "")
     if L.loop is not None:
-        why = f"{L.loop.closing_text()}, and what it promises never happens ({v.get('description', '')})"
+        part = f" for {v['loop_part']}" if v.get("loop_part") else ""
+        forever = (f"the behaviour stutters forever in state {L.loop.end}" if L.loop.stuttering else
+                   f"states {L.loop.start} to {L.loop.end} repeat forever")
+        why = f"{forever}; it fails{part}: {v.get('description', '')}"
     why_lines = wrap(f"{said}: {why}", L.width - 32, 12, True) if why else []
     legend_y = L.pending_bottom + 16 + 16 * len(why_lines) + 12
     legend = _legend_items(L, colours)
@@ -611,8 +614,12 @@ def _pending(out: list[str], L: _Layout, colours: dict[str, str]) -> None:
 
 
 def _loop(out: list[str], L: _Layout, loop: Loop) -> None:
-    """The loop's frame around its steps, with a ``loop`` tag, and the closing row under them."""
-    top = L.row_top[loop.start - 1]
+    """The loop's frame around its steps, with a ``loop`` tag, and the closing row under them.
+
+    The frame starts under the row of the loop's first state: that row's
+    action (and its messages) is the stem's last step, taken once; what
+    repeats is every row after it and the closing step back to it."""
+    top = L.row_top[loop.start] if loop.start < len(L.steps) else L.bottom
     tag = "stutters forever" if loop.stuttering else "loop"
     tag_w = 16 + int(text_width(tag, SIZE, True))
     right = L.width - 3  # the tag in the frame's top right corner, clear of the step's number and action

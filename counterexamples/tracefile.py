@@ -14,6 +14,8 @@ Schema (``format`` = ``modelcheck-trace``, ``version`` = 1)::
                     "loop_start": 2, "loop_action": "Inc", "stuttering": false,  (liveness only: the lasso's loop)
                     "loop_actions": [{"action": "Inc", "fairness": "weak", "enabled": "every", "taken": true}],
                                       (liveness only, optional: the actions enabled or taken in the loop)
+                    "loop_part": "r = r1 (one of its 3 parts, one for each r)",
+                                      (liveness only, optional: the part of a quantified property it breaks)
                     "explanation": "record 0@e1 at offset 0 is below ...",         (optional: the invariant's explain)
                     "culprits": [{"lane": "r3", "field": "log", "offset": 0}, {"variable": "quorumState.isr"}]},
       "story": "One sentence on what the trace shows."               (optional; the known traces have one)
@@ -95,11 +97,14 @@ def document_from_violation(spec: Any, consts: Any, violation: Any, story: str |
     from modelcheck.spec.constants import constants_to_dict
     from modelcheck.output.json_form import explanation_json, trace_to_json
 
-    from modelcheck.counterexamples.loopinfo import loop_actions
+    from modelcheck.counterexamples.loopinfo import loop_actions, violated_part
 
     loop = loop_of(violation)
     if loop is not None:
         loop["loop_actions"] = loop_actions(spec, consts, violation)
+        part = violated_part(spec, consts, violation)
+        if part is not None:
+            loop["loop_part"] = part
     return trace_document(spec.name, spec.title, constants_to_dict(consts), violation.kind, violation.name,
                           violation.description, trace_to_json(spec, consts, violation.trace), story,
                           explanation_json(spec, consts, violation), loop)
@@ -240,6 +245,7 @@ def validate(doc: Any, path: str = "<trace>") -> None:
              path, "violation.loop_start must be a step index")
     _require(isinstance(v.get("loop_action") or "", str) and isinstance(v.get("stuttering", False), bool), path,
              "violation.loop_action must be a string and violation.stuttering a boolean")
+    _require(isinstance(v.get("loop_part", ""), str), path, "violation.loop_part must be a string")
     _require(_are_loop_actions(v.get("loop_actions", [])), path,
              "violation.loop_actions must be a list of {action, fairness, enabled, taken} objects")
     steps = doc.get("steps")

@@ -7,7 +7,12 @@
 * ``AckedBatchesWritten``: a batch the callback reported as written is in the log;
 * ``DuplicatesRecognised``: the broker never answers OUT_OF_ORDER_SEQUENCE_NUMBER
   to a retry of a batch it has written (it recognises the duplicate), which
-  holds only while ``MaxInFlight <= BrokerCache``.
+  holds only while ``MaxInFlight <= BrokerCache`` and the producer retries in
+  sequence order (``RetryOrder=keep``);
+* ``NextBatchAccepted`` (checked when named): with the connection idle, the
+  batch the producer sends next is one the broker appends or recognises, not
+  one it must refuse as out of order: without KIP-360 a batch that failed for
+  good leaves a gap no later batch gets past.
 
 Each has a companion ``explain`` that, on a violating state, names the
 batches and the log offsets at fault in one sentence and lists the lane cells
@@ -126,6 +131,38 @@ def duplicates_recognised(c: ProducerConstants, s: ProducerState) -> bool:
     return not _unrecognised(s)
 
 
+def _doomed(c: ProducerConstants, s: ProducerState) -> int | None:
+    """The batch the producer sends next, when the connection is idle and the broker must refuse it as out of
+    order (its sequence number is neither the next one nor one it remembers); else None."""
+    if not c.Idempotent or not s.queue or s.requests or s.responses or s.bump:
+        return None
+    b = s.queue[0]
+    seqs = () if s.epoch > s.broker_epoch else s.broker_seqs
+    seq = s.seqs[b]
+    if seq in seqs[-c.BrokerCache:] or seq == (seqs[-1] + 1 if seqs else 0):
+        return None
+    return b
+
+
+def explain_next_batch_accepted(c: ProducerConstants, s: ProducerState) -> Witness:
+    """The batch that waits to be sent, its sequence number, and what the broker expects instead."""
+    b = _doomed(c, s)
+    name = batch_name(b)
+    seqs = () if s.epoch > s.broker_epoch else s.broker_seqs
+    expected = seqs[-1] + 1 if seqs else 0
+    gap = [batch_name(x) for x in sorted(s.failed) if x not in s.log]
+    why = f": {', '.join(gap)} failed unwritten and left the gap" if gap else ""
+    return Witness(f"{name}, next to be sent with sequence number {s.seqs[b]}, can only be refused "
+                   f"OUT_OF_ORDER_SEQUENCE_NUMBER: the broker expects sequence number {expected}{why}",
+                   (culprit(name, "status"),) + tuple(culprit(x, "status") for x in gap))
+
+
+@invariant("NextBatchAccepted", explain=explain_next_batch_accepted)
+def next_batch_accepted(c: ProducerConstants, s: ProducerState) -> bool:
+    """With the connection idle, the next batch to send is one the broker appends or recognises as a duplicate."""
+    return _doomed(c, s) is None
+
+
 @sometimes("SomeBatchRetried")
 def some_batch_retried(c: ProducerConstants, s: ProducerState) -> bool:
     """Some batch is sent a second time (otherwise retries never come into play)."""
@@ -139,4 +176,7 @@ def all_batches_acked(c: ProducerConstants, s: ProducerState) -> bool:
 
 
 ALL = [in_order, no_duplicates, acked_batches_written, duplicates_recognised]
+DEFAULT = ["InOrder", "NoDuplicates", "AckedBatchesWritten", "DuplicatesRecognised"]
+OPTIONAL = [next_batch_accepted]
+"""Checked only when named: a property of the producer's progress, not of the log."""
 SOMETIMES = [some_batch_retried, all_batches_acked]

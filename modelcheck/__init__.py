@@ -70,18 +70,22 @@ from modelcheck.output.results import CheckResult  # noqa: E402
 from modelcheck.spec.branching import either, exists  # noqa: E402
 from modelcheck.spec.constants import constant  # noqa: E402
 from modelcheck.spec.declare import Domain, Spec, Symmetry, action, invariant, sometimes  # noqa: E402
-from modelcheck.spec.temporal import (all_of, always_eventually, any_of, eventually, eventually_always,  # noqa: E402
-                                      leads_to, liveness, step_property, strong, weak)
+from modelcheck.spec.refinement import Refinement, refines  # noqa: E402
+from modelcheck.spec.temporal import (all_of, always_eventually, always_eventually_step, any_of,  # noqa: E402
+                                      eventually, eventually_always, initial_property, leads_to, liveness,
+                                      step_property, strong, strongly_fair, weak, weakly_fair)
 
 __all__ = [
     "CheckResult",
     "Domain",
     "ModelCheckError",
+    "Refinement",
     "Spec",
     "Symmetry",
     "action",
     "all_of",
     "always_eventually",
+    "always_eventually_step",
     "any_of",
     "check",
     "constant",
@@ -89,12 +93,16 @@ __all__ = [
     "eventually",
     "eventually_always",
     "exists",
+    "initial_property",
     "invariant",
     "leads_to",
     "liveness",
+    "refines",
     "sometimes",
     "step_property",
     "strong",
+    "strongly_fair",
     "weak",
+    "weakly_fair",
     "__version__",
 ]

@@ -187,13 +187,14 @@ def prepare(
         else:
             properties = loaded.default_properties
     properties = tuple(properties or ())
-    declared = [p.name for p in loaded.properties]
+    declared = [p.name for p in loaded.properties] + list(loaded.property_groups)
     for name in properties:
         if name not in declared:
             raise UsageError(f"unknown property {name!r} for spec {loaded.name}; "
                              + (f"it declares: {', '.join(declared)}" if declared else "it declares none"))
     if len(set(properties)) != len(properties):
         raise UsageError("a property is named twice")
+    properties = loaded.expand_properties(properties)  # a group (a refinement) is checked as its parts
     if properties and no_properties:
         option, reason = no_properties
         raise UsageError(f"--property cannot be checked with {option} ({reason}); check it with the local engine")

@@ -633,11 +633,18 @@ def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, 
             click.echo(f"Error: Temporal property {v.name} is violated.")
             if v.description:
                 click.echo(f"  ({v.name}: {v.description})")
+            _print_why(spec, c, v)
             click.echo("Error: The following behavior constitutes a counter-example:")
         elif v.kind == "step":
             click.echo(f"Error: Step property {v.name} is violated by the last step.")
             if v.description:
                 click.echo(f"  ({v.name}: {v.description})")
+            _print_why(spec, c, v)
+        elif v.kind == "initial":
+            click.echo(f"Error: Initial-state property {v.name} is violated by an initial state.")
+            if v.description:
+                click.echo(f"  ({v.name}: {v.description})")
+            _print_why(spec, c, v)
         else:
             click.echo(f"Error: Invariant {v.name} is violated.")
             if v.description:
@@ -668,6 +675,13 @@ def _print_result(spec: Spec, c: Any, result: CheckResult, *, full_trace: bool, 
             click.echo(line)
     for w in result.warnings:
         click.echo(f"Warning: {w}", err=True)
+
+
+def _print_why(spec: Spec, c: Any, v: Any) -> None:
+    """A property's own account of its counterexample (``explain``), indented under its name, if it gives one."""
+    why = explanation_json(spec, c, v).get("explanation")
+    if why:
+        click.echo("  Why: " + why.replace("\n", "\n  "))
 
 
 def _states(n: int) -> str:

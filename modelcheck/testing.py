@@ -102,7 +102,7 @@ def assert_violates(spec: str | Spec, name: str | None = None, constants: Mappin
     r = _check(spec, constants, **options)
     v = r.violation
     expected = f"{name} to be violated" if name is not None else "an invariant to be violated"
-    if v is None or (name is not None and v.name != name):
+    if v is None or (name is not None and v.name != name and v.name not in r.spec_object.property_groups.get(name, ())):
         raise AssertionError(f"{_what(r)}: expected {expected}, but {_found(r)}")
     if length is not None and len(v.trace) != length:
         raise AssertionError(f"{_what(r)}: expected a {'lasso' if v.kind == 'liveness' else 'trace'} of "
@@ -151,10 +151,17 @@ def _kind(spec: str | Spec, name: str | None) -> str | None:
     for p in loaded.properties:
         if p.name == name:
             return p.kind
+    if name in loaded.property_groups:
+        return "group"
     declared = [(what, [p.name for p in ps]) for what, ps in (
         ("invariants", loaded.invariants),
         ("liveness properties", [p for p in loaded.properties if p.kind == "liveness"]),
         ("step properties", [p for p in loaded.properties if p.kind == "step"]))]
+    initial = [p.name for p in loaded.properties if p.kind == "initial"]
+    if initial:
+        declared.append(("initial-state properties", initial))
+    if loaded.property_groups:
+        declared.append(("property groups", list(loaded.property_groups)))
     raise UsageError(f"spec {loaded.name} has no invariant or property named {name!r}; it declares "
                      + "; ".join(f"{what}: {', '.join(names) if names else 'none'}" for what, names in declared)
                      + f" (and {DEADLOCK!r} asserts a deadlock)")
@@ -201,6 +208,12 @@ def _found(r: CheckResult) -> str:
         what = f"step property {v.name} is violated by the last step of this trace of {_states(len(v.trace))}"
     elif v.kind == "deadlock":
         what = f"a deadlock was reached, by this trace of {_states(len(v.trace))}"
+    elif v.kind == "initial":
+        what = f"initial-state property {v.name} is violated by this initial state"
     else:
         what = f"{v.name} is violated, by this trace of {_states(len(v.trace))}"
-    return f"{what}:\n" + counterexample_text(r.spec_object, r.constants_object, v)
+    from modelcheck.output.json_form import explanation_json
+
+    why = explanation_json(r.spec_object, r.constants_object, v).get("explanation") if v.kind != "invariant" else None
+    return (f"{what}:\n" + (f"Why: {why}\n" if why else "")
+            + counterexample_text(r.spec_object, r.constants_object, v))

@@ -24,7 +24,9 @@ eviction (``evict``: a live member slow in its iteration is removed by the
 coordinator and the group rebalances without it, while it still holds its
 record; ``rejoin``: back at its poll, it joins again).  With ``Fencing`` the
 coordinator refuses a commit from a consumer that is not a member of the
-current generation, as Kafka's does.
+current generation, as Kafka's does.  With ``CommitFailures`` > 0 a commit may
+fail because a rebalance starts (``commit_fails``): the consumer learns it,
+so it neither moves the committed offset nor believes it did.
 
 Runs end when every record was polled or no consumer is left; states without
 successors are expected.
@@ -35,6 +37,7 @@ from __future__ import annotations
 from modelcheck import Spec, action
 from modelcheck.specs.consumer_state import (
     COMMIT,
+    COMMITTER,
     CONSUMER,
     EVICTABLE,
     NONE,
@@ -101,6 +104,18 @@ def commit_offset(c: ConsumerConstants, s: GroupState, consumer: int):
                                                                       highest=max(s.highest, con.position))
 
 
+@action("commit_fails", consumer=COMMITTER)
+def commit_fails(c: ConsumerConstants, s: GroupState, consumer: int):
+    """The owner's commit fails: a rebalance starts (another member joins) and the coordinator answers
+    REBALANCE_IN_PROGRESS.  commitSync throws, so the consumer knows nothing was committed: it drops what it
+    holds (with before-processing, a record it may not process uncommitted) and goes back to its poll to rejoin."""
+    con = s.consumers[consumer]
+    if s.commit_failures >= c.CommitFailures or not con.alive or con.step != COMMIT or not accepts_commit(c, s, con):
+        return None
+    t = set_consumer(s, consumer, con._replace(in_hand=NONE, step=POLL))
+    return t._replace(group_state=PREPARING_REBALANCE, commit_failures=s.commit_failures + 1)
+
+
 @action("crash", consumer=CONSUMER)
 def crash(c: ConsumerConstants, s: GroupState, consumer: int):
     """A consumer process dies; after session.timeout.ms the coordinator removes it and starts a rebalance
@@ -146,7 +161,8 @@ def rejoin(c: ConsumerConstants, s: GroupState, consumer: int):
 
 @action("complete_rebalance", consumer=CONSUMER)
 def complete_rebalance(c: ConsumerConstants, s: GroupState, consumer: int):
-    """Every live member has rejoined; the leader assigns the partition to ``consumer``, which fetches the committed offset.
+    """Every live member has rejoined; the leader assigns the partition to ``consumer``, which fetches the committed offset
+    (with cooperative rebalancing, unless it owned the partition already and keeps it).
 
     An evicted consumer is not waited for: the partition may move while it still processes a record.
     """
@@ -157,7 +173,9 @@ def complete_rebalance(c: ConsumerConstants, s: GroupState, consumer: int):
         return None  # the owner first finishes its loop iteration (it rejoins in its next poll)
     gen = s.generation + 1
     consumers = tuple(con._replace(generation=gen) if con.alive and con.member else con for con in s.consumers)
-    t = set_consumer(s._replace(consumers=consumers), consumer, consumers[consumer]._replace(position=s.committed))
+    keeps = c.Rebalance == "cooperative" and s.owner == consumer  # not revoked: it goes on from its position
+    position = consumers[consumer].position if keeps else s.committed
+    t = set_consumer(s._replace(consumers=consumers), consumer, consumers[consumer]._replace(position=position))
     return t._replace(group_state=STABLE, owner=consumer, generation=gen)
 
 
@@ -169,7 +187,7 @@ def _build() -> Spec:
         title="Consumer offset commits: at-least-once after processing, at-most-once before",
         constants=ConsumerConstants,
         init=init,
-        actions=[poll, process_record, commit_offset, crash, evict, rejoin, complete_rebalance],
+        actions=[poll, process_record, commit_offset, commit_fails, crash, evict, rejoin, complete_rebalance],
         invariants=inv.ALL,
         sometimes=inv.SOMETIMES,
         deadlock_expected=True,

@@ -28,6 +28,7 @@ STABLE, PREPARING_REBALANCE = 0, 1
 GROUP_STATE_NAMES = {STABLE: "Stable", PREPARING_REBALANCE: "PreparingRebalance"}
 
 COMMIT_RULES = ("after-processing", "before-processing")
+REBALANCE_PROTOCOLS = ("eager", "cooperative")
 
 
 @attrs.frozen
@@ -52,6 +53,15 @@ class ConsumerConstants:
         "evictions in one run of a live member that is slow in its loop iteration (its session or "
         "max.poll.interval.ms runs out while it processes or commits): the group rebalances without waiting for it",
         minimum=0, maximum=2)
+    CommitFailures: int = constant(
+        0,
+        "commits in one run that fail because a rebalance starts (another member joins: REBALANCE_IN_PROGRESS); the "
+        "consumer learns it, goes back to its poll and rejoins", minimum=0, maximum=2)
+    Rebalance: str = constant(
+        "eager",
+        "eager: a rebalance revokes the partition and the owner it is assigned to fetches the committed offset, "
+        "even its previous owner; cooperative (KIP-429): a member that keeps it keeps its position",
+        choices=REBALANCE_PROTOCOLS)
     Fencing: bool = constant(
         True,
         "the coordinator rejects an OffsetCommit from a consumer that is not a member of the group's current "
@@ -92,6 +102,8 @@ class GroupState(NamedTuple):
     """Evictions of a live member so far (bounded by ``Evictions``)."""
     highest: int
     """A history variable: the highest offset ever committed (the committed offset goes back when it is lower)."""
+    commit_failures: int = 0
+    """Commits refused so far because a rebalance started (bounded by ``CommitFailures``)."""
 
 
 def consumer_name(i: int) -> str:
@@ -103,6 +115,8 @@ CONSUMER = Domain("consumer", lambda c: range(c.Consumers), consumer_name)
 EVICTABLE = Domain("consumer", lambda c: range(c.Consumers if c.Evictions else 0), consumer_name)
 """The consumers, where a consumer can be evicted (``Evictions`` > 0); none otherwise, so that ``evict`` and
 ``rejoin`` have no parameter value and are not reported as never enabled."""
+COMMITTER = Domain("consumer", lambda c: range(c.Consumers if c.CommitFailures else 0), consumer_name)
+"""The consumers, where a commit can fail (``CommitFailures`` > 0); none otherwise, as for ``EVICTABLE``."""
 
 
 def set_consumer(s: GroupState, i: int, con: Consumer) -> GroupState:
@@ -149,6 +163,8 @@ def view(c: ConsumerConstants, s: GroupState) -> dict[str, Any]:
         "processed": {f"offset {o}": n for o, n in enumerate(s.processed)},
         "crashes": s.crashes,
     }
+    if c.CommitFailures:
+        out["commitFailures"] = s.commit_failures
     if c.Evictions:
         out["evictions"] = s.evictions
         out["group"]["highestCommitted"] = s.highest
@@ -279,6 +295,12 @@ def messages(c: ConsumerConstants, s: GroupState, t: GroupState, action: str, pa
         gen = f", generation {con.generation}" if c.Evictions else ""
         return _exchange(f"OffsetCommit by {name}", name, COORDINATOR, f"OffsetCommit(offset {con.position}{gen})",
                          answer, "OffsetCommit")
+    if action == "commit_fails":
+        return _exchange(f"OffsetCommit by {name}", name, COORDINATOR, f"OffsetCommit(offset {con.position})",
+                         "REBALANCE_IN_PROGRESS: not committed", "OffsetCommit") + [
+            _send(_rejoin(i), COORDINATOR, consumer_name(i), "REBALANCE_IN_PROGRESS (a member joins): rejoin",
+                  "Rebalance", delivered=False)
+            for i, other in enumerate(s.consumers) if other.alive and other.member and i != who]
     if action == "crash":
         return _crash_events(s, who)
     if action == "evict":

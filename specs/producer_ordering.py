@@ -61,18 +61,33 @@ from modelcheck.specs.producer_state import (
 )
 
 
-def _requeue(c: ProducerConstants, queue: tuple, batch: int) -> tuple:
-    """Put a batch to retry back into the accumulator: at the front, or in sequence order when idempotent."""
+def _requeue(c: ProducerConstants, queue: tuple, batch: int) -> list[tuple]:
+    """Where a batch to retry goes back into the accumulator.
+
+    Kafka's producer (``keep``) puts it at the front, and in sequence order
+    when idempotent; the mutant (``any``) at any place, so a retry may wait
+    behind batches sent later.
+    """
+    if c.RetryOrder == "any":
+        return [queue[:i] + (batch,) + queue[i:] for i in range(len(queue) + 1)]
     if not c.Idempotent:
-        return (batch,) + queue
-    return tuple(sorted(queue + (batch,)))
+        return [(batch,) + queue]
+    return [tuple(sorted(queue + (batch,)))]
 
 
-def _failed_attempt(c: ProducerConstants, s: ProducerState, batch: int) -> ProducerState:
-    """The attempt failed: retry while the batch has retries left, else report the error to the application."""
+def _failed_attempt(c: ProducerConstants, s: ProducerState, batch: int):
+    """The attempt failed: retry while the batch has retries left, else report the error to the application.
+
+    With KIP-360 an idempotent producer then owes the partition an epoch
+    bump: the failed batch leaves a gap in the sequence numbers that the
+    broker would otherwise wait on forever.
+    """
     if s.attempts[batch] <= c.Retries:
-        return s._replace(queue=_requeue(c, s.queue, batch))
-    return s._replace(failed=s.failed | {batch})
+        queues = _requeue(c, s.queue, batch)
+        if len(queues) == 1:
+            return s._replace(queue=queues[0])
+        return [s._replace(queue=q) for q in queues]
+    return s._replace(failed=s.failed | {batch}, bump=s.bump or (c.Idempotent and c.Kip360))
 
 
 @action("send_batch", batch=BATCH)
@@ -80,6 +95,10 @@ def send_batch(c: ProducerConstants, s: ProducerState, batch: int):
     """The sender sends the accumulator's next batch, if fewer than max.in.flight requests are unanswered."""
     if not s.queue or s.queue[0] != batch or in_flight(s) >= c.MaxInFlight:
         return None
+    if s.bump:  # as Kafka's sender does first in its loop: the bump owed, once nothing is in flight
+        if in_flight(s):
+            return None
+        s = _bump_epoch(c, s)
     attempts = s.attempts[:batch] + (s.attempts[batch] + 1,) + s.attempts[batch + 1:]
     return s._replace(queue=s.queue[1:], requests=s.requests + (batch,), attempts=attempts)
 
@@ -89,17 +108,23 @@ def broker_handles_produce(c: ProducerConstants, s: ProducerState, batch: int):
     """The leader handles the oldest request: it appends the batch (idempotent: only the next sequence number)."""
     if not s.requests or s.requests[0] != batch:
         return None
-    log = s.log
+    log, epoch, seqs = s.log, s.broker_epoch, s.broker_seqs
     code = NONE_ERROR
     if c.Idempotent:
-        expected = log[-1] + 1 if log else 0
-        if batch in log[-c.BrokerCache:]:
+        if s.epoch > epoch:  # the first request of a new producer epoch: the broker starts its sequences again
+            epoch, seqs = s.epoch, ()
+        seq = s.seqs[batch]
+        expected = seqs[-1] + 1 if seqs else 0
+        if seq in seqs[-c.BrokerCache:]:
             code = DUPLICATE_SEQUENCE
-        elif batch != expected:
+        elif seq != expected:
             code = OUT_OF_ORDER_SEQUENCE  # beyond the next sequence, or older than the cache remembers
+        else:
+            seqs = seqs + (seq,)
     if code == NONE_ERROR:
         log = log + (batch,)
-    return s._replace(requests=s.requests[1:], responses=s.responses + ((batch, code),), log=log)
+    return s._replace(requests=s.requests[1:], responses=s.responses + ((batch, code),), log=log,
+                      broker_epoch=epoch, broker_seqs=seqs)
 
 
 @action("broker_rejects_produce", batch=BATCH)
@@ -134,6 +159,21 @@ def request_times_out(c: ProducerConstants, s: ProducerState, batch: int):
     return _failed_attempt(c, s._replace(responses=s.responses[1:]), batch)
 
 
+def _bump_epoch(c: ProducerConstants, s: ProducerState) -> ProducerState:
+    """KIP-360: the producer bumps its epoch and numbers the partition's unresolved batches again from 0, in their
+    old sequence order (Kafka's ``startSequencesAtBeginning``).
+
+    The broker starts afresh at the first request of the new epoch, so the
+    gap left by the failed batch is gone; but a renumbered batch whose
+    earlier attempt was written (its response lost) is a new batch to the
+    broker, and is written again.
+    """
+    seqs = list(s.seqs)
+    for n, b in enumerate(b for b in range(c.Batches) if b not in s.acked and b not in s.failed):
+        seqs[b] = n
+    return s._replace(epoch=s.epoch + 1, seqs=tuple(seqs), bump=False)
+
+
 @liveness("EveryBatchResolved", "every batch is eventually acknowledged or failed")
 def every_batch_resolved(c: ProducerConstants):
     """``\\A b: <>(b \\in acked \\cup failed)``: no batch waits forever, in the accumulator or on the connection."""
@@ -157,7 +197,8 @@ def _build() -> Spec:
         constants=ProducerConstants,
         init=init,
         actions=[send_batch, broker_handles_produce, broker_rejects_produce, receive_response, request_times_out],
-        invariants=inv.ALL,
+        invariants=inv.ALL + inv.OPTIONAL,
+        default_invariants=inv.DEFAULT,
         sometimes=inv.SOMETIMES,
         properties=[every_batch_resolved],
         fairness=FAIRNESS,

@@ -12,9 +12,10 @@ Encoding (canonical: ints, bools, tuples, frozensets only):
   are tuples in FIFO order (one TCP connection: the broker handles requests in
   the order they were sent, and the producer reads responses in that order);
 * a response is ``(batch, code)`` with ``code`` one of the error codes below;
-* the idempotent broker's sequence cache (the last ``BrokerCache`` batches'
-  sequence numbers) is the end of the log, ``log[-BrokerCache:]``: with one
-  producer and sequence number = batch index, it needs no variable of its own.
+* the idempotent broker's memory of the producer is ``broker_epoch`` and
+  ``broker_seqs``, the sequence numbers it appended in that epoch (its cache is
+  the last ``BrokerCache`` of them); without an epoch bump a batch's sequence
+  number is its index, so ``broker_seqs`` is the log and no count changes.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ CODE_NAMES = {
 }
 
 
+RETRY_ORDERS = ("keep", "any")
+
+
 @attrs.frozen
 class ProducerConstants:
     """The producer settings the seeds' ordering rule is about, and the bound on batches.
@@ -64,6 +68,12 @@ class ProducerConstants:
     BrokerCache: int = constant(
         5, "with idempotence: how many of the producer's last batches the broker remembers the sequence "
            "numbers of (Kafka: 5); an older retried batch is not recognised as a duplicate", minimum=1, maximum=5)
+    RetryOrder: str = constant(
+        "keep", "where a retried batch re-enters the accumulator: keep (Kafka: at the front, in sequence order "
+                "when idempotent) or any (a mutant producer: at any place)", choices=RETRY_ORDERS)
+    Kip360: bool = constant(
+        False, "with idempotence, a batch that fails for good makes the producer bump its epoch and number the "
+               "partition's unresolved batches again from 0 (KIP-360); false: the sequence gap stays")
 
 
 class ProducerState(NamedTuple):
@@ -83,6 +93,16 @@ class ProducerState(NamedTuple):
     """Batches whose retries ran out: the callback got the error."""
     log: tuple
     """The partition's log: batch ids in offset order."""
+    epoch: int = 0
+    """The producer's epoch (bumped by KIP-360 after a batch failed for good)."""
+    seqs: tuple = ()
+    """Per batch: its sequence number in the producer's current epoch."""
+    bump: bool = False
+    """A batch failed for good: the producer's next send first bumps its epoch, once nothing is in flight (KIP-360)."""
+    broker_epoch: int = 0
+    """The highest producer epoch the broker has seen."""
+    broker_seqs: tuple = ()
+    """Sequence numbers the broker appended in ``broker_epoch``, in order (its cache is the last ``BrokerCache``)."""
 
 
 def batch_name(b: int) -> str:
@@ -108,6 +128,7 @@ def init(c: ProducerConstants):
         acked=frozenset(),
         failed=frozenset(),
         log=(),
+        seqs=tuple(range(c.Batches)),
     )
 
 
@@ -129,7 +150,14 @@ def view(c: ProducerConstants, s: ProducerState) -> dict[str, Any]:
             "responses": "[" + ", ".join(f"{batch_name(b)}: {CODE_NAMES[code]}" for b, code in s.responses) + "]",
         },
         "log": _names(s.log),
-    }
+    } | (_epochs(s) if c.Kip360 else {})
+
+
+def _epochs(s: ProducerState) -> dict[str, Any]:
+    """The epochs and sequence numbers, shown only where KIP-360 can change them (other traces stay as they were)."""
+    return {"epochs": {"producer": s.epoch, "broker": s.broker_epoch, "bumpPending": s.bump,
+                       "sequences": {batch_name(b): q for b, q in enumerate(s.seqs)},
+                       "brokerSequences": list(s.broker_seqs)}}
 
 
 STATUS_ANSWERS = {
@@ -222,7 +250,8 @@ def messages(c: ProducerConstants, s: ProducerState, t: ProducerState, action: s
     if action == "send_batch":
         b = s.queue[0]
         attempt = t.attempts[b]
-        seq = f", seq {b}" if c.Idempotent else ""
+        seq = f", seq {t.seqs[b]}" if c.Idempotent else ""
+        seq += f", epoch {t.epoch}" if c.Kip360 else ""
         return [_send(_request(b, attempt), PRODUCER, LEADER, f"Produce({batch_name(b)}{seq}, attempt {attempt})")]
     if action in ("broker_handles_produce", "broker_rejects_produce"):
         b = s.requests[0]

@@ -216,3 +216,77 @@ def test_default_constants_have_no_evictions():
     _, _, r = run(("NoLoss",))
     assert {a.name: a.generated for a in r.action_stats}["evict"] == 0
     assert not r.warnings
+
+
+# A commit that fails because a rebalance starts, and eager against cooperative rebalancing.
+
+def _generated(r) -> dict[str, int]:
+    return {a.name: a.generated for a in r.action_stats}
+
+
+@pytest.mark.parametrize("consumers,new_owner", [(2, "c1"), (1, "c1")])
+def test_a_failed_commit_duplicates_without_any_crash(consumers, new_owner):
+    """c1's commit fails (REBALANCE_IN_PROGRESS); it knows nothing was committed, but the partition's next owner,
+    eagerly re-assigned, starts from the committed offset 0 and processes offset 0 again, even c1 itself."""
+    spec, c, r = run(("NoDuplicates",), Crashes=0, CommitFailures=1, Consumers=consumers)
+    v = r.violations[0]
+    assert labels(v) == [
+        "poll(consumer=c1)",
+        "process_record(consumer=c1)",
+        "commit_fails(consumer=c1)",
+        f"complete_rebalance(consumer={new_owner})",
+        f"poll(consumer={new_owner})",
+        f"process_record(consumer={new_owner})",
+    ]
+    last = v.trace[-1].state
+    assert (last.committed, last.processed[0], last.commit_failures) == (0, 2, 1)
+    assert len(v.trace) == 7 == naive_shortest(spec, c, "NoDuplicates")
+
+
+def test_a_failed_commit_loses_nothing():
+    spec, c, r = run(("NoLoss",), CommitFailures=1)
+    assert (r.result, r.distinct_states, r.states_generated, r.depth) == ("holds", 241, 290, 15)
+    assert_counts_match_naive(spec, c, r)
+    assert _generated(r)["commit_fails"] > 0
+
+
+def test_a_failed_commit_before_processing_stays_at_most_once():
+    """The consumer drops the record whose commit failed: the next owner reads it, nobody processed it twice."""
+    spec, c, r = run(("NoDuplicates",), CommitFailures=1, Commit="before-processing")
+    assert (r.result, r.distinct_states, r.depth) == ("holds", 183, 12)
+    assert_counts_match_naive(spec, c, r)
+    assert _generated(r)["commit_fails"] > 0
+
+
+def test_cooperative_rebalancing_keeps_the_position_of_an_owner_that_keeps_the_partition():
+    spec, c, r = run(("NoLoss", "NoDuplicates", "CommittedNeverRegresses"), Crashes=0, CommitFailures=1, Consumers=1,
+                     Rebalance="cooperative")
+    assert (r.result, r.distinct_states, r.states_generated, r.depth) == ("holds", 14, 14, 8)
+    assert_counts_match_naive(spec, c, r)
+    assert _generated(r)["commit_fails"] > 0 and _generated(r)["complete_rebalance"] > 0
+
+
+def test_cooperative_rebalancing_still_duplicates_when_the_partition_moves():
+    spec, c, r = run(("NoDuplicates",), Crashes=0, CommitFailures=1, Rebalance="cooperative")
+    v = r.violations[0]
+    assert labels(v)[2:4] == ["commit_fails(consumer=c1)", "complete_rebalance(consumer=c2)"]
+    assert len(v.trace) == 7 == naive_shortest(spec, c, "NoDuplicates")
+
+
+def test_cooperative_rebalancing_loses_nothing_and_changes_no_count_with_crashes():
+    """With crashes only, the owner leaves the group before every rebalance, so it never keeps the partition."""
+    spec, c, r = run(("NoLoss",), Rebalance="cooperative")
+    assert (r.result, r.distinct_states, r.states_generated, r.depth) == ("holds", 57, 65, 11)
+    assert_counts_match_naive(spec, c, r)
+
+
+def test_default_constants_have_no_commit_failures():
+    _, _, r = run(("NoLoss",))
+    assert _generated(r)["commit_fails"] == 0
+    assert (r.distinct_states, r.states_generated, r.depth) == (57, 65, 11)
+    assert not r.warnings
+
+
+def test_a_bad_rebalance_protocol_is_refused_with_one_line(cli):
+    p = cli("check", SPEC, "--const", "Rebalance=incremental")
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1

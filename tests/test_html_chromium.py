@@ -296,22 +296,23 @@ def test_a_stuttering_lasso_shows_its_end_in_every_view(browser, lasso_pages):
     # The steps list ends with a row that says the behaviour stutters forever; it is not a step of the listbox.
     assert browser.eval("document.querySelectorAll('#steplist li[role=option]').length") == 6
     assert browser.eval("document.querySelector('#steplist li.loopback').textContent").endswith(
-        "stutters forever in step 6")
+        "stutters forever in state 6")
     # No state is "violated": the whole behaviour is.
     assert browser.eval("document.querySelector('#step-6 .verdict')") is None
     assert "stutters forever" in browser.eval("document.querySelector('#step-6 h3').textContent")
     assert browser.eval("document.querySelectorAll('#steplist li.bad, .stepdetail.bad, #lanes-rows tbody.bad').length") == 0
     # The verdict names the property and the actions enabled where it stutters, with their fairness.
     verdict = browser.eval("document.getElementById('verdict').textContent")
-    assert "what LeaderRecordEventuallyCommitted promises never happens" in verdict
-    assert "FencedFollowerFetch (no fairness)" in verdict and "LeaderWrite (strongly fair)" in verdict
+    assert "LeaderRecordEventuallyCommitted fails" in verdict and "what it promises never happens" in verdict
+    assert "may be neglected forever:" in verdict and "FencedFollowerFetch could change the state" in verdict
+    assert "never enabled in state 6, so fairness does not force them:" in verdict and "LeaderWrite (strongly fair)" in verdict
     # No culprits, so the legend does not speak of red cells.
     assert "red" not in browser.eval("document.querySelector('#steps p.legend').textContent")
     # The lanes and the sequence diagram mark the loop and close it.
     assert browser.eval("document.querySelector('#lanes-rows tbody.loopback').textContent").endswith(
-        "stutters forever in step 6")
+        "stutters forever in state 6")
     assert browser.eval("document.querySelector('#messages g.loopframe').textContent.trim()") == "stutters forever"
-    assert "stutters forever in step 6" in browser.eval("document.querySelector('#messages g.row.loopback').textContent")
+    assert "stutters forever in state 6" in browser.eval("document.querySelector('#messages g.row.loopback').textContent")
     browser.click("#opt-2")
     browser.click("#steplist li.loopback")  # the closing row selects the step the loop goes back to
     assert current_step(browser) == "step-6"
@@ -321,9 +322,9 @@ def test_a_stuttering_lasso_shows_its_end_in_every_view(browser, lasso_pages):
 def test_a_loop_goes_back_to_its_first_step(browser, lasso_pages):
     browser.goto(lasso_pages["loop"], READY)
     assert browser.eval("document.querySelector('#steplist li.loopback').textContent").endswith(
-        "Reset: back to step 1 (the loop repeats)")
+        "Reset: back to state 1 (the loop repeats)")
     assert browser.eval("document.querySelectorAll('#steplist li.inloop').length") == 2
-    assert "Inc (weakly fair, taken)" in browser.eval("document.getElementById('verdict').textContent")
+    assert "Fair and taken in the loop: Inc (weakly fair)" in browser.eval("document.getElementById('verdict').textContent")
     browser.click("#opt-2")
     browser.click("#steplist li.loopback")
     assert current_step(browser) == "step-1" and browser.eval("location.hash") == "#step=1"
@@ -403,3 +404,64 @@ def test_every_lifeline_is_in_view_at_800_pixels(browser, lasso_pages):
             assert all(0 <= left and right <= 800 for left, right in boxes), (page, boxes)
     finally:
         browser.resize(1400, 1000)
+
+
+KIP320_ISR = os.path.join(ROOT, "tests", "models", "kip320_isr.py")
+
+
+@pytest.fixture(scope="module")
+def isr_page(tmp_path_factory):
+    """The Kip320 lasso with a 2-step loop (three replicas, MaxLeaderEpoch 1: the same lasso, a smaller graph)."""
+    out = tmp_path_factory.mktemp("isr")
+    r = subprocess.run([sys.executable, "-m", "modelcheck", "check", KIP320_ISR, "--const", "MaxLeaderEpoch=1",
+                        "--property", "IsrMembershipStabilizes", "-q", "--out", str(out)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, r.stderr
+    return (out / "trace.html").as_uri()
+
+
+def _clipped(b: Browser, selector: str) -> list[str]:
+    """Elements under ``selector`` whose text overflows their box, or is cut off by the window or by the box
+    that scrolls it (a wide table scrolls sideways in its box: its text must still be in view there)."""
+    return b.eval("""(function () {
+      var out = [], w = document.documentElement.clientWidth;
+      document.querySelectorAll(%s).forEach(function (e) {
+        var range = document.createRange(); range.selectNodeContents(e);
+        var text = range.getBoundingClientRect(), right = w;
+        for (var a = e.parentElement; a; a = a.parentElement) {
+          var ox = getComputedStyle(a).overflowX;
+          if (ox === 'auto' || ox === 'scroll' || ox === 'hidden') { right = Math.min(right, a.getBoundingClientRect().right); }
+        }
+        if (e.scrollWidth > e.clientWidth + 1 || text.right > right + 0.5) { out.push(e.textContent.slice(0, 60)); }
+      });
+      return out; })()""" % json.dumps(selector))
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_a_kip320_lasso_reads_at_every_width(browser, isr_page, width):
+    before = len(browser.errors())
+    browser.resize(width, 1000)
+    browser.goto(isr_page, READY)
+    # The steps list ends with the row that closes the loop, back to state 7; only states 7 and 8 are in it.
+    row = browser.eval("document.querySelector('#steplist li.loopback').textContent")
+    assert row.endswith("FencedLeaderExpandIsr(leader=r2, follower=r1): back to state 7 (the loop repeats)")
+    assert browser.eval("Array.from(document.querySelectorAll('#steplist li.inloop')).map(e => e.dataset.i)") == ["6", "7"]
+    # The verdict names the replica and why fairness allows the loop; no state is "violated".
+    verdict = browser.eval("document.getElementById('verdict').textContent")
+    assert "fails for r = r1" in verdict and "2 steps a round" in verdict
+    assert "Fair and taken in the loop: FencedLeaderExpandIsr (strongly fair)" in verdict
+    assert "The loop's steps with no fairness: FencedLeaderShrinkIsr" in verdict
+    assert browser.eval("document.querySelectorAll('.verdict, #steplist li.bad, .stepdetail.bad').length") == 0
+    # The lanes close the loop too, and the sequence diagram frames only the loop's step and the closing row.
+    assert browser.eval("document.querySelector('#lanes-rows tbody.loopback').textContent").endswith(
+        "back to state 7 (the loop repeats)")
+    frame = browser.eval("""(function () { var f = document.querySelector('#messages g.loopframe rect').getBoundingClientRect();
+      var rows = Array.from(document.querySelectorAll('#messages g.row[data-step]')).filter(function (g) {
+        var r = g.getBoundingClientRect(); return r.top >= f.top - 1 && r.bottom <= f.bottom + 1; });
+      return rows.map(function (g) { return (g.classList.contains('loopback') ? 'back to ' : '') + g.dataset.step; }); })()""")
+    assert sorted(frame) == ["8", "back to 7"]  # step 7's row (the stem's last step) is outside the frame
+    # Nothing clipped: the verdict, the steps and their closing row fit their boxes and the window.
+    assert _clipped(browser, "#verdict p, #verdict li, #steplist li, #lanes-rows tbody.loopback td") == []
+    assert browser.eval("document.querySelector('#messages svg').getBoundingClientRect().right") <= width
+    assert browser.errors()[before:] == []
+    browser.resize(1400, 1000)

@@ -335,11 +335,11 @@ def test_a_lasso_page_closes_its_loop_and_escapes_the_loop_actions(out):
                                            "taken": True}])
     doc["violation"].pop("explanation", None)
     page = render(doc, "html").decode()
-    assert "&lt;b&gt;Back&lt;/b&gt;: back to step 2 (the loop repeats)" in page and "<b>Back</b>" not in page
-    assert "<code>&lt;i&gt;Act&lt;/i&gt;</code> (weakly fair, taken)" in page
+    assert "&lt;b&gt;Back&lt;/b&gt;: back to state 2 (the loop repeats)" in page and "<b>Back</b>" not in page
+    assert "Fair and taken in the loop: <code>&lt;i&gt;Act&lt;/i&gt;</code> (weakly fair)" in page
     assert 'class="loopback"' in page and "StrongIsr violated</span>" not in page
     seq = render(doc, "seq-svg").decode()
-    assert 'class="loopframe"' in seq and "back to step 2 (the loop repeats)" in seq
+    assert 'class="loopframe"' in seq and "back to state 2 (the loop repeats)" in seq
 
 
 # -- fuzz: random damage to a good trace file --------------------------------------------------------

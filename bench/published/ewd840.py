@@ -28,18 +28,30 @@ How the TLA+ is mapped:
   enabled stays the only enabled part until a System step, which is then a step
   of that part.  ``SPEC`` declares the two weak fairness conditions.
 * ``Liveness == terminated ~> terminationDetected`` is a liveness property;
-  ``TypeOK``, ``TerminationDetection`` and ``Inv`` are invariants.  ``TDSpec``
-  (refinement of SyncTerminationDetection) is not ported: modelcheck checks no
-  refinement mappings.  The non-properties ``TokenAlwaysBlack`` (an invariant)
+  ``TypeOK``, ``TerminationDetection`` and ``Inv`` are invariants.
+* ``TD == INSTANCE SyncTerminationDetection`` and ``TDSpec == TD!Spec``: the
+  abstract spec is ported beside this one (``sync_termination_detection.py``);
+  the instance substitutes the symbols of the same name, ``N``, ``active`` and
+  ``terminationDetected``, this module's definition ``tpos = 0 /\\ tcolor =
+  "white" /\\ color[0] = "white" /\\ ~ active[0]`` (``td_mapping``).
+  ``--property TDSpec`` checks it (``refines``): every initial state maps to
+  an initial state of SyncTerminationDetection (``TDSpec.Init``), every step
+  to one of its steps or to stuttering (``TDSpec.Next``), and the mapped
+  behaviours satisfy its ``WF_vars(DetectTermination)`` under EWD840's
+  fairness (``TDSpec.Fairness``).  Like ``Liveness`` it is not checked by
+  default (the model's PROPERTIES): name it.
+  The non-properties ``TokenAlwaysBlack`` (an invariant)
   and ``NeverChangeColor`` (a step property) are offered, not checked by default.
 """
 
+import os
 from itertools import product
 from typing import NamedTuple
 
 import attrs
 
-from modelcheck import Domain, Spec, action, constant, invariant, leads_to, liveness, step_property, weak
+from modelcheck import Domain, Spec, action, constant, invariant, leads_to, liveness, refines, step_property, weak
+from modelcheck.spec.loader import load_spec
 
 WHITE, BLACK = 0, 1
 COLORS = ("white", "black")
@@ -167,6 +179,27 @@ def never_change_color(c: Config, s: State, t: State) -> bool:
     return s.color == t.color
 
 
+# TD == INSTANCE SyncTerminationDetection (N <- N, active <- active, terminationDetected <- terminationDetected)
+SYNC_TD_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sync_termination_detection.py")
+
+
+def _sync_td_state() -> type:
+    """SyncTerminationDetection's state type (its spec is not kept here: a module declares one Spec)."""
+    td = load_spec(SYNC_TD_FILE)
+    return type(td.init(td.constants_class(N=1))[0])
+
+
+TDState = _sync_td_state()
+
+
+def td_mapping(c: Config, s: State):
+    """The state of SyncTerminationDetection that ``s`` implements: its ``active``, and ``terminationDetected``."""
+    return TDState(s.active, termination_detected(c, s))
+
+
+TD_SPEC = refines(load_spec(SYNC_TD_FILE), td_mapping, constants=lambda c: {"N": c.N}, name="TDSpec",
+                  description="TDSpec == TD!Spec: EWD840 implements SyncTerminationDetection")
+
 SPEC = Spec(
     name="published-ewd840",
     title="EWD840 (tlaplus/Examples ewd840)",
@@ -176,7 +209,7 @@ SPEC = Spec(
     actions=[initiate_probe, pass_token, send_msg, deactivate],
     invariants=[type_ok, termination_detection, inv, token_always_black],
     default_invariants=["TypeOK", "TerminationDetection", "Inv"],
-    properties=[liveness_, never_change_color],
+    properties=[liveness_, never_change_color, TD_SPEC],
     fairness=[weak(initiate_probe), weak(pass_token)],  # WF_vars(System); see the module's docstring
     deadlock_expected=True,  # EWD840.cfg: CHECK_DEADLOCK FALSE
     view=lambda c, s: {"active": list(s.active), "color": [COLORS[x] for x in s.color],

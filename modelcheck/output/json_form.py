@@ -48,6 +48,8 @@ def explanation_json(spec: Spec, consts: Any, v: Violation) -> dict:
     raises, the counterexample is still reported, with the failure as its
     explanation: a trace is worth more than a sentence about it.
     """
+    if v.kind in ("liveness", "step", "initial") and v.trace:
+        return _property_explanation(spec, consts, v)
     if v.kind != "invariant" or not v.trace:
         return {}
     try:
@@ -59,6 +61,19 @@ def explanation_json(spec: Spec, consts: Any, v: Violation) -> dict:
     except Exception as exc:  # noqa: BLE001 - a spec bug must not hide the counterexample
         return {"explanation": f"(explain of {v.name} failed: {type(exc).__name__}: {exc})", "culprits": []}
     return w.to_json() if w is not None else {}
+
+
+def _property_explanation(spec: Spec, consts: Any, v: Violation) -> dict:
+    """A liveness, step or initial-state property's ``explain`` of the counterexample, else ``{}``."""
+    try:
+        prop = spec.property(v.name)
+    except KeyError:
+        return {}
+    try:
+        why = prop.explanation(consts, [step.state for step in v.trace], v.loop_start)
+    except Exception as exc:  # noqa: BLE001 - a spec bug must not hide the counterexample
+        return {"explanation": f"(explain of {v.name} failed: {type(exc).__name__}: {exc})", "culprits": []}
+    return {"explanation": why, "culprits": []} if why else {}
 
 
 def violation_to_json(spec: Spec, consts: Any, v: Violation) -> dict:

@@ -236,7 +236,13 @@ class LevelDriver:
         self.distinct = len(states)
         self.depth = 1 if states else 0
         stop = False
+        initial_properties = [p for p in (model.spec.property(n) for n in model.options.properties)
+                              if p.kind == "initial"]
         for s, fp in zip(states, fps):
+            for p in initial_properties:  # TLC's state predicate under PROPERTY: Init => P
+                if p.name not in self.violated_names and not self._on_initial(s, model.property_holds, p, s):
+                    self._record("initial", p.name, p.description, 0, fp)
+                    stop = stop or not model.options.continue_after_violation
             for p in model.sometimes:
                 if not self.sometimes_reached[p.name] and self._on_initial(s, model.property_holds, p, s):
                     self.sometimes_reached[p.name] = True
@@ -598,7 +604,8 @@ class LevelDriver:
                                    remote_shards=self.backend.keeps_parents)
         damaged = f"checkpoint in {directory} does not fit this spec"
         n = len(model.actions)
-        known = {inv.name for inv in model.spec.invariants} | {DEADLOCK} | {p.name for p in model.step_properties}
+        known = {inv.name for inv in model.spec.invariants} | {DEADLOCK} | {p.name for p in model.step_properties} | {
+            p.name for p in model.spec.properties if p.kind == "initial" and p.name in model.options.properties}
         if len(b.act_generated) != n or len(b.act_distinct) != n or \
                 set(b.sometimes_reached) != set(self.sometimes_reached) or \
                 any(v.name not in known or v.level > b.level + 1 for v in b.violations) or b.depth > b.level + 1:

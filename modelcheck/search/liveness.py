@@ -15,7 +15,11 @@ negations of the supported forms:
 * ``<>[]~P`` (from ``[]<>P``): every state of the cycle;
 * ``[]<>~P`` (from ``<>[]P``): some state of the cycle;
 * ``<>(P /\\ []~Q)`` (from ``P ~> Q``): from some state where P holds and Q
-  does not, Q never holds again.
+  does not, Q never holds again;
+* ``<>[]~<A>`` (from ``[]<><A>_vars``, a step predicate): no step of the
+  cycle satisfies A.  Each recorded transition has one bit per step
+  predicate (:attr:`BehaviourGraph.step_bits`), and the cycle is searched
+  among the transitions where A's bit is clear.
 
 A clause (a conjunction of atoms) is searched in a product of the state
 graph with one bit per ``~>`` atom, set (nondeterministically, at a state
@@ -38,10 +42,16 @@ action is enabled (a deadlock state included), as in TLC.  Steps that leave
 the state unchanged are stuttering steps: they neither count as taking an
 action nor make it enabled (TLA+'s ``<<A>>_vars``).
 
-Lassos are short but not always shortest: the stem is a shortest path (in
-the product) to the nearest state of the chosen component, and the cycle
-walks from there to each state or step the acceptance and fairness
-conditions need, by shortest paths inside the component, and back.
+The lasso's loop is the shortest fair cycle through the states the clause
+needs, inside the chosen component (the one nearest to the initial states),
+and its stem a shortest path to the loop's nearest state.  A reader learns
+more from two steps that repeat than from four that happen to contain them,
+so the loop is searched breadth-first from each state of the component, in
+the product of the component with one bit per need (a state the ``[]<>``
+atoms want, a fair action taken or disabled, a strongly fair action
+enabled), within a budget (:data:`LOOP_SEARCH_EDGES`): past it, or with too
+many needs, the loop is the walk from the component's nearest state to each
+need in turn and back, which is fair but may be longer.
 """
 
 from __future__ import annotations
@@ -51,13 +61,15 @@ from typing import Any, Callable, Iterable, Sequence
 import attrs
 import numpy as np
 
-from modelcheck.spec.temporal import AllOf, AlwaysEventually, AnyOf, Eventually, EventuallyAlways, Formula, LeadsTo
+from modelcheck.spec.temporal import (AllOf, AlwaysEventually, AlwaysEventuallyStep, AnyOf, Eventually,
+                                      EventuallyAlways, Formula, LeadsTo)
 
 # Atoms of a negated formula, over predicate bits.
 NEVER = "never"  # []~P
 PERSIST = "persist"  # <>[]~P
 RECUR = "recur"  # []<>~P
 TRIGGER = "trigger"  # <>(P /\ []~Q)
+NO_STEP = "no-step"  # <>[]~<A>: no step of the cycle satisfies A
 
 
 @attrs.frozen
@@ -68,8 +80,16 @@ class Lasso:
     loop_start: int | None
 
 
-def negated_clauses(formula: Formula, bit_of: Callable[[Callable], int]) -> list[list[tuple]]:
-    """``not formula`` in disjunctive normal form: a list of clauses, each a list of atoms over predicate bits."""
+def negated_clauses(formula: Formula, bit_of: Callable[[Callable], int],
+                    step_of: Callable[[Callable], int] | None = None) -> list[list[tuple]]:
+    """``not formula`` in disjunctive normal form: a list of clauses, each a list of atoms over predicate bits.
+
+    ``step_of`` gives a step predicate's index among the graph's per-transition bits (needed only when the
+    formula has ``[]<><A>_vars`` parts)."""
+    if isinstance(formula, AlwaysEventuallyStep):
+        if step_of is None:
+            raise TypeError("a formula over steps needs the transitions' step bits")
+        return [[(NO_STEP, step_of(formula.a))]]
     if isinstance(formula, Eventually):
         return [[(NEVER, bit_of(formula.p))]]
     if isinstance(formula, AlwaysEventually):
@@ -79,11 +99,11 @@ def negated_clauses(formula: Formula, bit_of: Callable[[Callable], int]) -> list
     if isinstance(formula, LeadsTo):
         return [[(TRIGGER, bit_of(formula.p), bit_of(formula.q))]]
     if isinstance(formula, AllOf):  # not (a /\ b) = not a \/ not b
-        return [clause for part in formula.parts for clause in negated_clauses(part, bit_of)]
+        return [clause for part in formula.parts for clause in negated_clauses(part, bit_of, step_of)]
     if isinstance(formula, AnyOf):  # not (a \/ b) = not a /\ not b
         clauses: list[list[tuple]] = [[]]
         for part in formula.parts:
-            clauses = [c + d for c in clauses for d in negated_clauses(part, bit_of)]
+            clauses = [c + d for c in clauses for d in negated_clauses(part, bit_of, step_of)]
         return clauses
     raise TypeError(f"not a temporal formula: {formula!r}")
 
@@ -118,6 +138,8 @@ class BehaviourGraph:
         self.dst = np.asarray(dst[keep], dtype=np.int64)
         self.labels = np.asarray(labels[keep], dtype=np.int64)
         self.masks = np.asarray(masks, dtype=np.int64)
+        self.step_bits: list[np.ndarray] = []
+        """Per step predicate, a bool per transition (in the order of ``src``/``dst``): does the step satisfy it."""
         self.fairness = []
         for kind, labs in fairness:
             in_class = np.zeros(max(n_labels, 1), dtype=bool)
@@ -145,6 +167,8 @@ class _ClauseSearch:
         self.cycle_ok = np.ones(n, dtype=bool)
         self.recur: list[np.ndarray] = []
         self.triggers: list[tuple[np.ndarray, np.ndarray]] = []
+        self.edge_ok = np.ones(len(g.src), dtype=bool)
+        """The transitions the cycle may use (those that satisfy no ``<>[]~<A>`` atom's A)."""
         for atom in clause:
             if atom[0] == NEVER:
                 base_ok &= ~g.bit(atom[1])
@@ -152,6 +176,8 @@ class _ClauseSearch:
                 self.cycle_ok &= ~g.bit(atom[1])
             elif atom[0] == RECUR:
                 self.recur.append(~g.bit(atom[1]))
+            elif atom[0] == NO_STEP:
+                self.edge_ok &= ~g.step_bits[atom[1]]
             else:
                 self.triggers.append((g.bit(atom[1]), g.bit(atom[2])))
         self.base_ok = base_ok
@@ -240,7 +266,7 @@ class _ClauseSearch:
         active = region.copy()
         while active.any():
             g.room(COMPONENT_BYTES_PER_EDGE * len(g.src) + COMPONENT_BYTES_PER_STATE * g.n)
-            inside = active[g.src] & active[g.dst]
+            inside = active[g.src] & active[g.dst] & self.edge_ok
             es, ed, el = g.src[inside], g.dst[inside], np.flatnonzero(inside)
             nodes = np.flatnonzero(active)
             index = np.full(g.n, -1, dtype=np.int64)
@@ -273,7 +299,8 @@ class _ClauseSearch:
                 candidates = nodes[fair[comp_of]]
                 entry = int(candidates[np.argmin(dist[candidates])])
                 members = nodes[comp_of == comp[entry]]
-                return ("cycle", entry, self._cycle(entry, members), int(dist[entry]))
+                cycle = self._shortest_loop(members, dist, self._cycle(entry, members))
+                return ("cycle", cycle[0], cycle, int(dist[cycle[0]]))
             keep = refine[comp_of] & ~remove[nodes]
             nxt = np.zeros(g.n, dtype=bool)
             nxt[nodes[keep]] = True
@@ -285,7 +312,7 @@ class _ClauseSearch:
         g = self.g
         inside = np.zeros(g.n, dtype=bool)
         inside[members] = True
-        steps = inside[g.src] & inside[g.dst]
+        steps = inside[g.src] & inside[g.dst] & self.edge_ok
         es, ed, el = g.src[steps], g.dst[steps], np.flatnonzero(steps)
         targets: list[tuple[str, Any]] = []
         for allowed in self.recur:
@@ -312,6 +339,77 @@ class _ClauseSearch:
             if path[-1] != entry:
                 path += self._walk(path[-1], np.array([entry]), es, ed)[1:]
         return path[:-1] if path[-1] == entry and len(path) > 1 else path
+
+    def _shortest_loop(self, members: np.ndarray, dist: np.ndarray, walk: list[int]) -> list[int]:
+        """The shortest fair accepting cycle of the component found within the budget, rotated to start at
+        its state nearest to the initial states (so the stem to it is shortest); ``walk``, a fair cycle
+        already built, bounds the search and is kept when nothing shorter is found.
+
+        Each need of the clause is a bit: a ``[]<>`` atom's state visited; a
+        weakly fair class taken or disabled somewhere; a strongly fair class
+        taken, and (a bit that counts against) enabled.  A cycle is fair and
+        accepting when its bits say so.  Breadth-first search over (state,
+        bits) from each state in turn, nearest first, finds the shortest
+        such cycle through it; a search goes only as deep as could beat
+        the best cycle so far, and the searches stop at the budget."""
+        g = self.g
+        best = _rotate(walk, dist)
+        if len(best) <= 2:
+            return best
+        local = np.full(g.n, -1, dtype=np.int64)
+        local[members] = np.arange(len(members))
+        inside = (local[g.src] >= 0) & (local[g.dst] >= 0)
+        edge_ok = getattr(self, "edge_ok", None)
+        if edge_ok is not None:  # the transitions a cycle may use, as the component search had them
+            inside &= edge_ok
+        es, ed, el = local[g.src[inside]], local[g.dst[inside]], np.flatnonzero(inside)
+        m = len(members)
+        state_bits = np.zeros(m, dtype=np.int64)
+        step_bits = np.zeros(len(es), dtype=np.int64)
+        need = 0
+        strong_pairs: list[tuple[int, int]] = []
+        bit = 0
+        for allowed in self.recur:
+            state_bits |= allowed[members].astype(np.int64) << bit
+            need |= 1 << bit
+            bit += 1
+        for kind, edge_in, enabled in g.fairness:
+            on = enabled[members]
+            if not on.any():
+                continue  # never enabled in the component: met by every cycle of it
+            taken = edge_in[el].astype(np.int64)
+            if kind == "weak":
+                state_bits |= (~on).astype(np.int64) << bit
+                step_bits |= taken << bit
+                need |= 1 << bit
+                bit += 1
+            else:
+                step_bits |= taken << bit
+                state_bits |= on.astype(np.int64) << (bit + 1)
+                strong_pairs.append((1 << bit, 1 << (bit + 1)))
+                bit += 2
+        if bit > LOOP_SEARCH_MAX_BITS:
+            return best
+        order = np.argsort(es, kind="stable")
+        es, ed, step_bits = es[order], ed[order], step_bits[order]
+        indptr = np.searchsorted(es, np.arange(m + 1))
+
+        def accepting(masks: np.ndarray) -> np.ndarray:
+            ok = (masks & need) == need
+            for taken_bit, enabled_bit in strong_pairs:
+                ok &= ((masks & taken_bit) != 0) | ((masks & enabled_bit) == 0)
+            return ok
+
+        budget = LOOP_SEARCH_EDGES
+        for start in np.argsort(dist[members], kind="stable"):
+            if budget <= 0 or len(best) <= 2:
+                break
+            cycle, spent = _shortest_cycle_through(int(start), len(best) - 1, indptr, ed, step_bits, state_bits,
+                                                   accepting, bit, budget, g.room)
+            budget -= spent
+            if cycle is not None:
+                best = _rotate([int(members[i]) for i in cycle], dist)
+        return best
 
     def _walk(self, start: int, goals: np.ndarray, es: np.ndarray, ed: np.ndarray,
               then: tuple[np.ndarray, np.ndarray] | None = None) -> list[int]:
@@ -350,6 +448,74 @@ class _ClauseSearch:
         return out
 
 
+LOOP_SEARCH_EDGES = 1_000_000
+"""How many (state, bits) steps the search for the shortest loop may take over all its starting states (about
+0.1 s, and :data:`LOOP_SEARCH_BYTES_PER_EDGE` each at the peak of one level); past it the best loop found so
+far is kept, at worst the first walk's."""
+LOOP_SEARCH_BYTES_PER_EDGE = 64
+"""One breadth-first level of the loop search per step it takes: parents, edges, targets, masks and keys."""
+LOOP_SEARCH_MAX_BITS = 12
+"""More needs than this (4,096 bit patterns per state) and the loop is not searched for: the walk is kept."""
+
+
+def _rotate(cycle: list[int], dist: np.ndarray) -> list[int]:
+    """The same cycle, starting at its state nearest to the initial states (the first such in it)."""
+    k = min(range(len(cycle)), key=lambda i: (int(dist[cycle[i]]), i))
+    return cycle[k:] + cycle[:k]
+
+
+def _shortest_cycle_through(start: int, limit: int, indptr: np.ndarray, ed: np.ndarray, step_bits: np.ndarray,
+                            state_bits: np.ndarray, accepting: Callable[[np.ndarray], np.ndarray],
+                            bits: int, budget: int, room: Callable[[int], None]) -> tuple[list[int] | None, int]:
+    """A shortest cycle from ``start`` back to it, of at most ``limit`` steps, whose bits are accepting (the
+    states from ``start``, without repeating it at the end), or None; and how many steps the search took.
+    A level that would take the search past ``budget`` steps ends it (None), so that one start in a huge
+    component cannot cost more than the budget allows; ``room`` is asked before each level.
+
+    Breadth-first, one level at a time in numpy: a node is a (state, bits)
+    pair, as a key ``state << bits | mask``; each level keeps each new key's
+    parent so that the cycle is read back."""
+    keys = np.array([start << bits | int(state_bits[start])], dtype=np.int64)
+    levels: list[tuple[np.ndarray, np.ndarray]] = [(keys, np.array([-1], dtype=np.int64))]
+    seen = keys.copy()
+    low = (1 << bits) - 1
+    spent = 0
+    for depth in range(1, limit + 1):
+        frontier = levels[-1][0]
+        states = frontier >> bits
+        lo, hi = indptr[states], indptr[states + 1]
+        counts = hi - lo
+        total = int(counts.sum())
+        if total == 0 or spent + total > budget:
+            return None, spent + total
+        room(LOOP_SEARCH_BYTES_PER_EDGE * total)
+        spent += total
+        parent = np.repeat(np.arange(len(frontier), dtype=np.int64), counts)
+        edge = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(lo, counts)
+        target = ed[edge]
+        masks = (frontier[parent] & low) | step_bits[edge] | state_bits[target]
+        closing = (target == start) & accepting(masks)
+        if closing.any():
+            k = int(np.flatnonzero(closing)[0])
+            path = []
+            i = int(parent[k])
+            for level in range(len(levels) - 1, -1, -1):
+                lk, lp = levels[level]
+                path.append(int(lk[i] >> bits))
+                i = int(lp[i])
+            path.reverse()
+            return path, spent
+        new = target << bits | masks
+        new, first = np.unique(new, return_index=True)
+        fresh = ~np.isin(new, seen, assume_unique=True)
+        new, first = new[fresh], first[fresh]
+        if not len(new):
+            return None, spent
+        levels.append((new, parent[first]))
+        seen = np.union1d(seen, new)
+    return None, spent
+
+
 def _distances(order: np.ndarray, pred: np.ndarray, size: int) -> np.ndarray:
     """Each node's number of steps from the search's source (-1 if unreached), from its predecessors.
 
@@ -367,9 +533,10 @@ def _distances(order: np.ndarray, pred: np.ndarray, size: int) -> np.ndarray:
     return dist
 
 
-def check_formula(graph: BehaviourGraph, formula: Formula, bit_of: Callable[[Callable], int]) -> Lasso | None:
+def check_formula(graph: BehaviourGraph, formula: Formula, bit_of: Callable[[Callable], int],
+                  step_of: Callable[[Callable], int] | None = None) -> Lasso | None:
     """A fair lasso violating ``formula``, or None when every fair behaviour satisfies it."""
-    for clause in negated_clauses(formula, bit_of):
+    for clause in negated_clauses(formula, bit_of, step_of):
         lasso = graph.find(clause)
         if lasso is not None:
             return lasso

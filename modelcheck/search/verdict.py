@@ -16,7 +16,7 @@ from modelcheck.output.results import ActionStats, CheckResult, Violation
 
 def verdict(violations: Sequence[Violation], stopped_by: str | None) -> str:
     """``violated``, ``deadlock``, ``interrupted``, ``incomplete`` or ``holds``."""
-    if any(v.kind in ("invariant", "step", "liveness") for v in violations):
+    if any(v.kind in ("invariant", "step", "liveness", "initial") for v in violations):
         return "violated"
     if violations:
         return "deadlock"

@@ -45,7 +45,7 @@ from typing import Any, Callable, Iterable, Sequence
 import attrs
 
 from modelcheck.spec.constants import ConstantInfo, constant_infos
-from modelcheck.spec.temporal import Fairness, TemporalProperty, property_meta
+from modelcheck.spec.temporal import Fairness, PropertyGroup, TemporalProperty, property_meta
 from modelcheck.errors import SpecDefinitionError
 
 State = Any
@@ -370,9 +370,21 @@ class Spec:
         self.sometimes: tuple[Predicate, ...] = tuple(
             self._collect_predicate(fn, "sometimes") for fn in sometimes
         )
-        self.properties: tuple[TemporalProperty, ...] = tuple(self._collect_property(fn) for fn in properties)
+        collected: list[TemporalProperty] = []
+        self.property_groups: dict[str, tuple[str, ...]] = {}
+        """Groups of properties checked under one name (a refinement's parts), by name: their members' names."""
+        for fn in properties:
+            if isinstance(fn, PropertyGroup):
+                members = [self._collect_property(m) for m in fn.members]
+                if not members:
+                    raise SpecDefinitionError(f"spec {name}: property group {fn.name!r} has no members")
+                self.property_groups[fn.name] = tuple(m.name for m in members)
+                collected += members
+            else:
+                collected.append(self._collect_property(fn))
+        self.properties: tuple[TemporalProperty, ...] = tuple(collected)
         self._unique("property", [p.name for p in self.invariants + self.sometimes] +
-                     [p.name for p in self.properties])
+                     [p.name for p in self.properties] + list(self.property_groups))
         self.fairness_actions: tuple[tuple[Fairness, tuple[int, ...]], ...] = tuple(
             self._collect_fairness(f) for f in fairness)
         """Each fairness condition with the indices of its actions (several: their disjunction)."""
@@ -385,11 +397,11 @@ class Spec:
             if inv not in names:
                 raise SpecDefinitionError(f"spec {name}: default invariant {inv!r} is not declared")
         self.default_invariants: tuple[str, ...] = tuple(default_invariants)
-        declared = [p.name for p in self.properties]
+        declared = [p.name for p in self.properties] + list(self.property_groups)
         for prop in default_properties:
             if prop not in declared:
                 raise SpecDefinitionError(f"spec {name}: default property {prop!r} is not declared")
-        self.default_properties: tuple[str, ...] = tuple(default_properties)
+        self.default_properties: tuple[str, ...] = self.expand_properties(default_properties)
         """The liveness and step properties a check runs when it names neither invariants nor properties, as a
         TLC model's PROPERTY lines."""
         if state_constraint is not None:
@@ -470,9 +482,11 @@ class Spec:
         if meta is None:
             raise SpecDefinitionError(
                 f"spec {self.name}: {_qualname(fn)} is listed as a property but is not decorated with "
-                "@liveness(name) or @step_property(name)")
-        _check_callable(self.name, f"property {meta.name}", fn, 1 if meta.kind == "liveness" else 3)
-        return TemporalProperty(meta.name, meta.kind, fn, meta.description)
+                "@liveness(name), @step_property(name) or @initial_property(name)")
+        _check_callable(self.name, f"property {meta.name}", fn, {"liveness": 1, "initial": 2}.get(meta.kind, 3))
+        if meta.explain is not None:
+            _check_callable(self.name, f"explain of {meta.name}", meta.explain, 3)
+        return TemporalProperty(meta.name, meta.kind, fn, meta.description, meta.explain)
 
     def _collect_fairness(self, f: Any) -> tuple[Fairness, tuple[int, ...]]:
         if not isinstance(f, Fairness):
@@ -520,6 +534,19 @@ class Spec:
             args["default_properties"] = tuple(default_properties)
         args["reference"] = None  # another process finds it by the reference of what was extended, and how
         return Spec(**args)
+
+    def expand_properties(self, names: Iterable[str]) -> tuple[str, ...]:
+        """``names`` with each group's name replaced by its members' names (each name once, in order).
+
+        A group is a refinement or another formula the checker decides in
+        parts; naming it checks every part, as TLC checks one ``PROPERTY``.
+        """
+        out: list[str] = []
+        for n in names:
+            for m in self.property_groups.get(n, (n,)):
+                if m not in out:
+                    out.append(m)
+        return tuple(out)
 
     def property(self, name: str) -> TemporalProperty:
         """Look up a liveness or step property by name (KeyError if absent)."""

@@ -33,6 +33,14 @@ and checks properties such as ``<>P`` or ``P ~> Q`` under it.  Here:
 * **Step properties** ``fn(c, s, t) -> bool`` must hold on every step
   ``s -> t`` of every behaviour (TLA+ ``[][P]_vars``; stuttering steps are not
   checked, as ``[P]_vars`` allows them).
+* **Initial-state properties** ``fn(c, s) -> bool`` must hold of every
+  initial state: what TLC checks for a state predicate listed under
+  ``PROPERTY`` (such as the ``Init`` of a spec the model refines).
+* **Action-level liveness**: :func:`always_eventually_step` (``[]<><A>_vars``
+  for a step predicate ``a(c, s, t)``) and the fairness conditions built
+  from it, :func:`weakly_fair` and :func:`strongly_fair` (``WF_vars(A)`` and
+  ``SF_vars(A)`` as properties to check, not assumptions), which is what
+  checking a refinement's fairness needs (:mod:`modelcheck.spec.refinement`).
 
 Behaviours are infinite: one that reaches a state where no action is enabled
 stutters there forever, and so may one that reaches a state where no *fair*
@@ -42,11 +50,12 @@ action is enabled (see :mod:`modelcheck.search.liveness`).
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Iterable, Union
+from typing import Any, Callable, Iterable, Sequence, Union
 
 import attrs
 
 StatePredicate = Callable[[Any, Any], bool]
+StepPredicate = Callable[[Any, Any, Any], bool]
 
 _PROPERTY = "__modelcheck_property__"
 
@@ -94,8 +103,19 @@ class AnyOf:
     parts: tuple["Formula", ...]
 
 
-Formula = Union[Eventually, AlwaysEventually, EventuallyAlways, LeadsTo, AllOf, AnyOf]
-FORMULAS = (Eventually, AlwaysEventually, EventuallyAlways, LeadsTo, AllOf, AnyOf)
+@attrs.frozen
+class AlwaysEventuallyStep:
+    """``[]<><A>_vars``: infinitely many steps satisfy the step predicate ``a(c, s, t)``.
+
+    Only non-stuttering steps count (``s != t``), as in ``<<A>>_vars``; a
+    behaviour that ends stuttering forever takes no such step.
+    """
+
+    a: StepPredicate
+
+
+Formula = Union[Eventually, AlwaysEventually, EventuallyAlways, LeadsTo, AllOf, AnyOf, AlwaysEventuallyStep]
+FORMULAS = (Eventually, AlwaysEventually, EventuallyAlways, LeadsTo, AllOf, AnyOf, AlwaysEventuallyStep)
 
 
 def eventually(p: StatePredicate) -> Eventually:
@@ -116,6 +136,43 @@ def eventually_always(p: StatePredicate) -> EventuallyAlways:
 def leads_to(p: StatePredicate, q: StatePredicate) -> LeadsTo:
     """``p ~> q``."""
     return LeadsTo(p, q)
+
+
+def always_eventually_step(a: StepPredicate) -> AlwaysEventuallyStep:
+    """``[]<><A>_vars``: infinitely many non-stuttering steps ``s -> t`` with ``a(c, s, t)``.
+
+    Deciding it needs each recorded transition's two states, which the
+    liveness decision rebuilds by running the spec's actions once more over
+    the recorded graph (a Python pass as long as a search without the memo
+    tables): use it for models of up to a few hundred thousand states.
+    """
+    return AlwaysEventuallyStep(a)
+
+
+def weakly_fair(enabled: StatePredicate, taken: StepPredicate) -> AnyOf:
+    """``WF_vars(A)`` as a property: ``[]<>~ENABLED <<A>>_vars \\/ []<><<A>>_vars``.
+
+    ``enabled(c, s)`` is ``ENABLED <<A>>_vars`` (some non-stuttering A-step
+    leaves ``s``) and ``taken(c, s, t)`` whether ``s -> t`` is an A-step.
+    Unlike :func:`weak`, which *assumes* fairness of one of the spec's own
+    actions, this *checks* that every fair behaviour of the spec satisfies
+    it: how a refinement checks the abstract spec's fairness over the mapped
+    states.
+    """
+    return AnyOf((AlwaysEventually(_negated(enabled)), AlwaysEventuallyStep(taken)))
+
+
+def strongly_fair(enabled: StatePredicate, taken: StepPredicate) -> AnyOf:
+    """``SF_vars(A)`` as a property: ``<>[]~ENABLED <<A>>_vars \\/ []<><<A>>_vars`` (see :func:`weakly_fair`)."""
+    return AnyOf((EventuallyAlways(_negated(enabled)), AlwaysEventuallyStep(taken)))
+
+
+def _negated(p: StatePredicate) -> StatePredicate:
+    def not_p(c: Any, s: Any) -> bool:
+        return not p(c, s)
+
+    not_p.__qualname__ = f"not {getattr(p, '__qualname__', repr(p))}"
+    return not_p
 
 
 def all_of(*parts: Formula | Iterable[Formula]) -> AllOf:
@@ -141,25 +198,49 @@ class PropertyMeta:
     name: str
     kind: str
     description: str
+    explain: Callable | None = None
 
 
-def _property(kind: str, name: str, description: str) -> Callable[[Callable], Callable]:
+def _property(kind: str, name: str, description: str, explain: Callable | None = None) -> Callable[[Callable], Callable]:
     def mark(fn: Callable) -> Callable:
         doc = description or (inspect.getdoc(fn) or "").split("\n\n")[0].replace("\n", " ")
-        setattr(fn, _PROPERTY, PropertyMeta(name, kind, doc))
+        setattr(fn, _PROPERTY, PropertyMeta(name, kind, doc, explain))
         return fn
 
     return mark
 
 
-def liveness(name: str, description: str = "") -> Callable[[Callable], Callable]:
-    """Mark ``fn(c) -> Formula`` as a temporal property, checked under the spec's fairness."""
-    return _property("liveness", name, description)
+def liveness(name: str, description: str = "", explain: Callable | None = None) -> Callable[[Callable], Callable]:
+    """Mark ``fn(c) -> Formula`` as a temporal property, checked under the spec's fairness.
+
+    ``explain``, optional, is ``explain(c, states, loop_start) -> str``: what a
+    counterexample means (a lasso of ``states``, looping back to
+    ``states[loop_start]``, or stuttering in its last state when None),
+    printed with it; it runs only on a counterexample.
+    """
+    return _property("liveness", name, description, explain)
 
 
-def step_property(name: str, description: str = "") -> Callable[[Callable], Callable]:
-    """Mark ``fn(c, s, t) -> bool`` as a property of every step ``s -> t`` (TLA+ ``[][P]_vars``)."""
-    return _property("step", name, description)
+def step_property(name: str, description: str = "", explain: Callable | None = None) -> Callable[[Callable], Callable]:
+    """Mark ``fn(c, s, t) -> bool`` as a property of every step ``s -> t`` (TLA+ ``[][P]_vars``).
+
+    ``explain(c, states, loop_start) -> str``, optional, says why the trace's
+    last step breaks it (``loop_start`` is None); it runs only on a counterexample.
+    """
+    return _property("step", name, description, explain)
+
+
+def initial_property(name: str, description: str = "",
+                     explain: Callable | None = None) -> Callable[[Callable], Callable]:
+    """Mark ``fn(c, s) -> bool`` as a property of every initial state.
+
+    TLC checks a state predicate listed under ``PROPERTY`` on the initial
+    states only (``Init => P``), unlike an invariant, which must hold in
+    every reachable state: that is what the ``Init`` of a refined spec is.
+    ``explain(c, states, loop_start) -> str``, optional, says why the one
+    initial state in ``states`` breaks it.
+    """
+    return _property("initial", name, description, explain)
 
 
 @attrs.frozen
@@ -168,10 +249,43 @@ class TemporalProperty:
 
     name: str
     kind: str
-    """``liveness`` or ``step``."""
+    """``liveness``, ``step`` or ``initial``."""
     fn: Callable[..., Any]
-    """``fn(c) -> Formula`` for liveness, ``fn(c, s, t) -> bool`` for a step property."""
+    """``fn(c) -> Formula`` for liveness, ``fn(c, s, t) -> bool`` for a step property, ``fn(c, s) -> bool`` for an
+    initial-state property."""
     description: str
+    explain: Callable[..., Any] | None = None
+    """``explain(c, states, loop_start) -> str``: what a counterexample means, or None."""
+
+    def explanation(self, c: Any, states: Sequence[Any], loop_start: int | None = None) -> str | None:
+        """The ``explain`` sentence for a counterexample, or None when the property declares none."""
+        if self.explain is None:
+            return None
+        out = self.explain(c, tuple(states), loop_start)
+        return None if out is None else str(out)
+
+
+class PropertyGroup:
+    """Several properties checked under one name, as one TLA+ formula whose parts the checker decides apart.
+
+    ``Spec(properties=[...])`` takes a group as it takes a property: its
+    members are declared as properties of their own, and naming the group
+    (``--property NAME``, ``properties=[NAME]``, ``default_properties``)
+    checks them all.  A refinement (:func:`modelcheck.spec.refinement.refines`)
+    is one: ``TDSpec`` is an initial-state, a step and a liveness property.
+    """
+
+    name: str
+    description: str
+    members: tuple[Callable[..., Any], ...]
+
+    def __init__(self, name: str, description: str, members: Sequence[Callable[..., Any]]) -> None:
+        self.name = name
+        self.description = description
+        self.members = tuple(members)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
 
 
 @attrs.frozen
@@ -264,8 +378,23 @@ def predicates_of(formula: Formula) -> list[Callable]:
             out.extend((f.p, f.q))
         elif isinstance(f, (Eventually, AlwaysEventually, EventuallyAlways)):
             out.append(f.p)
-        else:
+        elif not isinstance(f, AlwaysEventuallyStep):  # a step predicate: not a bit of a state's mask
             raise TypeError(f"not a temporal formula: {f!r}")
+
+    walk(formula)
+    return out
+
+
+def step_predicates_of(formula: Formula) -> list[Callable]:
+    """Every distinct step predicate of a formula (of its ``[]<><A>_vars`` parts), in a fixed order."""
+    out: list[Callable] = []
+
+    def walk(f: Formula) -> None:
+        if isinstance(f, (AllOf, AnyOf)):
+            for part in f.parts:
+                walk(part)
+        elif isinstance(f, AlwaysEventuallyStep) and not any(f.a is a for a in out):
+            out.append(f.a)
 
     walk(formula)
     return out
