@@ -55,15 +55,20 @@ def epochs_in(steps: list[dict]) -> list[int]:
     return sorted(seen)
 
 
-def legend_html(steps: list[dict]) -> str:
-    """What the colours and bars of a log mean: one swatch per epoch in the trace, then HW and LEO."""
+def legend_html(steps: list[dict], empty: str = "no record is written in this trace",
+                changed: str = "changed in that step", preview: bool = False) -> str:
+    """What the colours and bars of a log mean: one swatch per epoch in the trace, then HW and LEO, so a colour
+    is never left to guess (the explorer words the empty case and the yellow for one state, and adds the
+    outline its action preview draws)."""
     swatches = "".join(f'<span class="swatch e{e % len(EPOCH_FILLS)}">e{e}</span>' for e in epochs_in(steps))
     epochs = (f'<span class="item">record colour = its leader epoch:</span> {swatches}' if swatches
-              else '<span class="item">no record is written in this trace</span>')
+              else f'<span class="item">{esc(empty)}</span>')
+    more = ('<span class="sep"></span><span class="item"><span class="previewkey">outline</span>: what the action '
+            'under the pointer would change</span>') if preview else ""
     return (f'<p class="lanelegend">{epochs}<span class="sep"></span>'
             '<span class="item"><span class="bar hw"></span> HW</span> <span class="item"><span class="bar leo"></span> '
             'LEO</span> <span class="item">(a bar before the offset it names)</span><span class="sep"></span>'
-            '<span class="item"><span class="changed">yellow</span>: changed in that step</span></p>')
+            f'<span class="item"><span class="changed">yellow</span>: {esc(changed)}</span>{more}</p>')
 
 
 def _offsets_header(width: int) -> str:

@@ -92,9 +92,11 @@ def log_strip(value: object, width: int, hw: object, leo: object, culprits: set[
 
 
 def replicas_table(lanes: dict, changes: dict[str, list[str]], culprits: dict[tuple[str, str], set],
-                   width: int, causes: dict | None = None) -> str:
+                   width: int, causes: dict | None = None, keyed: bool = False) -> str:
     """Lanes as a small table: a row per lane, a column per field (the log as a strip); ``causes``
-    (``(lane, field, offset) -> Cause``) links culprit cells to the steps that last changed them."""
+    (``(lane, field, offset) -> Cause``) links culprit cells to the steps that last changed them; ``keyed``
+    names each cell's lane and field (``data-lane``, ``data-field``) so the explorer's script can find the
+    cells an action would change."""
     causes = causes or {}
     if not lanes:
         return ""
@@ -119,7 +121,8 @@ def replicas_table(lanes: dict, changes: dict[str, list[str]], culprits: dict[tu
             inner = strip if strip is not None else esc(values.get(f, ""))
             if "culprit" in cls:
                 inner = cause_link(causes.get((lane, f, None)), inner)
-            cells.append(f'<td class="{" ".join(cls)}">{inner}</td>')
+            key = f' data-lane="{esc(lane)}" data-field="{esc(f)}"' if keyed else ""
+            cells.append(f'<td class="{" ".join(cls)}"{key}>{inner}</td>')
         rows.append(f'<tr class="{"down" if down else ""}"><th>{esc(lane)}</th>{"".join(cells)}</tr>')
     return f'<table class="mini">{head}{"".join(rows)}</table>'
 

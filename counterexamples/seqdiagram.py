@@ -36,7 +36,10 @@ DejaVu Sans's advance widths (wider than Helvetica's and Arial's), so a
 label measured to fit its gap fits in every browser.
 
 The output depends only on the trace document, so it is byte-for-byte
-stable and checked in with the known traces.
+stable and checked in with the known traces.  The explorer draws the path
+walked so far with the same function: a document whose ``violation`` is
+None is a path, not a counterexample, so no row is red and no verdict is
+written; it asks for a narrower drawing (``width``) to fit its state panel.
 """
 
 from __future__ import annotations
@@ -217,18 +220,21 @@ class _Item:
 class _Layout:
     """Where each row, line and actor goes; computed once, then drawn."""
 
-    def __init__(self, doc: dict) -> None:
+    def __init__(self, doc: dict, fit: int = FIT) -> None:
         self.doc = doc
         self.steps = doc["steps"]
         self.arrows = arrows(self.steps)
         self.actors = actors(self.steps, self.arrows)
         self.lanes = list((self.steps[0].get("lanes") or {}).keys())
-        self.loop: Loop | None = loop_of_doc(doc)
+        self.failing = doc.get("violation") is not None
+        """False for a path drawn by the explorer: nothing is violated, so the last row is an ordinary one."""
+        self.at_end = "when the trace ends" if self.failing else "in the current state"
+        self.loop: Loop | None = loop_of_doc(doc) if self.failing else None
         n = len(self.actors)
         left = 40 if self.loop is not None else MARGIN  # a lasso's arrow back up runs in the left margin
         self.act_x = 40 if self.loop is not None else 34
-        self.spacing = max(MIN_SPACING, min(MAX_SPACING, (FIT - left - MARGIN) / max(n, 1)))
-        self.width = max(MIN_WIDTH, round(left + n * self.spacing + MARGIN))
+        self.spacing = max(MIN_SPACING, min(MAX_SPACING, (fit - left - MARGIN) / max(n, 1)))
+        self.width = max(min(MIN_WIDTH, fit), round(left + n * self.spacing + MARGIN))
         x0 = left + (self.width - left - MARGIN - n * self.spacing) / 2
         self.x = {a: x0 + self.spacing * (i + 0.5) for i, a in enumerate(self.actors)}
         self.late = [k for k, a in enumerate(self.arrows) if a.ended != a.sent]
@@ -237,9 +243,11 @@ class _Layout:
         self.pending = [k for k in self.late if self.arrows[k].ended is None]
 
         # The heading: the verdict, then the trace's length and constants, wrapped.
-        self.heading = wrap(f"{doc['spec']}: {verdict(doc)}", self.width - 32, 15, True)
+        said = verdict(doc) if self.failing else "the path so far"
+        self.heading = wrap(f"{doc['spec']}: {said}", self.width - 32, 15, True)
         consts = ", ".join(f"{k}={val}" for k, val in doc["constants"].items())
-        length = headline(doc)[len(verdict(doc)):].lstrip(":").strip()
+        length = (headline(doc)[len(said):].lstrip(":").strip() if self.failing
+                  else f"{len(self.steps)} state{'' if len(self.steps) == 1 else 's'}")
         self.subtitle = wrap(f"{length} \u00b7 {consts}", self.width - 32)
         y = 24 + 19 * (len(self.heading) - 1) + 18 + LINE * (len(self.subtitle) - 1) + 14
         box_w = self.box_width()
@@ -288,7 +296,7 @@ class _Layout:
             self.notes_top.append(y + h + 4)
             if lines:
                 h += 4 + max(LINE * sum(len(x) for x in v) + 8 for v in lines.values())
-            if i == last and self.loop is None:
+            if i == last and self.loop is None and self.failing:
                 h += 16  # the red dots
             h = max(h + 6, band + 16)
             self.row_height.append(h)
@@ -354,16 +362,17 @@ class _Layout:
                 if fields and lane in self.x}
 
 
-def render_sequence_svg(doc: dict) -> str:
-    """The sequence diagram of a trace document, as SVG text."""
+def render_sequence_svg(doc: dict, width: int = FIT) -> str:
+    """The sequence diagram of a trace document (or, with ``violation`` None, of a path), as SVG text; ``width``
+    is the drawing's width for up to eight actors."""
     if not has_messages(doc["steps"]):
         raise RenderError(f"spec {doc['spec']} declares no messages (Spec(messages=...)), so there is no "
                           "sequence diagram; use --format svg or html")
-    L = _Layout(doc)
+    L = _Layout(doc, width)
     colours = kind_colours([a.kind for a in L.arrows])
-    v = doc["violation"]
-    said = verdict(doc)
-    why = v.get("explanation") or v.get("description", "")
+    v = doc.get("violation") or {}
+    said = verdict(doc) if L.failing else "the path so far"
+    why = (v.get("explanation") or v.get("description", "")) if L.failing else ""
     if L.loop is not None:
         part = f" for {v['loop_part']}" if v.get("loop_part") else ""
         forever = (f"the behaviour stutters forever in state {L.loop.end}" if L.loop.stuttering else
@@ -432,7 +441,7 @@ def _row(out: list[str], L: _Layout, i: int, colours: dict[str, str]) -> None:
     """One step: its band (number and action), lifelines, activation bars, messages and notes, in one group
     (a click anywhere on it selects the step)."""
     step = L.steps[i]
-    last = len(L.steps) - 1 if L.loop is None else -1  # a lasso has no violating row
+    last = len(L.steps) - 1 if L.loop is None and L.failing else -1  # a lasso or a path has no violating row
     y, h, band = L.row_top[i], L.row_height[i], L.band_h[i]
     fill = "#fef2f2" if i == last else ("#f8fafc" if i % 2 else "#ffffff")
     out.append(f'<g class="row" data-step="{i + 1}"><rect x="0" y="{_n(y)}" width="{L.width}" height="{_n(h)}" '
@@ -463,7 +472,7 @@ def _row(out: list[str], L: _Layout, i: int, colours: dict[str, str]) -> None:
 
 
 def _culprit_lanes(L: _Layout) -> list[str]:
-    found = {lane for lane, _ in lanes_mod.culprit_cells(L.doc["violation"])}
+    found = {lane for lane, _ in lanes_mod.culprit_cells(L.doc.get("violation") or {})}
     return [a for a in L.actors if a in found]
 
 
@@ -511,7 +520,7 @@ def _tooltip(L: _Layout, item: _Item) -> str:
     name = f"{L.ident[item.k]}: " if item.k in L.ident else ""
     where = f"{a.sender} \u2192 {a.receiver}"
     if a.ended is None:
-        when = f"sent in step {a.sent + 1}, still in flight when the trace ends"
+        when = f"sent in step {a.sent + 1}, still in flight {L.at_end}"
     elif a.ended == a.sent:
         when = f"step {a.sent + 1}"
     else:
@@ -595,7 +604,7 @@ def _pending(out: list[str], L: _Layout, colours: dict[str, str]) -> None:
     band = TITLE_LINE + 8
     out.append(f'<path d="M0,{_n(top)} h{L.width} v{band} h{-L.width} z" fill="{BAND_FILL}"/>')
     out.append(f'<line x1="0" y1="{_n(top)}" x2="{L.width}" y2="{_n(top)}" stroke="#cbd5e1"/>')
-    out.append(_text(L.act_x, top + 16, ["still in flight when the trace ends"], size=12, fill="#475569"))
+    out.append(_text(L.act_x, top + 16, [f"still in flight {L.at_end}"], size=12, fill="#475569"))
     for a in L.actors:
         down = a in L.lanes and lanes_mod.is_down(lanes.get(a, {}))
         out.append(_lifeline(L.x[a], top + band, bottom, down))
@@ -668,7 +677,7 @@ def _legend_items(L: _Layout, colours: dict[str, str]) -> list[tuple[str, str]]:
     if L.pending:
         items.append((f'<path d="{_box(0, -8, 26, 16, 8)}" fill="#ffffff" stroke="{grey}" stroke-width="1.5" '
                       f'stroke-dasharray="2,2"/><text x="13" y="4" text-anchor="middle" font-weight="bold" '
-                      f'fill="{grey}">m2</text>', "still in flight when the trace ends"))
+                      f'fill="{grey}">m2</text>', f"still in flight {L.at_end}"))
     if any(a.outcome == "dropped" for a in L.arrows):
         items.append((f'<path d="M9,-5 l10,10 m0,-10 l-10,10" stroke="{CULPRIT_LINE}" stroke-width="2.5"/>', "dropped"))
     items.append((f'<path d="{_box(0, -8, 26, 16)}" fill="{NOTE_FILL}" stroke="{NOTE_LINE}"/>',

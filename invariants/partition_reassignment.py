@@ -6,7 +6,11 @@
   or, while there is no leader, in some replica still on disk;
 * ``CompletedAtTarget``: once /admin/reassign_partitions is deleted, the
   partition is exactly where the target says: AR (in ZooKeeper) and the
-  replicas on disk are RAR, the ISR is within RAR and the leader is in RAR.
+  replicas on disk are RAR, the ISR is within RAR and the leader is in RAR
+  (a crashed broker's disk, or one a StopReplica in flight is about to
+  delete, counts only for the target: it is cleaned up when it comes back);
+* ``CompletedInSync``: the move was declared complete only while every
+  replica of RAR was in the ISR (KIP-455's definition of a finished move).
 
 Each has a companion ``explain`` that, on a violating state, names the
 brokers at fault and the controller's step that put them there in one
@@ -146,10 +150,17 @@ def acked_records_survive(c: ReassignConstants, s: ReassignState) -> bool:
     return s.acked <= kept
 
 
+def _hosted(s: ReassignState) -> tuple[frozenset, frozenset]:
+    """Brokers with the replica on disk, and those of them that keep it (up, no StopReplica in flight)."""
+    hosted = frozenset(b for b, r in enumerate(s.replicas) if r.hosted)
+    stopping = frozenset(r[1] for r in s.in_flight if r[0] == "StopReplica")
+    return hosted, hosted - s.down - stopping
+
+
 def _off_target(c: ReassignConstants, s: ReassignState) -> tuple[list[str], tuple[dict, ...], frozenset]:
     """What a completed move left outside the target: phrases, their cells, and the brokers left over."""
     _, new = replica_sets(c)
-    hosted = frozenset(b for b, r in enumerate(s.replicas) if r.hosted)
+    on_disk, hosted = _hosted(s)
     phrases: list[str] = []
     cells: tuple[dict, ...] = ()
     extra = (hosted | s.isr) - new
@@ -158,7 +169,7 @@ def _off_target(c: ReassignConstants, s: ReassignState) -> tuple[list[str], tupl
                                  ("leads", b == s.leader)) if yes]
         phrases.append(f"{broker_name(b)}, outside the target {_names(new)}, {_and(what)}")
         cells += (culprit(broker_name(b), "role"),) + ((culprit(broker_name(b), "in ISR"),) if b in s.isr else ())
-    for b in sorted(new - hosted):
+    for b in sorted(new - on_disk):
         phrases.append(f"{broker_name(b)} of the target hosts no replica")
         cells += (culprit(broker_name(b), "role"),)
     if s.leader not in new and s.leader not in extra:
@@ -196,8 +207,24 @@ def completed_at_target(c: ReassignConstants, s: ReassignState) -> bool:
     if s.reassigning:
         return True
     _, new = replica_sets(c)
-    hosted = frozenset(b for b, r in enumerate(s.replicas) if r.hosted)
-    return s.zk_assignment == new and hosted == new and s.isr <= new and s.leader in new
+    on_disk, kept = _hosted(s)
+    return s.zk_assignment == new and kept <= new <= on_disk and s.isr <= new and s.leader in new
+
+
+def explain_completed_in_sync(c: ReassignConstants, s: ReassignState) -> Witness:
+    """The target replicas that were out of the ISR when the move was declared complete."""
+    _, new = replica_sets(c)
+    out = sorted(new - s.completed_isr)
+    verb = "was" if len(out) == 1 else "were"
+    return Witness(f"the move was declared complete with the ISR {_names(s.completed_isr)}: {_list(out)} of the "
+                   f"target {_names(new)} {verb} not in sync",
+                   tuple(culprit(broker_name(b), "in ISR") for b in out) + (culprit(variable="failures.isrAtCompletion"),))
+
+
+@invariant("CompletedInSync", explain=explain_completed_in_sync)
+def completed_in_sync(c: ReassignConstants, s: ReassignState) -> bool:
+    """When /admin/reassign_partitions was deleted, every replica of RAR was in the ISR."""
+    return s.reassigning or replica_sets(c)[1] <= s.completed_isr
 
 
 @sometimes("MoveCompleted")
@@ -218,5 +245,5 @@ def record_acked(c: ReassignConstants, s: ReassignState) -> bool:
     return bool(s.acked)
 
 
-ALL = [leader_in_isr, acked_records_survive, completed_at_target]
+ALL = [leader_in_isr, acked_records_survive, completed_at_target, completed_in_sync]
 SOMETIMES = [move_completed, resumed_after_controller_crash, record_acked]

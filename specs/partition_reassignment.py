@@ -44,13 +44,18 @@ from modelcheck.specs.reassignment_state import (
     AWAIT_ISR,
     BROKER,
     COMPLETE,
+    FENCE,
+    FORMS,
     GROW_AR,
     MOVE_LEADER,
     NONE,
     ORDERS,
     PERSIST_AR,
+    PERSIST_OAR,
+    RECHECK,
     SHRINK_ISR,
     STOP_OLD,
+    STRAY_DELETION,
     ReassignConstants,
     ReassignState,
     Replica,
@@ -82,9 +87,14 @@ def acknowledge(s: ReassignState) -> ReassignState:
 
 
 def _at(c: ReassignConstants, s: ReassignState, kind: int) -> bool:
-    """The running controller's next step is ``kind``."""
+    """The running controller's next step is ``kind``; with KIP-455's recheck, a step after the wait also
+    needs every replica of RAR in the ISR now (phase B runs only then), not just when the wait ended."""
     order = ORDERS[c.Order]
-    return s.controller_up and s.reassigning and s.step < len(order) and order[s.step] == kind
+    if not (s.controller_up and s.reassigning and s.step < len(order) and order[s.step] == kind):
+        return False
+    if RECHECK in FORMS[c.Form] and AWAIT_ISR in order[: s.step] and kind != AWAIT_ISR:
+        return replica_sets(c)[1] <= s.isr - s.down
+    return True
 
 
 def _advance(c: ReassignConstants, s: ReassignState) -> ReassignState:
@@ -95,6 +105,25 @@ def _advance(c: ReassignConstants, s: ReassignState) -> ReassignState:
     while step < len(order) and order[step] == MOVE_LEADER and s.leader in new:
         step += 1
     return s._replace(step=step)
+
+
+def _sent_assignment(s: ReassignState) -> frozenset:
+    """The latest AR the controller sent the leader (in flight or applied)."""
+    sent = [r[2] for r in s.in_flight if r[0] == "LeaderAndIsr"]
+    return sent[-1] if sent else s.known_assignment
+
+
+def _lead(s: ReassignState, broker: int) -> ReassignState:
+    """``broker`` leads a new epoch; its LeaderAndIsr, sent with the election, carries the latest AR and
+    supersedes the ones still in flight."""
+    epoch = s.leader_epoch + 1
+    return s._replace(leader=broker, leader_epoch=epoch, known_epoch=epoch, known_assignment=_sent_assignment(s),
+                      in_flight=tuple(r for r in s.in_flight if r[0] != "LeaderAndIsr"))
+
+
+def _isr_write_allowed(c: ReassignConstants, s: ReassignState) -> bool:
+    """The leader's ISR write lands: always in the seeds' form, only from the current epoch when fenced."""
+    return FENCE not in FORMS[c.Form] or s.known_epoch == s.leader_epoch
 
 
 def _set_replicas(s: ReassignState, changes: dict) -> ReassignState:
@@ -119,10 +148,11 @@ def follower_fetch(c: ReassignConstants, s: ReassignState, broker: int):
     """A follower fetches: its log becomes the leader's; having reached the leader's LEO, it joins the ISR
     if it is in AR as the leader knows it (the seeds' conditions for ISR expansion)."""
     r = s.replicas[broker]
-    if s.leader == NONE or broker == s.leader or not r.hosted:
+    if s.leader == NONE or broker == s.leader or not r.hosted or broker in s.down:
         return None
     log = s.replicas[s.leader].log
-    isr = s.isr | {broker} if broker in s.known_assignment else s.isr
+    joins = broker in s.known_assignment and _isr_write_allowed(c, s)
+    isr = s.isr | {broker} if joins else s.isr
     if r.log == log and isr == s.isr:
         return None
     return acknowledge(_set_replicas(s, {broker: r._replace(log=log)})._replace(isr=isr))
@@ -137,9 +167,12 @@ def add_reassigned_replicas(c: ReassignConstants, s: ReassignState):
     if not _at(c, s, GROW_AR):
         return None
     _, new = replica_sets(c)
-    created = {b: Replica(True, ()) for b in new if not s.replicas[b].hosted}
+    created = {b: Replica(True, ()) for b in new if not s.replicas[b].hosted and b not in s.down}
     ar = s.old_replicas | new
-    t = _set_replicas(s, created)._replace(zk_assignment=ar, known_assignment=ar, leader_epoch=s.leader_epoch + 1)
+    t = _set_replicas(s, created)._replace(zk_assignment=ar, known_assignment=ar, leader_epoch=s.leader_epoch + 1,
+                                           known_epoch=s.leader_epoch + 1)
+    if PERSIST_OAR in FORMS[c.Form]:
+        t = t._replace(zk_original=s.old_replicas)
     return _advance(c, t)
 
 
@@ -158,7 +191,9 @@ def elect_leader_from_reassigned(c: ReassignConstants, s: ReassignState, broker:
     _, new = replica_sets(c)
     if not _at(c, s, MOVE_LEADER) or broker not in new or broker not in s.isr or not s.replicas[broker].hosted:
         return None
-    return _advance(c, s._replace(leader=broker, leader_epoch=s.leader_epoch + 1))
+    if broker in s.down:
+        return None
+    return _advance(c, _lead(s, broker))
 
 
 @action("remove_old_replicas_from_isr")
@@ -168,10 +203,22 @@ def remove_old_replicas_from_isr(c: ReassignConstants, s: ReassignState):
     if not _at(c, s, SHRINK_ISR):
         return None
     _, new = replica_sets(c)
+    if RECHECK in FORMS[c.Form] and s.leader not in new:
+        return [_shrink_isr(c, _lead(s, b)) for b in sorted(new & s.isr - s.down) if s.replicas[b].hosted]
+    return _shrink_isr(c, s)
+
+
+def _shrink_isr(c: ReassignConstants, s: ReassignState) -> ReassignState:
+    _, new = replica_sets(c)
     gone = s.old_replicas - new
     leader = NONE if s.leader in gone else s.leader
-    t = s._replace(isr=s.isr - gone, known_assignment=s.known_assignment - gone, leader=leader,
-                   leader_epoch=s.leader_epoch + 1)
+    epoch = s.leader_epoch + 1
+    ar = _sent_assignment(s) - gone
+    t = s._replace(isr=s.isr - gone, leader=leader, leader_epoch=epoch)
+    if c.DelayedRequests and leader != NONE:
+        t = t._replace(in_flight=s.in_flight + (("LeaderAndIsr", epoch, ar),))
+    else:
+        t = t._replace(known_assignment=ar, known_epoch=epoch)
     return _advance(c, t)
 
 
@@ -182,7 +229,10 @@ def stop_old_replicas(c: ReassignConstants, s: ReassignState):
         return None
     _, new = replica_sets(c)
     gone = s.old_replicas - new
-    t = _set_replicas(s, {b: Replica(False, ()) for b in gone})
+    if c.DelayedRequests:
+        sent = tuple(("StopReplica", b) for b in sorted(gone - s.down) if ("StopReplica", b) not in s.in_flight)
+        return _advance(c, s._replace(in_flight=s.in_flight + sent))
+    t = _set_replicas(s, {b: Replica(False, ()) for b in gone if b not in s.down})
     t = t._replace(known_assignment=s.known_assignment - gone, leader=NONE if s.leader in gone else s.leader)
     return _advance(c, t)
 
@@ -201,7 +251,7 @@ def complete_reassignment(c: ReassignConstants, s: ReassignState):
     """Step 7: delete /admin/reassign_partitions: the move is over."""
     if not _at(c, s, COMPLETE):
         return None
-    return _advance(c, s._replace(reassigning=False))
+    return _advance(c, s._replace(reassigning=False, completed_isr=s.isr, zk_original=frozenset()))
 
 
 # -- controller failover --------------------------------------------------------------------------
@@ -221,7 +271,8 @@ def elect_controller(c: ReassignConstants, s: ReassignState):
     from step 1, with OAR := ZooKeeper's AR."""
     if s.controller_up:
         return None
-    return s._replace(controller_up=True, old_replicas=s.zk_assignment if s.reassigning else frozenset(), step=0)
+    oar = (s.zk_original or s.zk_assignment) if s.reassigning else frozenset()
+    return s._replace(controller_up=True, old_replicas=oar, step=0)
 
 
 @action("reassignment_done")
@@ -230,6 +281,80 @@ def reassignment_done(c: ReassignConstants, s: ReassignState):
     if s.reassigning:
         return None
     return s
+
+
+# -- broker failures, lagging replicas, requests in flight ----------------------------------------
+
+
+@action("broker_crash", broker=BROKER)
+def broker_crash(c: ReassignConstants, s: ReassignState, broker: int):
+    """A broker dies, its log stays on disk; requests to it are lost.  The controller takes it out of the
+    ISR (unless it is the last member) and, if it led, elects a live ISR member (none: no leader)."""
+    if broker in s.down or s.broker_crashes >= c.BrokerCrashes:
+        return None
+    isr = s.isr - {broker} if len(s.isr) > 1 else s.isr
+    t = s._replace(down=s.down | {broker}, broker_crashes=s.broker_crashes + 1, isr=isr,
+                   in_flight=tuple(r for r in s.in_flight if r != ("StopReplica", broker)))
+    if broker != s.leader:
+        if isr != s.isr and s.leader != NONE:
+            t = _lead(t, s.leader)
+        return acknowledge(t)
+    live = sorted(b for b in isr - t.down if t.replicas[b].hosted)
+    if not live:
+        return t._replace(leader=NONE, in_flight=tuple(r for r in t.in_flight if r[0] != "LeaderAndIsr"))
+    return [acknowledge(_lead(t, b)) for b in live]
+
+
+@action("broker_restart", broker=BROKER)
+def broker_restart(c: ReassignConstants, s: ReassignState, broker: int):
+    """A crashed broker restarts with its log; the controller sends it the partition if AR lists it (an ISR
+    member of a partition without a leader leads).  With stray deletion, a replica the metadata no
+    longer assigns to it is deleted at startup; without it, the replica stays on disk."""
+    if broker not in s.down:
+        return None
+    r = s.replicas[broker]
+    assigned = broker in s.zk_assignment and broker in _sent_assignment(s)
+    if r.hosted and not assigned and STRAY_DELETION in FORMS[c.Form]:
+        r = Replica(False, ())
+    elif not r.hosted and assigned:
+        r = Replica(True, ())
+    t = _set_replicas(s, {broker: r})._replace(down=s.down - {broker})
+    if s.leader == NONE and broker in s.isr and r.hosted:
+        t = _lead(t, broker)
+    return t
+
+
+@action("leader_shrinks_isr", broker=BROKER)
+def leader_shrinks_isr(c: ReassignConstants, s: ReassignState, broker: int):
+    """The leader drops a follower that lags (its log is shorter) from the ISR (replica.lag.time.max.ms)."""
+    if s.leader == NONE or broker == s.leader or broker not in s.isr or s.isr_shrinks >= c.IsrShrinks:
+        return None
+    if len(s.replicas[broker].log) >= len(s.replicas[s.leader].log) or not _isr_write_allowed(c, s):
+        return None
+    return acknowledge(s._replace(isr=s.isr - {broker}, isr_shrinks=s.isr_shrinks + 1))
+
+
+@action("deliver_leader_and_isr")
+def deliver_leader_and_isr(c: ReassignConstants, s: ReassignState):
+    """The oldest LeaderAndIsr in flight reaches the leader, which applies it unless its epoch is older."""
+    sent = [r for r in s.in_flight if r[0] == "LeaderAndIsr"]
+    if not sent:
+        return None
+    _, epoch, ar = sent[0]
+    rest = tuple(r for r in s.in_flight if r != sent[0])
+    if epoch < s.known_epoch:
+        return s._replace(in_flight=rest)
+    return s._replace(in_flight=rest, known_epoch=epoch, known_assignment=ar)
+
+
+@action("deliver_stop_replica", broker=BROKER)
+def deliver_stop_replica(c: ReassignConstants, s: ReassignState, broker: int):
+    """A StopReplica in flight reaches its broker, which deletes the replica (a stopped leader: no leader)."""
+    if ("StopReplica", broker) not in s.in_flight:
+        return None
+    t = _set_replicas(s, {broker: Replica(False, ())})
+    return t._replace(in_flight=tuple(r for r in s.in_flight if r != ("StopReplica", broker)),
+                      leader=NONE if s.leader == broker else s.leader)
 
 
 def _build() -> Spec:
@@ -253,6 +378,11 @@ def _build() -> Spec:
             controller_crash,
             elect_controller,
             reassignment_done,
+            broker_crash,
+            broker_restart,
+            leader_shrinks_isr,
+            deliver_leader_and_isr,
+            deliver_stop_replica,
         ],
         invariants=inv.ALL,
         sometimes=inv.SOMETIMES,

@@ -41,6 +41,22 @@ ORDERS: dict[str, tuple[int, ...]] = {
 """``kafka`` is the seeds' order (grow AR, grow ISR, move the leader, shrink ISR, shrink AR, persist AR
 last); each other one moves a single step earlier."""
 
+RECHECK, PERSIST_OAR, FENCE, STRAY_DELETION = "recheck", "persist-oar", "fence", "stray-deletion"
+KIP455 = frozenset({RECHECK, PERSIST_OAR, FENCE, STRAY_DELETION})
+FORMS: dict[str, frozenset] = {
+    "seeds": frozenset(),
+    "kip455": KIP455,
+    **{f"kip455-no-{fix}": KIP455 - {fix} for fix in (RECHECK, PERSIST_OAR, FENCE, STRAY_DELETION)},
+}
+"""The fixes each ``Form`` has: ``seeds`` none, ``kip455`` all four, each ``kip455-no-X`` all but X (a mutant).
+
+``recheck``: the steps after the wait run only while every replica of RAR is in the ISR, and the
+leader is moved into RAR at the ISR shrink (KIP-455's phase B, one controller event in Kafka);
+``persist-oar``: step 1 persists the adding and removing replicas, so a new controller recovers OAR
+whatever AR says; ``fence``: the leader's ISR writes are conditional on the leader epoch it was told
+(ZooKeeper's zkVersion, AlterPartition's epochs); ``stray-deletion``: a restarted broker deletes a replica
+the metadata no longer assigns to it (KRaft brokers since 3.7)."""
+
 REPLICA_SETS = ("1,2:2,3", "1:2", "1,2:3,4")
 """``OAR:RAR`` as broker numbers."""
 
@@ -59,6 +75,15 @@ class ReassignConstants:
     Records: int = constant(1, "records producers send in total (acks=all)", minimum=0, maximum=3)
     ControllerCrashes: int = constant(1, "controller crashes during the move (a new controller resumes it)",
                                       minimum=0, maximum=2)
+    Form: str = constant(
+        "seeds", "the controller: seeds (the steps as the seeds list them), kip455 (KIP-455's persisted "
+        "adding/removing replicas, phase B only while RAR is in the ISR, Kafka's epoch fences and stray "
+        "deletion), or kip455-no-X, a mutant without fix X", choices=tuple(FORMS))
+    BrokerCrashes: int = constant(0, "broker crashes (each broker restarts with its log on disk)", minimum=0,
+                                  maximum=2)
+    IsrShrinks: int = constant(0, "times the leader drops a lagging follower from the ISR", minimum=0, maximum=2)
+    DelayedRequests: bool = constant(
+        False, "the ISR shrink's LeaderAndIsr and StopReplica stay in flight until delivered")
 
 
 def replica_sets(c: ReassignConstants) -> tuple[frozenset, frozenset]:
@@ -102,6 +127,18 @@ class ReassignState(NamedTuple):
     next_id: int
     acked: frozenset
     crashes: int
+    down: frozenset = frozenset()
+    """Brokers crashed and not yet restarted (their replicas stay on disk)."""
+    broker_crashes: int = 0
+    isr_shrinks: int = 0
+    known_epoch: int = 0
+    """The leader epoch of the last LeaderAndIsr the leader applied (its ISR writes carry it)."""
+    in_flight: tuple = ()
+    """Requests sent, not yet delivered: ("LeaderAndIsr", epoch, AR) to the leader, ("StopReplica", broker)."""
+    zk_original: frozenset = frozenset()
+    """OAR as KIP-455 persists it (RS minus the adding replicas); empty in the seeds' form and once done."""
+    completed_isr: frozenset = frozenset()
+    """The ISR when /admin/reassign_partitions was deleted."""
 
 
 def broker_name(b: int) -> str:
@@ -168,7 +205,21 @@ def view(c: ReassignConstants, s: ReassignState) -> dict[str, Any]:
             for b, r in enumerate(s.replicas)
         },
         "producer": {"nextId": s.next_id, "acked": sorted(s.acked)},
-    }
+    } | (_failures_view(s) if with_failures(c) else {})
+
+
+def with_failures(c: ReassignConstants) -> bool:
+    """A configuration with broker failures, delays or another form: its traces show the extra variables."""
+    return bool(c.BrokerCrashes or c.IsrShrinks or c.DelayedRequests or c.Form != "seeds")
+
+
+def _failures_view(s: ReassignState) -> dict[str, Any]:
+    flying = [f"{r[0]} e{r[1]} AR {_names(r[2])}" if r[0] == "LeaderAndIsr" else f"StopReplica to {broker_name(r[1])}"
+              for r in s.in_flight]
+    return {"failures": {"down": _names(s.down), "brokerCrashes": s.broker_crashes, "isrShrinks": s.isr_shrinks,
+                         "leaderKnowsEpoch": s.known_epoch, "leaderKnowsAR": _names(s.known_assignment),
+                         "inFlight": flying, "persistedOAR": _names(s.zk_original),
+                         "isrAtCompletion": _names(s.completed_isr)}}
 
 
 def lanes(c: ReassignConstants, s: ReassignState) -> dict[str, dict[str, Any]]:
@@ -188,7 +239,7 @@ def lanes(c: ReassignConstants, s: ReassignState) -> dict[str, dict[str, Any]]:
             "in ISR": b in s.isr,
             "role": role,
             "log": "[" + ", ".join(str(x) for x in r.log) + "]" if r.hosted else "-",
-        }
+        } | ({"up": b not in s.down} if c.BrokerCrashes else {})
     return out
 
 
@@ -238,10 +289,14 @@ def _controller_events(c: ReassignConstants, s: ReassignState, t: ReassignState,
         return [_write("write leader", leader)] + _leader_and_isr(t)
     if action == "remove_old_replicas_from_isr":
         isr = f"ISR := {_names(t.isr)}, leader {broker_name(t.leader)}, epoch {t.leader_epoch}"
-        return [_write("write ISR", isr)] + _leader_and_isr(t)
-    if action == "stop_old_replicas":
+        return [_write("write ISR", isr)] + ([] if c.DelayedRequests else _leader_and_isr(t))
+    if action in ("stop_old_replicas", "deliver_stop_replica"):
         return [_send(f"StopReplica to {broker_name(b)}", CONTROLLER, broker_name(b), "StopReplica(delete)",
-                      "StopReplica") for b in sorted(s.old_replicas - new) if s.replicas[b].hosted]
+                      "StopReplica") for b in range(len(s.replicas)) if s.replicas[b].hosted and not t.replicas[b].hosted]
+    if action == "deliver_leader_and_isr" and t.leader != NONE:
+        label = f"LeaderAndIsr(epoch {s.in_flight[0][1]}, AR {_names(s.in_flight[0][2])})"
+        return [_send(f"LeaderAndIsr e{s.in_flight[0][1]} to {broker_name(t.leader)}", CONTROLLER,
+                      broker_name(t.leader), label, "LeaderAndIsr")]
     if action == "update_assigned_replicas":
         return [_write("write AR", f"AR := {_names(t.zk_assignment)}")]
     if action == "complete_reassignment":

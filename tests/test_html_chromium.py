@@ -465,3 +465,19 @@ def test_a_kip320_lasso_reads_at_every_width(browser, isr_page, width):
     assert browser.eval("document.querySelector('#messages svg').getBoundingClientRect().right") <= width
     assert browser.errors()[before:] == []
     browser.resize(1400, 1000)
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_an_action_name_never_spills_over_the_lanes(browser, width):
+    """The longest action of the HW data-loss case (BecomeFollowerTruncateToHighWatermark, bold on the violating
+    step) stays inside its cell in both layouts: its column is never narrower than its longest piece."""
+    browser.resize(width, 1000)
+    try:
+        browser.goto(HW_PAGE, READY)
+        assert _clipped(browser, "#lanes-rows td.act") == []
+        browser.eval("document.getElementById('lanes-cols').hidden = false; true")
+        # (its later steps are scrolled out of view sideways, as they should be: each fits its own header)
+        assert browser.eval("Array.from(document.querySelectorAll('#lanes-cols th[data-col]')).filter(function (e) {"
+                            " return e.scrollWidth > e.clientWidth + 1; }).map(function (e) { return e.textContent; })") == []
+    finally:
+        browser.resize(1400, 1000)

@@ -77,7 +77,8 @@
       var b = document.createElement('button');
       b.type = 'button';
       var n = document.createElement('span'); n.className = 'n'; n.textContent = String(t.step);
-      var a = document.createElement('span'); a.textContent = t.action;
+      var a = document.createElement('span'); a.innerHTML = t.label_html;  // escaped by the server; breaks only
+      // between parameters
       b.appendChild(n); b.appendChild(a);
       b.addEventListener('click', function () { load(steps.slice(0, k + 1).join('.'), true); });
       if (t.messages) {  // HTML built and escaped by the server; before the button in the DOM (so the item's text
@@ -120,6 +121,7 @@
     });
     $('lanes').innerHTML = d.lanes ? '<h4>Lanes</h4>' + d.lanes : '';
     $('messages').innerHTML = d.messages ? '<h4>Messages in the last step</h4>' + d.messages : '';
+    showSequence(d);
     $('variables').innerHTML = d.variables;
     var list = $('actions');
     list.innerHTML = '';
@@ -145,6 +147,11 @@
       if (noted.length) { b.querySelector('.noted').textContent = 'breaks ' + noted.join(', ') + ' (known finding)'; }
       if (s.mends.length) { b.querySelector('.mends').textContent = 'mends ' + s.mends.join(', '); }
       b.addEventListener('click', function () { load(d.path + '.' + s.index, true); });
+      // Pointing at an action (or tabbing to it) outlines the lane cells it would change, before it is taken.
+      b.addEventListener('mouseenter', function () { preview(s.preview); });
+      b.addEventListener('focus', function () { preview(s.preview); });
+      b.addEventListener('mouseleave', function () { preview(null); });
+      b.addEventListener('blur', function () { preview(null); });
       li.appendChild(b);
       list.appendChild(li);
     });
@@ -160,6 +167,56 @@
     });
     $('back').disabled = steps.length < 2;
     $('to-start').hidden = start === '0' || d.path === start;
+  }
+
+  // The path as the trace page's sequence diagram (SVG built and escaped by the server), scrolled to its last
+  // row, the current state; a click on a row goes back to that step.
+  function showSequence(d) {
+    var box = $('sequence');
+    if (!d.sequence) { box.innerHTML = ''; return; }
+    box.innerHTML = '<h4>The path as messages</h4><div class="seqbox pathseq"><div class="heads" hidden></div>' +
+      d.sequence + '</div>';
+    var inner = box.querySelector('.seqbox');
+    // Scrolled down to the current state, the actors' boxes would be out of view: a copy of them (the same
+    // drawing, cut to their band) stays at the top of the box while the originals are scrolled away.
+    var svg = inner.querySelector('svg.seq'), actor = svg && svg.querySelector('rect.actor');
+    if (actor) {
+      var top = Number(actor.getAttribute('y')), h = Number(actor.getAttribute('height'));
+      var heads = svg.cloneNode(true);
+      heads.setAttribute('viewBox', '0 ' + (top - 4) + ' ' + svg.getAttribute('width') + ' ' + (h + 8));
+      heads.setAttribute('height', String(h + 8));
+      heads.setAttribute('aria-hidden', 'true');
+      heads.setAttribute('class', 'seqheads');  // not the diagram: only its actors' band
+      heads.querySelectorAll('[id]').forEach(function (e) { e.removeAttribute('id'); });
+      heads.querySelectorAll('g').forEach(function (g) { g.remove(); });  // the rows and the legend: not shown
+      var strip = inner.querySelector('.heads');
+      strip.appendChild(heads);
+      var scale = function () { return svg.getBoundingClientRect().width / Number(svg.getAttribute('width')); };
+      var sticky = function () { strip.hidden = inner.scrollTop < (top + h) * scale(); };
+      inner.addEventListener('scroll', sticky);
+      inner.scrollTop = inner.scrollHeight;
+      sticky();
+    } else {
+      inner.scrollTop = inner.scrollHeight;
+    }
+    var steps = d.path.split('.');
+    inner.querySelectorAll('g.row[data-step]').forEach(function (g) {
+      var k = Number(g.dataset.step);
+      if (k === d.trail.length) { g.classList.add('sel'); }
+      g.addEventListener('click', function () { if (k !== d.trail.length) { load(steps.slice(0, k).join('.'), true); } });
+    });
+  }
+
+  // cells: [[lane, field, offset or null]...] from the server, or null to clear the outline.
+  function preview(cells) {
+    document.querySelectorAll('#lanes .preview').forEach(function (e) { e.classList.remove('preview'); });
+    (cells || []).forEach(function (c) {
+      var td = document.querySelector('#lanes td[data-lane="' + CSS.escape(c[0]) + '"][data-field="' + CSS.escape(c[1]) + '"]');
+      if (!td) { return; }
+      if (c[2] === null) { td.classList.add('preview'); return; }
+      var cell = td.querySelectorAll('.log > .cell')[c[2]];
+      if (cell) { cell.classList.add('preview'); }
+    });
   }
 
   $('back').addEventListener('click', function () {

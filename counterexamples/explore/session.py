@@ -21,8 +21,10 @@ from collections import OrderedDict
 from typing import Any
 
 from modelcheck.counterexamples import lanes as L
+from modelcheck.counterexamples.html_lanes import legend_html
 from modelcheck.counterexamples.html_parts import (action_html, esc, message_lists, replicas_table,
                                                    value_change, variables_table)
+from modelcheck.counterexamples.seqdiagram import render_sequence_svg
 from modelcheck.counterexamples.text import flatten
 from modelcheck.errors import ModelCheckError, SpecRuntimeError
 from modelcheck.model.blame import call_spec
@@ -36,6 +38,9 @@ CACHE_SIZE = 4096
 CACHE_BYTES = 64 * 2**20
 """The replay cache's bound in bytes (estimated: each entry's steps times the size of its last state, which
 is walked in full), whatever the paths' lengths; also at most :data:`CACHE_SIZE` entries."""
+SEQ_WIDTH = 620
+"""The path's sequence diagram is drawn this wide: it fits the state panel at 1400 pixels unscaled, and the
+page at 800 (where the panel is the page's width)."""
 _NUMBER = re.compile(r"[0-9]{1,9}")
 """A step number: ASCII digits only (``str.isdigit`` accepts ``²``, which ``int`` refuses)."""
 
@@ -71,6 +76,24 @@ def parse_path(text: str) -> list[int]:
         shown = text if len(text) <= 60 else text[:57] + "..."
         raise PathError(f"the path must be numbers separated by dots (such as 0.3.1), got {shown!r}")
     return [int(p) for p in parts]
+
+
+def preview_cells(before: dict, after: dict) -> list[list[Any]]:
+    """The lane cells a step from lanes ``before`` to ``after`` changes, as ``[lane, field, offset]`` (offset
+    None but for a log's cells): what the page highlights while an action is pointed at, before it is taken."""
+    out: list[list[Any]] = []
+    for lane, fields in after.items():
+        old = before.get(lane, {})
+        for f, v in fields.items():
+            if old.get(f) == v:
+                continue
+            a, b = L.log_items(old.get(f)), L.log_items(v)
+            if f == L.LOG and a is not None and b is not None:
+                out.extend([lane, f, k] for k in range(max(len(a), len(b)))
+                           if k >= len(a) or k >= len(b) or a[k] != b[k])
+            else:
+                out.append([lane, f, None])
+    return out
 
 
 class Explorer:
@@ -182,18 +205,26 @@ class Explorer:
         prev_lanes = self._lanes(prev_state) if (self.spec.lanes and prev_state is not None) else None
         changes = L.lane_changes({"lanes": prev_lanes} if prev_lanes is not None else None, {"lanes": lanes})
         changed = [k for k, v in flat.items() if prev_state is not None and prev_flat.get(k, object()) != v]
-        width = L.max_log_length([{"lanes": lanes}] + [{"lanes": self._lanes(t)} for *_, t in enabled]
-                                 if self.spec.lanes else [])
-        msgs = self._messages(steps)
+        next_lanes = [self._lanes(t) for *_, t in enabled] if self.spec.lanes else []
+        # At least one offset: an empty log still shows offset 0 with its HW and LEO bars before it.
+        width = max(1, L.max_log_length([{"lanes": lanes}] + [{"lanes": n} for n in next_lanes]))
+        events = self._events(steps)
+        msgs = message_lists(events) if events is not None else [""] * len(steps)
+        broken = {i["name"] for i in invariants if not i["holds"]}
         return {
             "path": ".".join(str(p) for p in path),
-            "trail": [{"step": k + 1, "action": label or "initial state", "messages": msgs[k]}
+            "trail": [{"step": k + 1, "action": label or "initial state",
+                       "label_html": action_html(label or "initial state"), "messages": msgs[k]}
                       for k, (label, *_rest) in enumerate(steps)],
-            "lanes": replicas_table(lanes, changes, L.culprit_cells(culprits), width) if lanes else "",
+            "lanes": (legend_html([{"lanes": lanes}], empty="no record is written yet",
+                                  changed="changed in the last step", preview=True)
+                      + replicas_table(lanes, changes, L.culprit_cells(culprits), width, keyed=True)) if lanes else "",
+            "sequence": self._sequence(steps, events, invariants) if events is not None else "",
             "variables": variables_table(flat, changed, L.culprit_variables(culprits)),
             "messages": msgs[-1],
             "invariants": invariants,
-            "successors": [self._successor(j, label, flat, t, {i["name"] for i in invariants if not i["holds"]})
+            "successors": [dict(self._successor(j, label, flat, t, broken),
+                                preview=preview_cells(lanes, next_lanes[j]) if lanes else [])
                            for j, (label, _, _, t) in enumerate(enabled)],
             "deadlock": not enabled,
             "findings": dict(self.findings),
@@ -223,15 +254,37 @@ class Explorer:
         head = f"<tr><th>variable</th><th>state {a}</th><th>state {b}</th></tr>"
         return {"html": f'{tables}<table class="vars compare">{head}{"".join(rows)}</table>'}
 
-    def _messages(self, steps: list) -> list[str]:
-        """Per step of the path, what it sent, applied and dropped (HTML; "" for none), as the trace page shows
-        them: a receive or a drop names the message sent at an earlier step, so the whole path is followed."""
+    def _events(self, steps: list) -> list[list[dict]] | None:
+        """Per step of the path, the message events the spec's ``messages`` hook gives (none for the initial
+        state), or None for a spec without messages.  A receive or a drop names a message sent at an earlier
+        step, so the lists and the diagram follow the whole path, as the trace page does."""
         if self.spec.messages is None:
-            return [""] * len(steps)
-        events = [[]] + [list(call_spec(self.spec.name, "messages", self.spec.messages, self.c, steps[k - 1][3], t,
-                                        name, dict(params)) or [])
-                         for k, (_, params, name, t) in enumerate(steps) if k > 0]
-        return message_lists(events)
+            return None
+        return [[]] + [list(call_spec(self.spec.name, "messages", self.spec.messages, self.c, steps[k - 1][3], t,
+                                      name, dict(params)) or [])
+                       for k, (_, params, name, t) in enumerate(steps) if k > 0]
+
+    def _sequence(self, steps: list, events: list[list[dict]], invariants: list[dict]) -> str:
+        """The path as the trace page's sequence diagram (the same renderer), so the messages of a walk read
+        the way a counterexample's do; an invariant the current state violates (not a documented finding)
+        closes it as a counterexample's violation would."""
+        from modelcheck.spec.constants import constants_to_dict
+
+        broken = next((i for i in invariants if not i["holds"] and "finding" not in i), None)
+        violation = None if broken is None else {
+            "kind": "invariant", "name": broken["name"], "description": broken["description"],
+            **({"explanation": broken["explanation"]} if "explanation" in broken else {}),
+            "culprits": broken.get("culprits", [])}
+        doc_steps = []
+        for k, (label, params, name, s) in enumerate(steps):
+            step: dict[str, Any] = {"index": k + 1, "action": label, "action_name": name, "params": dict(params),
+                                    "messages": events[k]}
+            if self.spec.lanes:
+                step["lanes"] = self._lanes(s)
+            doc_steps.append(step)
+        doc = {"spec": self.spec.name, "title": self.spec.title, "constants": constants_to_dict(self.c),
+               "violation": violation, "steps": doc_steps}
+        return render_sequence_svg(doc, SEQ_WIDTH)
 
     def _lanes(self, s: Any) -> dict:
         """The spec's lanes of ``s``; what the hook raises is the spec's error (500 and one line)."""
