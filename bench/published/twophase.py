@@ -11,9 +11,10 @@ model values are as TLA+ writes them):
 * ``RM`` is the model's constant as TwoPhase.cfg gives it, ``RM = {r1, r2, r3}``: a
   set of model values (``--const 'RM={r1, r2, r3}'``; a model value is the str of
   its name).
-* ``rmState``, the function ``[RM -> {"working", ...}]``, is a tuple of
-  ``(rm, state)`` pairs in the order of ``sorted(RM)`` (``_at`` reads it,
-  ``_except`` is ``[rmState EXCEPT ![rm] = v]``); ``tmState`` is a string as in TLA+.
+* ``rmState``, the function ``[RM -> {"working", ...}]``, is a ``modelcheck.Function``
+  (its ``(rm, state)`` pairs in key order: ``rmState.at(rm)`` is ``rmState[rm]``,
+  ``rmState.except_(rm, v)`` is ``[rmState EXCEPT ![rm] = v]``); ``tmState`` is a
+  string as in TLA+.
 * ``tmPrepared`` is a frozenset of RMs.
 * ``msgs``, the set of every message ever sent, is a frozenset of message
   records.  A record is a NamedTuple whose first field is its ``type``, so records
@@ -28,13 +29,18 @@ model values are as TLA+ writes them):
 * ``TPTypeOK`` is an invariant.  The refinement ``TPSpec => TC!TCSpec`` is not in
   the model (TwoPhase.cfg checks only ``TPTypeOK``); ``TCConsistent`` over
   ``rmState`` is offered as an extra invariant, not checked by default.
+* ``SYMMETRY Permutations(RM)``, which TwoPhase.cfg does not declare, is
+  ``Symmetry.over(lambda c: c.RM)`` (``--symmetry``): every state is built of strs,
+  NamedTuples, frozensets and a Function, which the generic renaming renames exactly.
+  With it and three RMs TLC 2.20 finds 80 distinct states (orbits), 318 generated,
+  depth 11; so does this port.
 """
 
 from typing import NamedTuple
 
 import attrs
 
-from modelcheck import Domain, Spec, action, constant, invariant
+from modelcheck import Domain, Function, Spec, Symmetry, action, constant, invariant
 
 RM_STATES = ("working", "prepared", "committed", "aborted")
 TM_STATES = ("init", "committed", "aborted")
@@ -61,7 +67,7 @@ class Config:
 
 
 class State(NamedTuple):
-    rmState: tuple[tuple[str, str], ...]
+    rmState: Function
     tmState: str
     tmPrepared: frozenset
     msgs: frozenset
@@ -72,20 +78,7 @@ RM = Domain("rm", lambda c: sorted(c.RM), str)
 
 def tp_init(c: Config) -> list[State]:
     """TPInit: every RM working, the TM in "init", nothing prepared, no message."""
-    return [State(tuple((rm, "working") for rm in sorted(c.RM)), "init", frozenset(), frozenset())]
-
-
-def _at(f: tuple, key: str) -> str:
-    """``f[key]`` for a function held as (key, value) pairs."""
-    for k, v in f:
-        if k == key:
-            return v
-    raise KeyError(key)
-
-
-def _except(f: tuple, key: str, value: str) -> tuple:
-    """``[f EXCEPT ![key] = value]``."""
-    return tuple((k, value if k == key else v) for k, v in f)
+    return [State(Function({rm: "working" for rm in c.RM}), "init", frozenset(), frozenset())]
 
 
 @action("TMRcvPrepared", rm=RM)
@@ -119,17 +112,17 @@ def tm_abort(c: Config, s: State) -> State | None:
 @action("RMPrepare", rm=RM)
 def rm_prepare(c: Config, s: State, rm: str) -> State | None:
     """Resource manager rm prepares and sends "Prepared"."""
-    if _at(s.rmState, rm) != "working":
+    if s.rmState.at(rm) != "working":
         return None
-    return s._replace(rmState=_except(s.rmState, rm, "prepared"), msgs=s.msgs | {Prepared("Prepared", rm)})
+    return s._replace(rmState=s.rmState.except_(rm, "prepared"), msgs=s.msgs | {Prepared("Prepared", rm)})
 
 
 @action("RMChooseToAbort", rm=RM)
 def rm_choose_to_abort(c: Config, s: State, rm: str) -> State | None:
     """Resource manager rm spontaneously aborts (sending nothing)."""
-    if _at(s.rmState, rm) != "working":
+    if s.rmState.at(rm) != "working":
         return None
-    return s._replace(rmState=_except(s.rmState, rm, "aborted"))
+    return s._replace(rmState=s.rmState.except_(rm, "aborted"))
 
 
 @action("RMRcvCommitMsg", rm=RM)
@@ -137,7 +130,7 @@ def rm_rcv_commit_msg(c: Config, s: State, rm: str) -> State | None:
     """Resource manager rm is told by the TM to commit."""
     if COMMIT not in s.msgs:
         return None
-    return s._replace(rmState=_except(s.rmState, rm, "committed"))
+    return s._replace(rmState=s.rmState.except_(rm, "committed"))
 
 
 @action("RMRcvAbortMsg", rm=RM)
@@ -145,7 +138,7 @@ def rm_rcv_abort_msg(c: Config, s: State, rm: str) -> State | None:
     """Resource manager rm is told by the TM to abort."""
     if ABORT not in s.msgs:
         return None
-    return s._replace(rmState=_except(s.rmState, rm, "aborted"))
+    return s._replace(rmState=s.rmState.except_(rm, "aborted"))
 
 
 @invariant("TPTypeOK", "The type-correctness invariant.")
@@ -155,7 +148,7 @@ def tp_type_ok(c: Config, s: State) -> bool:
             return len(m) == 2 and m.rm in c.RM
         return len(m) == 1 and m.type in ("Commit", "Abort")
 
-    return (tuple(k for k, _ in s.rmState) == tuple(sorted(c.RM)) and all(v in RM_STATES for _, v in s.rmState)
+    return (s.rmState.domain() == c.RM and all(v in RM_STATES for v in s.rmState.values())
             and s.tmState in TM_STATES
             and s.tmPrepared <= c.RM
             and all(message_ok(m) for m in s.msgs))
@@ -163,7 +156,7 @@ def tp_type_ok(c: Config, s: State) -> bool:
 
 @invariant("TCConsistent", "TC!TCConsistent: no RM aborted while another committed (not in TwoPhase.cfg).")
 def tc_consistent(c: Config, s: State) -> bool:
-    states = {v for _, v in s.rmState}
+    states = set(s.rmState.values())
     return not ("aborted" in states and "committed" in states)
 
 
@@ -184,8 +177,9 @@ SPEC = Spec(
     invariants=[tp_type_ok, tc_consistent],
     default_invariants=["TPTypeOK"],
     deadlock_expected=False,  # TwoPhase.cfg leaves CHECK_DEADLOCK at TLC's default, TRUE
+    symmetry=Symmetry.over(lambda c: c.RM),
     view=lambda c, s: {
-        "rmState": dict(s.rmState),
+        "rmState": dict(s.rmState.pairs),
         "tmState": s.tmState,
         "tmPrepared": sorted(s.tmPrepared),
         "msgs": sorted(_show_msg(m) for m in s.msgs),

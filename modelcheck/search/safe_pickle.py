@@ -6,8 +6,11 @@ far more than that, including calls of any importable function, which is
 what makes loading a crafted pickle run code.  :func:`load_states` admits
 only what a state may contain: every class a pickle names must be a
 NamedTuple class of one of the spec's own modules, already imported (nothing
-is imported on the data's behalf), and every other object must be built by
-pickle's own opcodes for tuples, frozensets, lists and numbers.
+is imported on the data's behalf), or one of :data:`CHECKER_CLASSES`, the
+state classes modelcheck itself provides (its ``Function``, whose constructor
+checks and sorts the pairs it is given, so a file cannot make one out of
+order), and every other object must be built by pickle's own opcodes for
+tuples, frozensets, lists and numbers.
 
 Pickle also shares objects: 80 bytes can describe a tuple of two copies of a
 tuple of two copies of ... 80 deep, 2**80 nodes once unfolded, which hashing
@@ -26,12 +29,15 @@ import sys
 from typing import Any, BinaryIO, Iterable
 
 from modelcheck.errors import CheckpointError
+from modelcheck.spec.functions import Function
 
 NODES_PER_BYTE = 64
 """The most nodes a chunk of pickled states may unfold to per byte read (beyond :data:`MIN_NODES`)."""
 MIN_NODES = 1_000_000
 """Nodes any chunk may unfold to, however few its bytes."""
 _CONTAINERS = (tuple, list, frozenset)
+CHECKER_CLASSES: dict[tuple[str, str], type] = {("modelcheck.spec.functions", "Function"): Function}
+"""The classes of modelcheck's own that a state may hold, by (module, name) as pickle names them."""
 
 
 def unfolded_size(obj: Any, limit: int) -> int:
@@ -73,6 +79,9 @@ class _StateUnpickler(pickle.Unpickler):
         self.modules = modules
 
     def find_class(self, module: str, name: str) -> Any:
+        own = CHECKER_CLASSES.get((module, name))
+        if own is not None:
+            return own
         if module not in self.modules or module not in sys.modules:
             raise pickle.UnpicklingError(f"refused to load {module}.{name}: not a state class of this spec")
         obj = sys.modules[module]

@@ -45,6 +45,9 @@ from typing import Any, Callable, Iterable, Sequence
 import attrs
 
 from modelcheck.spec.constants import ConstantInfo, constant_infos
+from modelcheck.spec.functions import Function
+from modelcheck.spec.renaming import ModelValueRenaming
+from modelcheck.spec.tla_values import text_or_repr
 from modelcheck.spec.temporal import Fairness, PropertyGroup, TemporalProperty, property_meta
 from modelcheck.errors import SpecDefinitionError
 
@@ -265,6 +268,26 @@ class Symmetry:
     def permutations(self, c: Any) -> list[tuple[int, ...]]:
         """All permutations of the interchangeable values, identity first."""
         return list(itertools.permutations(range(self.size(c))))
+
+    @classmethod
+    def over(cls, values: Callable[[Any], frozenset],
+             signature: Callable[[Any, State, int], Any] | None = None) -> Symmetry:
+        """TLC's ``SYMMETRY Permutations(RM)``: ``values(c)`` is the set of model values (strs) to permute.
+
+        No permute function to write: every permutation renames those strs
+        wherever they occur in a state, in tuples, NamedTuples, frozensets and
+        :class:`~modelcheck.spec.functions.Function` (keys and values, its
+        pairs sorted again), so a state built of those is renamed exactly
+        (:mod:`modelcheck.spec.renaming`).  A function over the model values
+        must be a ``Function``, not bare pairs: a plain tuple keeps its order.
+        Value ``i`` of a permutation is the ``i``-th of ``sorted(values(c))``.
+        A state part of another kind is refused when renamed, and a
+        ``values(c)`` that is not a non-empty set of strs when the check starts.
+        Every one of the ``n!`` renamings of a state is tried, as TLC does,
+        unless a ``signature`` (as above, over that numbering) is given.
+        """
+        renaming = ModelValueRenaming(values)
+        return cls(renaming.size, renaming, signature)
 
 
 def _same_function(a: Callable, b: Any) -> bool:
@@ -582,9 +605,11 @@ class Spec:
 
 
 def _plain(v: Any) -> Any:
-    """A JSON-friendly copy of a canonical value (frozensets become sorted lists)."""
+    """A JSON-friendly copy of a canonical value (frozensets become sorted lists, a Function an object)."""
     if isinstance(v, frozenset):
         return sorted((_plain(x) for x in v), key=repr)
+    if isinstance(v, Function):
+        return {k if isinstance(k, str) else text_or_repr(k): _plain(x) for k, x in v.pairs}
     if isinstance(v, tuple):
         if hasattr(v, "_asdict"):
             return {k: _plain(x) for k, x in v._asdict().items()}
