@@ -137,6 +137,9 @@ SMALL = [
     ("paxos-commit", {"RM": 1, "Acceptor": 3, "MaxBallot": 1}),
     ("paxos-commit", {"RM": 2, "Acceptor": 1, "MaxBallot": 1}),
     ("paxos-commit", {"RM": 1, "Acceptor": 1, "MaxBallot": 2}),
+    ("paxos-commit-bits", {"RM": 1, "Acceptor": 3, "MaxBallot": 1}),
+    ("paxos-commit-bits", {"RM": 2, "Acceptor": 1, "MaxBallot": 1}),
+    ("paxos-commit-bits", {"RM": 1, "Acceptor": 1, "MaxBallot": 2}),
     ("multipaxos", {"Replicas": 2, "Writes": 1, "Reads": 1, "MaxBallot": 2}),
     ("multipaxos", {"Replicas": 1, "Writes": 2, "Reads": 1, "MaxBallot": 2}),
 ]
