@@ -71,6 +71,7 @@ from modelcheck.spec.branching import either, exists  # noqa: E402
 from modelcheck.spec.constants import constant  # noqa: E402
 from modelcheck.spec.declare import Domain, Spec, Symmetry, action, invariant, sometimes  # noqa: E402
 from modelcheck.spec.functions import Function  # noqa: E402
+from modelcheck.spec.message_set import MessageSpace, MessageUniverse  # noqa: E402
 from modelcheck.spec.refinement import Refinement, refines  # noqa: E402
 from modelcheck.spec.temporal import (all_of, always_eventually, always_eventually_step, any_of,  # noqa: E402
                                       eventually, eventually_always, initial_property, leads_to, liveness,
@@ -80,6 +81,8 @@ __all__ = [
     "CheckResult",
     "Domain",
     "Function",
+    "MessageSpace",
+    "MessageUniverse",
     "ModelCheckError",
     "Refinement",
     "Spec",

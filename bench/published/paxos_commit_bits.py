@@ -1,22 +1,22 @@
-"""PaxosCommit with its message set held as membership bits: a measurement, not a port to read.
+"""PaxosCommit with its message set held as one bit per possible message (modelcheck.MessageSpace).
 
 This is :mod:`paxos_commit` (the faithful port of tlaplus/Examples'
 PaxosCommit.tla) with one change of representation: ``msgs``, a frozenset of
-message records there, is here a tuple of booleans, one per message the model
-can ever send (the *universe*: every phase 1a/1b/2a/2b record the constants
-allow, and Commit and Abort), ``msgs[i]`` whether message ``UNIVERSE[i]`` was
-sent.  The two specs' states correspond one to one, the actions are the same
-functions of them (each reads the messages of one type, in the same sorted
-order), so their counts are the same: the manifest's 1,321,761 distinct
-states, 16,959,159 generated, depth 28.
+message records there, is here held over the universe of every message the
+model can send (every phase 1a/1b/2a/2b record the constants allow, and Commit
+and Abort: :func:`all_messages`), one boolean each, through
+:class:`modelcheck.MessageSpace`.  The two specs' states correspond one to one
+and the actions are the same functions of them (each looks at the messages of
+one type, in the same sorted order), so their counts are the same: the
+manifest's 1,321,761 distinct states, 16,959,159 generated, depth 28.
 
-Why it exists: it measures what the memo tables could do for message-set
-specs if a set-valued component were kept per element.  The tables split a
-fixed-length tuple into one component per item, so here an action's decision
-tree reads only the bits of the messages it looks at (Phase1b(acc) the two
-phase 1a bits and its acceptor's states), where with a frozenset it reads the
-whole set, a new input at nearly every state.  docs/benchmarks.md gives the
-figures of both; bench/vs_tlc.py runs this as ``paxos-commit-bits``.
+Why: held as a frozenset, the set is one part of the state that nearly every
+action reads whole, a new input to the memo tables at almost every state, and
+they give way to the spec's own code (about TLC's speed).  Held per message,
+each action's decision tree reads only the bits of the messages it looks at
+(Phase1b(acc) the phase 1a bits and its acceptor's states) and a send writes
+one bit: three times TLC's speed (docs/benchmarks.md; ``bench/vs_tlc.py`` runs
+it as ``paxos-commit-bits``).
 """
 
 from itertools import combinations
@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import attrs
 
-from modelcheck import Domain, Spec, action, constant, invariant
+from modelcheck import Domain, MessageSpace, Spec, action, constant, invariant
 
 WORKING, PREPARED, COMMITTED, ABORTED = range(4)
 V_PREPARED, V_ABORTED, V_NONE = range(3)
@@ -77,10 +77,10 @@ class AState(NamedTuple):
 
 @attrs.frozen
 class Config:
-    RM: int = constant(2, "number of resource managers", minimum=1, maximum=3)
+    RM: int = constant(2, "number of resource managers", minimum=1, maximum=4)
     Acceptor: int = constant(3, "number of acceptors; Majority is every set of Acceptor // 2 + 1 of them",
-                             minimum=1, maximum=3)
-    MaxBallot: int = constant(1, "Ballot = 0 .. MaxBallot", minimum=0, maximum=2)
+                             minimum=1, maximum=5)
+    MaxBallot: int = constant(1, "Ballot = 0 .. MaxBallot", minimum=0, maximum=3)
 
 
 class State(NamedTuple):
@@ -89,40 +89,18 @@ class State(NamedTuple):
     msgs: tuple[bool, ...]
 
 
-class Universe(NamedTuple):
-    """Every message the constants allow, in sorted order within each type, and indexes into it."""
-    messages: tuple
-    index: dict
-    phase1a: tuple  # indices of the phase 1a messages, sorted as the records sort
-    phase2a: tuple
-    phase1b_of: dict  # (ins, mbal) -> indices of those phase 1b messages
+def all_messages(c: Config) -> list:
+    """Every message the constants allow: the universe the message set is held over."""
+    bals, rms, accs = range(c.MaxBallot + 1), range(c.RM), range(c.Acceptor)
+    return ([Phase1a(PHASE1A, r, b) for r in rms for b in bals if b >= 1]
+            + [Phase1b(PHASE1B, r, mb, b, v, a) for r in rms for mb in bals for b in range(-1, c.MaxBallot + 1)
+               for v in (V_PREPARED, V_ABORTED, V_NONE) for a in accs]
+            + [Phase2a(PHASE2A, r, b, v) for r in rms for b in bals for v in (V_PREPARED, V_ABORTED)]
+            + [Phase2b(PHASE2B, a, r, b, v) for a in accs for r in rms for b in bals for v in (V_PREPARED, V_ABORTED)]
+            + [COMMIT, ABORT])
 
 
-def _universe(n_rm: int, n_acc: int, max_bal: int) -> Universe:
-    """The message universe of these constants."""
-    bals, rms, accs = range(max_bal + 1), range(n_rm), range(n_acc)
-    p1a = sorted(Phase1a(PHASE1A, r, b) for r in rms for b in bals if b >= 1)
-    p1b = sorted(Phase1b(PHASE1B, r, mb, b, v, a) for r in rms for mb in bals for b in range(-1, max_bal + 1)
-                 for v in (V_PREPARED, V_ABORTED, V_NONE) for a in accs)
-    p2a = sorted(Phase2a(PHASE2A, r, b, v) for r in rms for b in bals for v in (V_PREPARED, V_ABORTED))
-    p2b = sorted(Phase2b(PHASE2B, a, r, b, v) for a in accs for r in rms for b in bals
-                 for v in (V_PREPARED, V_ABORTED))
-    messages = tuple(p1a + p1b + p2a + p2b + [COMMIT, ABORT])
-    index = {m: i for i, m in enumerate(messages)}
-    by = {}
-    for m in p1b:
-        by.setdefault((m.ins, m.mbal), []).append(index[m])
-    return Universe(messages, index, tuple(index[m] for m in p1a), tuple(index[m] for m in p2a),
-                    {k: tuple(v) for k, v in by.items()})
-
-
-UNIVERSES = {(r, a, b): _universe(r, a, b) for r in range(1, 4) for a in range(1, 4) for b in range(3)}
-"""Every universe the constants' ranges allow, built at import (the actions only read them)."""
-
-
-def universe(c: Config) -> Universe:
-    """The message universe of ``c``."""
-    return UNIVERSES[c.RM, c.Acceptor, c.MaxBallot]
+MESSAGES = MessageSpace(all_messages)
 
 
 RM = Domain("rm", lambda c: range(c.RM), lambda r: f"r{r + 1}")
@@ -136,8 +114,7 @@ def majorities(c: Config) -> tuple[frozenset, ...]:
 
 def pc_init(c: Config) -> list[State]:
     a = AState(0, -1, V_NONE)
-    return [State((WORKING,) * c.RM, tuple((a,) * c.Acceptor for _ in range(c.RM)),
-                  (False,) * len(universe(c).messages))]
+    return [State((WORKING,) * c.RM, tuple((a,) * c.Acceptor for _ in range(c.RM)), MESSAGES.of(c).empty())]
 
 
 def _at(values: tuple, i: int, v) -> tuple:
@@ -147,12 +124,11 @@ def _at(values: tuple, i: int, v) -> tuple:
 
 
 def _send(c: Config, msgs: tuple, m) -> tuple:
-    """``msgs \\cup {m}``."""
-    return _at(msgs, universe(c).index[m], True)
+    return MESSAGES.of(c).send(msgs, m)
 
 
 def _has(c: Config, msgs: tuple, m) -> bool:
-    return msgs[universe(c).index[m]]
+    return MESSAGES.of(c).has(msgs, m)
 
 
 @action("RMPrepare", rm=RM)
@@ -193,8 +169,7 @@ def phase2a(c: Config, s: State, bal: int, rm: int) -> list[State] | None:
     msgs = s.msgs
     if _has(c, msgs, Phase2a(PHASE2A, rm, bal, V_PREPARED)) or _has(c, msgs, Phase2a(PHASE2A, rm, bal, V_ABORTED)):
         return None
-    u = universe(c)
-    p1b = [u.messages[i] for i in u.phase1b_of.get((rm, bal), ()) if msgs[i]]
+    p1b = list(MESSAGES.of(c).sent(msgs, Phase1b, ins=rm, mbal=bal))
     out = []
     for ms in majorities(c):
         mset = [m for m in p1b if m.acc in ms]
@@ -234,11 +209,7 @@ def decide(c: Config, s: State) -> list[State] | None:
 @action("Phase1b", acc=ACC)
 def phase1b(c: Config, s: State, acc: int) -> list[State] | None:
     out = []
-    u = universe(c)
-    for i in u.phase1a:  # \E m \in msgs with m.type = "phase1a", in sorted order
-        if not s.msgs[i]:
-            continue
-        m = u.messages[i]
+    for m in MESSAGES.of(c).sent(s.msgs, Phase1a):  # \E m \in msgs with m.type = "phase1a", in sorted order
         a = s.aState[m.ins][acc]
         if not a.mbal < m.bal:
             continue
@@ -251,11 +222,7 @@ def phase1b(c: Config, s: State, acc: int) -> list[State] | None:
 @action("Phase2b", acc=ACC)
 def phase2b(c: Config, s: State, acc: int) -> list[State] | None:
     out = []
-    u = universe(c)
-    for i in u.phase2a:
-        if not s.msgs[i]:
-            continue
-        m = u.messages[i]
+    for m in MESSAGES.of(c).sent(s.msgs, Phase2a):
         a = s.aState[m.ins][acc]
         if not a.mbal <= m.bal:
             continue
@@ -272,7 +239,7 @@ def pc_type_ok(c: Config, s: State) -> bool:
             and all(len(row) == c.Acceptor and all(0 <= a.mbal <= c.MaxBallot and -1 <= a.bal <= c.MaxBallot
                                                    and a.val in (V_PREPARED, V_ABORTED, V_NONE) for a in row)
                     for row in s.aState)
-            and len(s.msgs) == len(universe(c).messages))
+            and len(s.msgs) == len(MESSAGES.of(c)))
 
 
 SPEC = Spec(
