@@ -16,17 +16,11 @@ How the TLA+ is mapped:
   Node \\ {0} : PassToken(i)`` and ``Environment == \\E i \\in Node : SendMsg(i) \\/
   Deactivate(i)``: four actions, named as in the TLA+.  TLC generates one
   successor per satisfied disjunct, also when the disjunction is an enabling
-  condition: ``InitiateProbe`` returns its successor once for each of ``tcolor =
-  "black"`` and ``color[0] = "black"`` that holds, ``PassToken(i)`` once for each of
-  ``~active[i]``, ``color[i] = "black"``, ``tcolor = "black"`` that holds, and
-  ``SendMsg(i)`` one successor per witness ``j`` of its ``\\E j \\in Node \\ {i}``.
-* Fairness ``WF_vars(System)``: modelcheck's fairness is declared per action, and
-  System is two actions.  Here ``WF(System)`` is the same condition as
-  ``WF(InitiateProbe) /\\ WF(\\E i : PassToken(i))``: both are enabled only where
-  the token is (``tpos = 0`` for InitiateProbe, ``tpos = i`` for PassToken(i)) and
-  only System moves the token, so whichever part of System is continuously
-  enabled stays the only enabled part until a System step, which is then a step
-  of that part.  ``SPEC`` declares the two weak fairness conditions.
+  condition, and one per witness of an ``\\E``: ``either(...)`` and ``exists(...)``
+  say so where the TLA+ does (InitiateProbe's ``tcolor = "black" \\/ color[0] =
+  "black"``, PassToken's three disjuncts, SendMsg's ``\\E j \\in Node \\ {i}``).
+* Fairness ``WF_vars(System)``: ``weak(initiate_probe, pass_token)``, weak fairness
+  of the disjunction of the two actions (all their instances).
 * ``Liveness == terminated ~> terminationDetected`` is a liveness property;
   ``TypeOK``, ``TerminationDetection`` and ``Inv`` are invariants.
 * ``TD == INSTANCE SyncTerminationDetection`` and ``TDSpec == TD!Spec``: the
@@ -50,7 +44,8 @@ from typing import NamedTuple
 
 import attrs
 
-from modelcheck import Domain, Spec, action, constant, invariant, leads_to, liveness, refines, step_property, weak
+from modelcheck import (Domain, Spec, action, constant, either, exists, invariant, leads_to, liveness, refines,
+                        step_property, weak)
 from modelcheck.spec.loader import load_spec
 
 WHITE, BLACK = 0, 1
@@ -92,12 +87,9 @@ def initiate_probe(c: Config, s: State) -> list[State] | None:
     """Node 0 holding the token, with itself or the token black, passes a white token to node N-1."""
     if s.tpos != 0:
         return None
-    # /\ tcolor = "black" \/ color[0] = "black": one successor per satisfied disjunct
-    times = (s.tcolor == BLACK) + (s.color[0] == BLACK)
-    if not times:
-        return None
     t = State(s.active, _at(s.color, 0, WHITE), c.N - 1, WHITE)
-    return [t] * times
+    # /\ (tcolor = "black" \/ color[0] = "black")
+    return either(t if s.tcolor == BLACK else None, t if s.color[0] == BLACK else None)
 
 
 @action("PassToken", i=NODE_NOT_0)
@@ -105,12 +97,10 @@ def pass_token(c: Config, s: State, i: int) -> list[State] | None:
     """Node i passes the token to i-1 (staining it if i is black) and becomes white."""
     if s.tpos != i:
         return None
-    # /\ ~ active[i] \/ color[i] = "black" \/ tcolor = "black"
-    times = (not s.active[i]) + (s.color[i] == BLACK) + (s.tcolor == BLACK)
-    if not times:
-        return None
     t = State(s.active, _at(s.color, i, WHITE), i - 1, BLACK if s.color[i] == BLACK else s.tcolor)
-    return [t] * times
+    # /\ (~ active[i] \/ color[i] = "black" \/ tcolor = "black")
+    return either(t if not s.active[i] else None, t if s.color[i] == BLACK else None,
+                  t if s.tcolor == BLACK else None)
 
 
 @action("SendMsg", i=NODE)
@@ -118,13 +108,9 @@ def send_msg(c: Config, s: State, i: int) -> list[State] | None:
     """An active node i activates some j # i; it turns black if j > i."""
     if not s.active[i]:
         return None
-    out = []
-    for j in range(c.N):  # \E j \in Node \ {i}: one successor per witness
-        if j == i:
-            continue
-        out.append(s._replace(active=_at(s.active, j, True),
-                              color=_at(s.color, i, BLACK) if j > i else s.color))
-    return out or None
+    # \E j \in Node \ {i}
+    return exists((j for j in range(c.N) if j != i),
+                  lambda j: s._replace(active=_at(s.active, j, True), color=_at(s.color, i, BLACK) if j > i else s.color))
 
 
 @action("Deactivate", i=NODE)
@@ -210,7 +196,7 @@ SPEC = Spec(
     invariants=[type_ok, termination_detection, inv, token_always_black],
     default_invariants=["TypeOK", "TerminationDetection", "Inv"],
     properties=[liveness_, never_change_color, TD_SPEC],
-    fairness=[weak(initiate_probe), weak(pass_token)],  # WF_vars(System); see the module's docstring
+    fairness=[weak(initiate_probe, pass_token)],  # WF_vars(System), System == InitiateProbe \/ \E i : PassToken(i)
     deadlock_expected=True,  # EWD840.cfg: CHECK_DEADLOCK FALSE
     view=lambda c, s: {"active": list(s.active), "color": [COLORS[x] for x in s.color],
                        "tpos": s.tpos, "tcolor": COLORS[s.tcolor]},
