@@ -110,7 +110,7 @@ def _node_label(g: nx.DiGraph, node: str) -> str:
     if data["violating"]:
         title += _last_state_caption(v)
     lanes = data["lanes"]
-    fields = list(next(iter(lanes.values())).keys()) if lanes else []
+    fields = L.fields_of(lanes) if lanes else []
     ncols = max(len(fields) + 1, 2)
     bad = L.culprit_cells(v) if data["violating"] else {}
     bad_vars = L.culprit_variables(v) if data["violating"] else set()

@@ -61,7 +61,9 @@ def legend_html(steps: list[dict], empty: str = "no record is written in this tr
     is never left to guess (the explorer words the empty case and the yellow for one state, and adds the
     outline its action preview draws)."""
     swatches = "".join(f'<span class="swatch e{e % len(EPOCH_FILLS)}">e{e}</span>' for e in epochs_in(steps))
+    written = any(L.log_items(fields.get(L.LOG)) for step in steps for fields in (step.get("lanes") or {}).values())
     epochs = (f'<span class="item">record colour = its leader epoch:</span> {swatches}' if swatches
+              else '<span class="item">a log: one cell per offset</span>' if written
               else f'<span class="item">{esc(empty)}</span>')
     more = ('<span class="sep"></span><span class="item"><span class="previewkey">outline</span>: what the action '
             'under the pointer would change</span>') if preview else ""

@@ -66,6 +66,8 @@ def log_strip(value: object, width: int, hw: object, leo: object, culprits: set[
             if epoch is not None:
                 cls.append(f"e{epoch % len(EPOCH_FILLS)}")
             text = esc(items[k])
+            if len(items[k]) > 5:  # ``batch0``: six characters of 12-pixel monospace are wider than the cell
+                cls.append("long")
         else:
             cls.append("empty")
             text = "missing" if k in culprits else ""
@@ -100,7 +102,7 @@ def replicas_table(lanes: dict, changes: dict[str, list[str]], culprits: dict[tu
     causes = causes or {}
     if not lanes:
         return ""
-    fields = list(next(iter(lanes.values())).keys())
+    fields = L.fields_of(lanes)
     head = "<tr><th></th>" + "".join(f"<th>{esc(f)}</th>" for f in fields) + "</tr>"
     rows = []
     for lane, values in lanes.items():

@@ -50,6 +50,15 @@ def is_down(fields: dict) -> bool:
     return fields.get(ALIVE) is False
 
 
+def fields_of(lanes: dict) -> list[str]:
+    """Every field of a state's lanes, in the spec's order (lanes need not all have the same fields: a leader's
+    lane may hold only its log while the others hold a batch's fields)."""
+    out: list[str] = []
+    for fields in lanes.values():
+        out += [f for f in fields if f not in out]
+    return out
+
+
 def lane_of(name: str, lanes: Iterable[str]) -> str | None:
     """The lane a dotted variable belongs to (a component after the first names it), or None."""
     names = set(lanes)

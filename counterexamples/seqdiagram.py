@@ -22,7 +22,10 @@ lifeline and the next one (a label never crosses a lifeline):
 Under the messages, the fields of each broker that changed in the step are
 written in a note on its lifeline, one field per line, wrapped, never cut
 (each note and message also carries a ``<title>`` tooltip with its full
-text).  A crashed broker's lifeline is grey and dashed, the last row is the
+text).  A changed ``log`` (the lanes' convention, ``lanes.py``) is drawn
+in its note as a strip of cells, one per offset, coloured by epoch as in
+the lanes, the cells the step wrote outlined, a culprit offset red: a batch
+written twice, or out of order, is seen where it happens.  A crashed broker's lifeline is grey and dashed, the last row is the
 violation with a red dot on the culprit brokers, and the explanation and a
 drawn legend close the diagram.  A liveness lasso has no violating row: its
 loop is framed (UML's ``loop`` fragment) and closed by a row that goes back
@@ -52,7 +55,7 @@ import attrs
 from modelcheck.counterexamples import lanes as lanes_mod
 from modelcheck.counterexamples.lasso import Loop, headline, loop_of_doc, verdict
 from modelcheck.counterexamples.messages import Arrow, actors, arrows, has_messages
-from modelcheck.counterexamples.palette import CULPRIT_LINE, DOWN_TEXT, kind_colours
+from modelcheck.counterexamples.palette import CULPRIT_FILL, CULPRIT_LINE, DOWN_TEXT, epoch_fill, kind_colours
 from modelcheck.counterexamples.text import show
 from modelcheck.errors import RenderError
 
@@ -81,6 +84,10 @@ NOTE_LINE = "#f59e0b"
 BAND_FILL = "#eef2f7"
 STUB = 12
 """Length of a late message's stub, from its sender's lifeline to its pill."""
+STRIP_ROW = 19
+"""Height of one row of a log strip's cells in a note (a cell is 16 pixels high)."""
+CELL_GAP = 2
+"""Between two cells of a log strip."""
 
 # Advance widths of DejaVu Sans (what a browser without Helvetica or Arial falls back to, and wider than
 # both) for the characters 32 to 126, in hundredths of the font size; any other character counts as 100.
@@ -196,6 +203,32 @@ def _box(x: float, y: float, w: float, h: float, r: float = 3) -> str:
 
 
 @attrs.define
+class _Strip:
+    """A changed log in a note: its items as cells, as many to a row as the note's width holds."""
+
+    items: list[str]
+    fresh: set[int]
+    """Offsets the step wrote (appended, or rewrote after a truncation): outlined."""
+    bad: set[int]
+    """Culprit offsets (the violating row only): red."""
+    label_w: float
+    cell_w: float
+    per_row: int
+
+    @property
+    def height(self) -> float:
+        return STRIP_ROW * -(-len(self.items) // self.per_row)
+
+    @property
+    def width(self) -> float:
+        return self.label_w + min(len(self.items), self.per_row) * (self.cell_w + CELL_GAP) - CELL_GAP
+
+
+def _field_height(lines: list[str] | _Strip) -> float:
+    return lines.height if isinstance(lines, _Strip) else LINE * len(lines)
+
+
+@attrs.define
 class _Item:
     """One line of a row: a message sent and applied here (``instant``), the send of a late message
     (``send``), its arrival (``arrive``), or one still in flight at the end (``pending``)."""
@@ -272,7 +305,7 @@ class _Layout:
                 self.items[a.sent].append(_Item("send", k, label, self._whither_lines(k)))
         self.titles: list[list[str]] = []
         self.notes: list[dict[str, list[tuple[str, str]]]] = []
-        self.note_lines: list[dict[str, list[list[str]]]] = []
+        self.note_lines: list[dict[str, list[list[str] | _Strip]]] = []
         tag_room = 130 if self.loop is not None else 0  # the loop's tag sits in the top right corner
         self.row_top: list[float] = []
         self.row_height: list[float] = []
@@ -291,11 +324,12 @@ class _Layout:
                 h += item.height
             notes = self._notes(i)
             self.notes.append(notes)
-            lines = {lane: [wrap(f"{f} {v}", self.spacing - 18) for f, v in fields] for lane, fields in notes.items()}
+            lines = {lane: [self._strip(i, lane, f) or wrap(f"{f} {v}", self.spacing - 18) for f, v in fields]
+                     for lane, fields in notes.items()}
             self.note_lines.append(lines)
             self.notes_top.append(y + h + 4)
             if lines:
-                h += 4 + max(LINE * sum(len(x) for x in v) + 8 for v in lines.values())
+                h += 4 + max(sum(_field_height(x) for x in v) + 8 for v in lines.values())
             if i == last and self.loop is None and self.failing:
                 h += 16  # the red dots
             h = max(h + 6, band + 16)
@@ -351,6 +385,26 @@ class _Layout:
         room = self.spacing - STUB - self.pill_w[k] - 12
         text = f"\u2192 {self.arrows[k].receiver}"
         return [] if text_width(text) <= room else wrap(text, self.gap_width())
+
+    def _strip(self, i: int, lane: str, field: str) -> _Strip | None:
+        """A lane's changed ``log`` as cells, or None to write it as text (not a log, empty, or a record too wide
+        for the note)."""
+        if field != lanes_mod.LOG:
+            return None
+        items = lanes_mod.log_items((self.steps[i].get("lanes") or {}).get(lane, {}).get(field))
+        if not items:
+            return None
+        before = lanes_mod.log_items((self.steps[i - 1].get("lanes") or {}).get(lane, {}).get(field)) or []
+        fresh = {k for k, item in enumerate(items) if k >= len(before) or before[k] != item}
+        last = len(self.steps) - 1 if self.loop is None and self.failing else -1
+        bad = lanes_mod.culprit_cells(self.doc.get("violation") or {}).get((lane, field), set()) if i == last else set()
+        label_w = text_width(field) + 5
+        cell_w = max(text_width(item, bold=True) for item in items) + 6
+        room = self.spacing - 18 - label_w  # as wide as a note's text may be
+        if cell_w > room:
+            return None
+        per_row = max(1, int((room + CELL_GAP) // (cell_w + CELL_GAP)))
+        return _Strip(items, fresh, {k for k in bad if k is not None}, label_w, cell_w, per_row)
 
     def _notes(self, i: int) -> dict[str, list[tuple[str, str]]]:
         """Per lane, the fields that changed in step ``i`` with their new values."""
@@ -477,30 +531,56 @@ def _culprit_lanes(L: _Layout) -> list[str]:
 
 
 def _notes(out: list[str], L: _Layout, i: int, last: int) -> None:
-    """The changed fields of each broker, in a note on its lifeline: a field a line, wrapped, never cut."""
+    """The changed fields of each broker, in a note on its lifeline: a field a line, wrapped, never cut; a log as
+    a strip of cells."""
     top = L.notes_top[i]
     culprits = set(_culprit_lanes(L)) if i == last else set()
     for lane, fields in L.notes[i].items():
         lines = L.note_lines[i][lane]
-        n = sum(len(x) for x in lines)
-        w = min(L.spacing - 8, max(text_width(line.rstrip()) for field in lines for line in field) + 12)
+        height = sum(_field_height(x) for x in lines)
+        w = min(L.spacing - 8, max(x.width if isinstance(x, _Strip) else
+                                   max(text_width(line.rstrip()) for line in x) for x in lines) + 12)
         x = L.x[lane] - w / 2
         full = ", ".join(f"{f} {v}" for f, v in fields)
         stroke = CULPRIT_LINE if lane in culprits else NOTE_LINE
         out.append(f'<g class="seq-note"><title>{_e(lane)} after step {i + 1}: {_e(full)}</title>'
-                   f'<path d="{_box(x, top, w, LINE * n + 8)}" fill="{NOTE_FILL}" stroke="{stroke}"/>')
+                   f'<path d="{_box(x, top, w, height + 8)}" fill="{NOTE_FILL}" stroke="{stroke}"/>')
         spans = []
-        j = 0
+        y = top + 4  # the top of the field's first line
         for (f, _), wrapped in zip(fields, lines):
+            if isinstance(wrapped, _Strip):
+                spans.append(f'<tspan x="{_n(x + 5)}" y="{_n(y + 13)}" fill="#64748b">{_e(f)}</tspan>')
+                spans += _strip(out, wrapped, x + 5, y)
+                y += wrapped.height
+                continue
             for k, line in enumerate(wrapped):
-                dy = 0 if j == 0 else LINE
                 if k == 0 and line.startswith(f):  # the field's name in grey, its value in black
                     body = f'<tspan fill="#64748b">{_e(f)}</tspan>{_e(line[len(f):])}'
                 else:
                     body = _e(line)
-                spans.append(f'<tspan x="{_n(x + 5)}" dy="{dy}">{body}</tspan>')
-                j += 1
-        out.append(f'<text x="{_n(x + 5)}" y="{_n(top + 13)}" fill="#1e293b">{"".join(spans)}</text></g>')
+                spans.append(f'<tspan x="{_n(x + 5)}" y="{_n(y + 9 + LINE * k)}">{body}</tspan>')
+            y += LINE * len(wrapped)
+        out.append(f'<text fill="#1e293b">{"".join(spans)}</text></g>')
+
+
+def _strip(out: list[str], strip: _Strip, x: float, y: float) -> list[str]:
+    """A log's cells from (``x``, ``y``), after its field's name: drawn into ``out``; their texts are returned, to
+    go into the note's text (so the note reads as one text, its field names and values in order)."""
+    spans = []
+    for k, item in enumerate(strip.items):
+        cx = x + strip.label_w + (k % strip.per_row) * (strip.cell_w + CELL_GAP)
+        cy = y + 1 + (k // strip.per_row) * STRIP_ROW
+        fill, line, width, ink = epoch_fill(lanes_mod.epoch_of(item)), "#94a3b8", 1, "#1e293b"
+        if k in strip.fresh:
+            line, width = NOTE_LINE, 2
+        if k in strip.bad:
+            fill, line, width, ink = CULPRIT_FILL, CULPRIT_LINE, 2, CULPRIT_LINE
+        out.append(f'<path class="seq-cell" d="{_box(cx, cy, strip.cell_w, 16, 2)}" fill="{fill}" stroke="{line}" '
+                   f'stroke-width="{width}"><title>offset {k}: {_e(item)}</title></path>')
+        weight = ' font-weight="bold"' if k in strip.fresh or k in strip.bad else ""
+        spans.append(f'<tspan x="{_n(cx + strip.cell_w / 2)}" y="{_n(cy + 12)}" text-anchor="middle" '
+                     f'fill="{ink}"{weight}>{_e(item)}</tspan>')
+    return spans
 
 
 def _pill(L: _Layout, k: int, y: float, colour: str, pending: bool) -> str:

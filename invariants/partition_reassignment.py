@@ -10,7 +10,17 @@
   (a crashed broker's disk, or one a StopReplica in flight is about to
   delete, counts only for the target: it is cleaned up when it comes back);
 * ``CompletedInSync``: the move was declared complete only while every
-  replica of RAR was in the ISR (KIP-455's definition of a finished move).
+  replica of RAR was in the ISR (KIP-455's definition of a finished move);
+* ``CancelledAtOriginal``: once a cancelled move is over, the partition is
+  back where it started: AR (in ZooKeeper) and the replicas on disk are
+  OAR, the ISR is within OAR, the leader is in OAR and in the ISR, and the
+  persisted original replicas are cleared (nothing says a move is under way).
+
+The target of ``CompletedAtTarget`` and ``CompletedInSync`` is RAR, or OAR
+once the move is being cancelled as the controller knows it; a cancellation
+the controller forgot (its revert lost in a crash) is caught by
+``CancelledAtOriginal``, which reads OAR from the constants and counts the
+cancellations accepted.
 
 Each has a companion ``explain`` that, on a violating state, names the
 brokers at fault and the controller's step that put them there in one
@@ -34,6 +44,7 @@ from modelcheck.specs.reassignment_state import (
     ReassignState,
     broker_name,
     replica_sets,
+    target,
 )
 from modelcheck.specs.naming import named
 
@@ -63,7 +74,7 @@ def _steps_done(c: ReassignConstants, s: ReassignState) -> tuple[int, ...]:
 
 def _removed(c: ReassignConstants, s: ReassignState) -> frozenset:
     """OAR - RAR as the running controller knows it: the replicas its steps 4 and 5 take out."""
-    _, new = replica_sets(c)
+    new = target(c, s)
     return s.old_replicas - new if s.controller_up else frozenset()
 
 
@@ -89,7 +100,7 @@ def _leader_cause(c: ReassignConstants, s: ReassignState) -> tuple[str, tuple[di
 
 def explain_leader_in_isr(c: ReassignConstants, s: ReassignState) -> Witness:
     """The partition without a leader and the step that removed it, or the leader outside the ISR."""
-    _, new = replica_sets(c)
+    new = target(c, s)
     if s.leader != NONE:
         name = broker_name(s.leader)
         return Witness(f"the leader {name} is not in the ISR {_names(s.isr)}",
@@ -159,7 +170,7 @@ def _hosted(s: ReassignState) -> tuple[frozenset, frozenset]:
 
 def _off_target(c: ReassignConstants, s: ReassignState) -> tuple[list[str], tuple[dict, ...], frozenset]:
     """What a completed move left outside the target: phrases, their cells, and the brokers left over."""
-    _, new = replica_sets(c)
+    new = target(c, s)
     on_disk, hosted = _hosted(s)
     phrases: list[str] = []
     cells: tuple[dict, ...] = ()
@@ -188,7 +199,7 @@ def explain_completed_at_target(c: ReassignConstants, s: ReassignState) -> Witne
     A replica of OAR is removed only when it is in the controller's OAR - RAR;
     a controller that resumed the move took its OAR from ZooKeeper's AR.
     """
-    _, new = replica_sets(c)
+    new = target(c, s)
     phrases, cells, extra = _off_target(c, s)
     why = ""
     if s.controller_up and extra and not extra & s.old_replicas:
@@ -206,14 +217,14 @@ def completed_at_target(c: ReassignConstants, s: ReassignState) -> bool:
     """A completed move left AR, the hosted replicas, the ISR and the leader within RAR (AR and replicas exactly RAR)."""
     if s.reassigning:
         return True
-    _, new = replica_sets(c)
+    new = target(c, s)
     on_disk, kept = _hosted(s)
     return s.zk_assignment == new and kept <= new <= on_disk and s.isr <= new and s.leader in new
 
 
 def explain_completed_in_sync(c: ReassignConstants, s: ReassignState) -> Witness:
     """The target replicas that were out of the ISR when the move was declared complete."""
-    _, new = replica_sets(c)
+    new = target(c, s)
     out = sorted(new - s.completed_isr)
     verb = "was" if len(out) == 1 else "were"
     return Witness(f"the move was declared complete with the ISR {_names(s.completed_isr)}: {_list(out)} of the "
@@ -224,7 +235,49 @@ def explain_completed_in_sync(c: ReassignConstants, s: ReassignState) -> Witness
 @invariant("CompletedInSync", explain=explain_completed_in_sync)
 def completed_in_sync(c: ReassignConstants, s: ReassignState) -> bool:
     """When /admin/reassign_partitions was deleted, every replica of RAR was in the ISR."""
-    return s.reassigning or replica_sets(c)[1] <= s.completed_isr
+    return s.reassigning or target(c, s) <= s.completed_isr
+
+
+def explain_cancelled_at_original(c: ReassignConstants, s: ReassignState) -> Witness:
+    """Where the cancelled move ended instead of OAR."""
+    old, _ = replica_sets(c)
+    on_disk, hosted = _hosted(s)
+    phrases: list[str] = []
+    cells: tuple[dict, ...] = ()
+    for b in sorted((hosted | s.isr) - old):
+        what = [w for w, yes in (("hosts a replica", b in hosted), (f"is in the ISR {_names(s.isr)}", b in s.isr),
+                                 ("leads", b == s.leader)) if yes]
+        phrases.append(f"{broker_name(b)}, outside OAR {_names(old)}, {_and(what)}")
+        cells += (culprit(broker_name(b), "role"),) + ((culprit(broker_name(b), "in ISR"),) if b in s.isr else ())
+    for b in sorted(old - on_disk):
+        phrases.append(f"{broker_name(b)} of OAR hosts no replica")
+        cells += (culprit(broker_name(b), "role"),)
+    if s.leader == NONE or s.leader not in s.isr:
+        phrases.append("the partition has no leader" if s.leader == NONE
+                       else f"the leader {broker_name(s.leader)} is not in the ISR {_names(s.isr)}")
+        cells += (culprit(variable="zookeeper.leader"),)
+    if s.zk_assignment != old:
+        phrases.append(f"ZooKeeper's AR is {_names(s.zk_assignment)}")
+        cells += tuple(culprit(broker_name(b), "in AR") for b in sorted(s.zk_assignment ^ old))
+    if s.zk_original:
+        phrases.append(f"the persisted original replicas are still {_names(s.zk_original)}")
+        cells += (culprit(variable="failures.persistedOAR"),)
+    if not s.revert:
+        phrases.append("the controller that finished it no longer knew of the cancellation")
+        cells += (culprit(variable="failures.revertTo"),)
+    return Witness(f"the move was cancelled and is over, but {'; '.join(phrases)}", cells)
+
+
+@invariant("CancelledAtOriginal", explain=explain_cancelled_at_original)
+def cancelled_at_original(c: ReassignConstants, s: ReassignState) -> bool:
+    """A cancelled move that is over left AR and the hosted replicas at OAR, the ISR within OAR, the leader in
+    OAR and in the ISR, and no persisted original replicas."""
+    if s.reassigning or not s.cancels:
+        return True
+    old, _ = replica_sets(c)
+    on_disk, kept = _hosted(s)
+    return (s.zk_assignment == old and kept <= old <= on_disk and s.isr <= old and s.leader in old
+            and s.leader in s.isr and not s.zk_original)
 
 
 @sometimes("MoveCompleted")
@@ -245,5 +298,5 @@ def record_acked(c: ReassignConstants, s: ReassignState) -> bool:
     return bool(s.acked)
 
 
-ALL = [leader_in_isr, acked_records_survive, completed_at_target, completed_in_sync]
+ALL = [leader_in_isr, acked_records_survive, completed_at_target, completed_in_sync, cancelled_at_original]
 SOMETIMES = [move_completed, resumed_after_controller_crash, record_acked]

@@ -32,6 +32,11 @@ LeaderAndIsr and StopReplica take effect at once (their delivery is
 leads leaves the partition without a leader, as the controller's ISR shrink
 does.
 
+With ``Cancellations=1`` (KIP-455's forms) the operator may cancel the move
+while the controller waits for RAR to join the ISR (``cancel_reassignment``):
+the controller runs the same steps with OAR as the target, and ``Cancel``
+picks the correct revert or a mutant that gets one step wrong.
+
 ``reassignment_done`` is a stuttering step once the move is complete, so
 that ``--deadlock`` reports exactly the runs that get stuck short of the
 target: with ``Order=kafka`` there are none, whatever the controller crash.
@@ -56,6 +61,8 @@ from modelcheck.specs.reassignment_state import (
     SHRINK_ISR,
     STOP_OLD,
     STRAY_DELETION,
+    CANCEL_KEEP_PERSISTED,
+    CANCEL_REVERT_FIRST,
     ReassignConstants,
     ReassignState,
     Replica,
@@ -63,6 +70,7 @@ from modelcheck.specs.reassignment_state import (
     lanes,
     messages,
     replica_sets,
+    target,
     view,
 )
 
@@ -93,14 +101,14 @@ def _at(c: ReassignConstants, s: ReassignState, kind: int) -> bool:
     if not (s.controller_up and s.reassigning and s.step < len(order) and order[s.step] == kind):
         return False
     if RECHECK in FORMS[c.Form] and AWAIT_ISR in order[: s.step] and kind != AWAIT_ISR:
-        return replica_sets(c)[1] <= s.isr - s.down
+        return target(c, s) <= s.isr - s.down
     return True
 
 
 def _advance(c: ReassignConstants, s: ReassignState) -> ReassignState:
     """On to the next step, passing over the leader move when the leader is already in RAR."""
     order = ORDERS[c.Order]
-    _, new = replica_sets(c)
+    new = target(c, s)
     step = s.step + 1
     while step < len(order) and order[step] == MOVE_LEADER and s.leader in new:
         step += 1
@@ -166,7 +174,7 @@ def add_reassigned_replicas(c: ReassignConstants, s: ReassignState):
     """Step 1: AR := OAR + RAR in ZooKeeper, leader epoch + 1, LeaderAndIsr to AR: RAR - OAR start empty."""
     if not _at(c, s, GROW_AR):
         return None
-    _, new = replica_sets(c)
+    new = target(c, s)
     created = {b: Replica(True, ()) for b in new if not s.replicas[b].hosted and b not in s.down}
     ar = s.old_replicas | new
     t = _set_replicas(s, created)._replace(zk_assignment=ar, known_assignment=ar, leader_epoch=s.leader_epoch + 1,
@@ -179,7 +187,7 @@ def add_reassigned_replicas(c: ReassignConstants, s: ReassignState):
 @action("reassigned_replicas_in_sync")
 def reassigned_replicas_in_sync(c: ReassignConstants, s: ReassignState):
     """Step 2: the controller sees every replica of RAR in the ISR."""
-    _, new = replica_sets(c)
+    new = target(c, s)
     if not _at(c, s, AWAIT_ISR) or not new <= s.isr:
         return None
     return _advance(c, s)
@@ -187,8 +195,9 @@ def reassigned_replicas_in_sync(c: ReassignConstants, s: ReassignState):
 
 @action("elect_leader_from_reassigned", broker=BROKER)
 def elect_leader_from_reassigned(c: ReassignConstants, s: ReassignState, broker: int):
-    """Step 3: the leader is not in RAR, so a replica of RAR that is in the ISR becomes leader (epoch + 1)."""
-    _, new = replica_sets(c)
+    """Step 3: the leader is not in the target (RAR, or OAR when cancelled), so a replica of the target that is
+    in the ISR becomes leader (epoch + 1)."""
+    new = target(c, s)
     if not _at(c, s, MOVE_LEADER) or broker not in new or broker not in s.isr or not s.replicas[broker].hosted:
         return None
     if broker in s.down:
@@ -202,14 +211,14 @@ def remove_old_replicas_from_isr(c: ReassignConstants, s: ReassignState):
     in AR (a removed leader: no leader)."""
     if not _at(c, s, SHRINK_ISR):
         return None
-    _, new = replica_sets(c)
+    new = target(c, s)
     if RECHECK in FORMS[c.Form] and s.leader not in new:
         return [_shrink_isr(c, _lead(s, b)) for b in sorted(new & s.isr - s.down) if s.replicas[b].hosted]
     return _shrink_isr(c, s)
 
 
 def _shrink_isr(c: ReassignConstants, s: ReassignState) -> ReassignState:
-    _, new = replica_sets(c)
+    new = target(c, s)
     gone = s.old_replicas - new
     leader = NONE if s.leader in gone else s.leader
     epoch = s.leader_epoch + 1
@@ -227,7 +236,7 @@ def stop_old_replicas(c: ReassignConstants, s: ReassignState):
     """Step 5: StopReplica to OAR - RAR, which delete the partition from disk (a stopped leader: no leader)."""
     if not _at(c, s, STOP_OLD):
         return None
-    _, new = replica_sets(c)
+    new = target(c, s)
     gone = s.old_replicas - new
     if c.DelayedRequests:
         sent = tuple(("StopReplica", b) for b in sorted(gone - s.down) if ("StopReplica", b) not in s.in_flight)
@@ -242,7 +251,7 @@ def update_assigned_replicas(c: ReassignConstants, s: ReassignState):
     """Step 6: AR := RAR in ZooKeeper, the only persistent record of the assignment."""
     if not _at(c, s, PERSIST_AR):
         return None
-    _, new = replica_sets(c)
+    new = target(c, s)
     return _advance(c, s._replace(zk_assignment=new))
 
 
@@ -254,6 +263,45 @@ def complete_reassignment(c: ReassignConstants, s: ReassignState):
     return _advance(c, s._replace(reassigning=False, completed_isr=s.isr, zk_original=frozenset()))
 
 
+# -- cancellation (KIP-455) ----------------------------------------------------------------------
+
+
+@action("cancel_reassignment")
+def cancel_reassignment(c: ReassignConstants, s: ReassignState):
+    """The operator cancels the move; the controller reverts the partition to the original replicas.
+
+    It is accepted while the controller waits for RAR to join the ISR: KIP-455
+    runs phase B (the steps after the wait) in one controller event, so a
+    cancellation is handled before it begins or finds the move over, and a
+    controller that took over runs phase A again before it handles requests.
+    The revert is the same move with OAR as the target and OAR + RAR as the
+    replicas it starts from (the adding replicas RAR - OAR are the ones to
+    remove), run from step 1: the leader goes back into OAR before they leave
+    the ISR and are stopped, and AR := OAR is persisted last.  The revert
+    target is KIP-455's persisted OAR, so only the forms that persist it can
+    cancel.  The cancellation is persisted at once: the target becomes OAR and
+    the persisted original replicas OAR + RAR (no replica is being added any
+    more), so a controller that takes over resumes the revert, not the move.
+    """
+    order = ORDERS[c.Order]
+    if s.cancels >= c.Cancellations or s.revert or PERSIST_OAR not in FORMS[c.Form]:
+        return None
+    if not (s.controller_up and s.reassigning and s.step < len(order) and order[s.step] == AWAIT_ISR
+            and GROW_AR in order[: s.step]):
+        return None
+    oar = s.zk_original
+    full = s.old_replicas | replica_sets(c)[1]
+    t = s._replace(revert=oar, old_replicas=full, step=0, cancels=s.cancels + 1)
+    if c.Cancel != CANCEL_KEEP_PERSISTED:
+        t = t._replace(zk_original=full)
+    if c.Cancel == CANCEL_REVERT_FIRST:
+        adding = full - oar
+        t = _set_replicas(t, {b: Replica(False, ()) for b in adding if b not in s.down})
+        t = t._replace(zk_assignment=oar, known_assignment=s.known_assignment - adding, isr=s.isr - adding,
+                       leader=NONE if s.leader in adding else s.leader)
+    return t
+
+
 # -- controller failover --------------------------------------------------------------------------
 
 
@@ -262,7 +310,8 @@ def controller_crash(c: ReassignConstants, s: ReassignState):
     """The controller dies mid-move, losing its in-memory progress and OAR."""
     if not s.controller_up or not s.reassigning or s.crashes >= c.ControllerCrashes:
         return None
-    return s._replace(controller_up=False, old_replicas=frozenset(), step=0, crashes=s.crashes + 1)
+    t = s._replace(controller_up=False, old_replicas=frozenset(), step=0, crashes=s.crashes + 1)
+    return t._replace(revert=frozenset()) if c.Cancel == CANCEL_KEEP_PERSISTED else t
 
 
 @action("elect_controller")
@@ -349,9 +398,15 @@ def deliver_leader_and_isr(c: ReassignConstants, s: ReassignState):
 
 @action("deliver_stop_replica", broker=BROKER)
 def deliver_stop_replica(c: ReassignConstants, s: ReassignState, broker: int):
-    """A StopReplica in flight reaches its broker, which deletes the replica (a stopped leader: no leader)."""
+    """A StopReplica in flight reaches its broker, which deletes the replica (a stopped leader: no leader).
+
+    Once the move is cancelled, a StopReplica to a replica of OAR is stale: the revert puts that broker back
+    among the replicas with a newer leader epoch, which fences it (KIP-570), so the broker drops it.
+    """
     if ("StopReplica", broker) not in s.in_flight:
         return None
+    if broker in s.revert:
+        return s._replace(in_flight=tuple(r for r in s.in_flight if r != ("StopReplica", broker)))
     t = _set_replicas(s, {broker: Replica(False, ())})
     return t._replace(in_flight=tuple(r for r in s.in_flight if r != ("StopReplica", broker)),
                       leader=NONE if s.leader == broker else s.leader)
@@ -375,6 +430,7 @@ def _build() -> Spec:
             stop_old_replicas,
             update_assigned_replicas,
             complete_reassignment,
+            cancel_reassignment,
             controller_crash,
             elect_controller,
             reassignment_done,

@@ -186,12 +186,16 @@ def _status(s: ProducerState, b: int) -> str:
 
 
 def lanes(c: ProducerConstants, s: ProducerState) -> dict[str, dict[str, Any]]:
-    """One lane per batch: at which offsets of the log it landed, where it is, and how often it was sent.
+    """The leader's log, then one lane per batch: at which offsets of the log it landed, where it is, and how
+    often it was sent.
 
-    The offsets come first: a sequence diagram's note beside the lifeline
-    lists the changed fields in this order and shortens the end.
+    The leader's lane has only its ``log`` (a batch per offset), which the
+    renderers draw as cells: in a sequence diagram, a strip under the
+    leader's lifeline at each step that writes to it.  A batch's offsets
+    come first: a note beside its lifeline lists the changed fields in this
+    order.
     """
-    out = {}
+    out: dict[str, dict[str, Any]] = {LEADER: {"log": _names(s.log)}}
     for b in range(c.Batches):
         offsets = [str(i) for i, x in enumerate(s.log) if x == b]
         out[batch_name(b)] = {
@@ -205,7 +209,7 @@ def lanes(c: ProducerConstants, s: ProducerState) -> dict[str, dict[str, Any]]:
 PRODUCER = "producer"
 """The producer's actor name in sequence diagrams (its sender thread and callbacks)."""
 LEADER = "leader"
-"""The partition leader's actor name (the batches are the lanes; the broker has no lane of its own)."""
+"""The partition leader's actor name, and its lane (its log; the batches have a lane each)."""
 
 
 def _send(ident: str, sender: str, receiver: str, label: str, *, response: bool = False) -> dict:

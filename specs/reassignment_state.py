@@ -57,6 +57,15 @@ whatever AR says; ``fence``: the leader's ISR writes are conditional on the lead
 (ZooKeeper's zkVersion, AlterPartition's epochs); ``stray-deletion``: a restarted broker deletes a replica
 the metadata no longer assigns to it (KRaft brokers since 3.7)."""
 
+CANCEL_KIP455, CANCEL_REVERT_FIRST, CANCEL_KEEP_PERSISTED = "kip455", "revert-first", "keep-persisted"
+CANCELS = (CANCEL_KIP455, CANCEL_REVERT_FIRST, CANCEL_KEEP_PERSISTED)
+"""How the controller cancels a move (``Cancel``): ``kip455`` runs the steps again with OAR as the target,
+so the leader is moved back into OAR before the adding replicas leave the ISR and are stopped, and the
+cancellation is persisted at once (the adding replicas are cleared from the persisted sets);
+``revert-first`` (a mutant) reverts AR to OAR and stops and deletes the adding replicas at once, before
+any leader is moved back; ``keep-persisted`` (a mutant) keeps the revert in the controller's memory and
+leaves the persisted sets of the move, so a controller that takes over resumes the cancelled move."""
+
 REPLICA_SETS = ("1,2:2,3", "1:2", "1,2:3,4")
 """``OAR:RAR`` as broker numbers."""
 
@@ -84,12 +93,24 @@ class ReassignConstants:
     IsrShrinks: int = constant(0, "times the leader drops a lagging follower from the ISR", minimum=0, maximum=2)
     DelayedRequests: bool = constant(
         False, "the ISR shrink's LeaderAndIsr and StopReplica stay in flight until delivered")
+    Cancellations: int = constant(
+        0, "times the operator cancels the move while the controller waits for RAR to join the ISR (KIP-455's "
+        "forms only: the revert needs the persisted OAR)", minimum=0, maximum=1)
+    Cancel: str = constant(
+        "kip455", "how a cancellation reverts: kip455 (move the leader back into OAR, then take the adding "
+        "replicas out of the ISR, stop them, persist AR := OAR), or a mutant: revert-first, keep-persisted",
+        choices=CANCELS)
 
 
 def replica_sets(c: ReassignConstants) -> tuple[frozenset, frozenset]:
     """(OAR, RAR) as sets of broker indices."""
     old, new = c.Replicas.split(":")
     return (frozenset(int(x) - 1 for x in old.split(",")), frozenset(int(x) - 1 for x in new.split(",")))
+
+
+def target(c: ReassignConstants, s: ReassignState) -> frozenset:
+    """Where the running move goes: RAR, or the original replicas once it is being cancelled."""
+    return s.revert or replica_sets(c)[1]
 
 
 def broker_count(c: ReassignConstants) -> int:
@@ -139,6 +160,11 @@ class ReassignState(NamedTuple):
     """OAR as KIP-455 persists it (RS minus the adding replicas); empty in the seeds' form and once done."""
     completed_isr: frozenset = frozenset()
     """The ISR when /admin/reassign_partitions was deleted."""
+    revert: frozenset = frozenset()
+    """The target of a cancelled move, OAR (persisted with the cancellation; kept once it is over, so that
+    the invariants know where the move was meant to end); empty while the move goes to RAR."""
+    cancels: int = 0
+    """Cancellations the controller accepted (the operator was told the move is being reverted)."""
 
 
 def broker_name(b: int) -> str:
@@ -185,7 +211,7 @@ def next_step(c: ReassignConstants, s: ReassignState) -> str:
 
 def view(c: ReassignConstants, s: ReassignState) -> dict[str, Any]:
     """Every variable by name: ZooKeeper, the controller, the replicas, the producer."""
-    _, new = replica_sets(c)
+    new = target(c, s)
     return {
         "zookeeper": {
             "assignedReplicas": _names(s.zk_assignment),
@@ -210,7 +236,7 @@ def view(c: ReassignConstants, s: ReassignState) -> dict[str, Any]:
 
 def with_failures(c: ReassignConstants) -> bool:
     """A configuration with broker failures, delays or another form: its traces show the extra variables."""
-    return bool(c.BrokerCrashes or c.IsrShrinks or c.DelayedRequests or c.Form != "seeds")
+    return bool(c.BrokerCrashes or c.IsrShrinks or c.DelayedRequests or c.Form != "seeds" or c.Cancellations)
 
 
 def _failures_view(s: ReassignState) -> dict[str, Any]:
@@ -219,7 +245,8 @@ def _failures_view(s: ReassignState) -> dict[str, Any]:
     return {"failures": {"down": _names(s.down), "brokerCrashes": s.broker_crashes, "isrShrinks": s.isr_shrinks,
                          "leaderKnowsEpoch": s.known_epoch, "leaderKnowsAR": _names(s.known_assignment),
                          "inFlight": flying, "persistedOAR": _names(s.zk_original),
-                         "isrAtCompletion": _names(s.completed_isr)}}
+                         "isrAtCompletion": _names(s.completed_isr), "cancels": s.cancels,
+                         "revertTo": _names(s.revert)}}
 
 
 def lanes(c: ReassignConstants, s: ReassignState) -> dict[str, dict[str, Any]]:
@@ -281,7 +308,10 @@ def _write(ident: str, label: str) -> dict:
 
 def _controller_events(c: ReassignConstants, s: ReassignState, t: ReassignState, action: str) -> list[dict]:
     """The controller's steps: its writes to ZooKeeper, then what it tells the brokers."""
-    old, new = replica_sets(c)
+    new = target(c, s)
+    if action == "cancel_reassignment":
+        return [_write("write revert", f"target := {_names(t.revert)}, original replicas := {_names(t.zk_original)}, "
+                                       f"AR {_names(t.zk_assignment)}")] + _leader_and_isr(t)
     if action == "add_reassigned_replicas":
         return [_write("write AR", f"AR := {_names(t.zk_assignment)}")] + _leader_and_isr(t)
     if action == "elect_leader_from_reassigned":
@@ -302,9 +332,9 @@ def _controller_events(c: ReassignConstants, s: ReassignState, t: ReassignState,
     if action == "complete_reassignment":
         return [_write("delete target", "delete /admin/reassign_partitions")]
     if action == "elect_controller":
-        target = f"target {_names(new)}" if s.reassigning else "no reassignment"
+        goal = f"target {_names(new)}" if s.reassigning else "no reassignment"
         return _exchange("read", CONTROLLER, ZOOKEEPER, "read AR and /admin/reassign_partitions",
-                         f"AR {_names(s.zk_assignment)}, {target}", "ZooKeeper")
+                         f"AR {_names(s.zk_assignment)}, {goal}", "ZooKeeper")
     return []
 
 

@@ -45,7 +45,8 @@ def trace_pages(b: Browser, out: str, width: int) -> None:
 
 def sequence_diagrams(b: Browser, out: str, width: int) -> None:
     for name, shot in (("seeds-3-kip101-fast-leader-changes", "sequence-kip101"),
-                       ("seeds-1-hw-data-loss", "sequence-story1")):
+                       ("seeds-1-hw-data-loss", "sequence-story1"),
+                       ("producer-duplicate", "sequence-producer-duplicate")):
         b.resize(width, 1000)
         b.goto("file://" + os.path.join(KNOWN, name, "trace.html"), READY)
         scroll_to(b, "#messages")

@@ -481,3 +481,54 @@ def test_an_action_name_never_spills_over_the_lanes(browser, width):
                             " return e.scrollWidth > e.clientWidth + 1; }).map(function (e) { return e.textContent; })") == []
     finally:
         browser.resize(1400, 1000)
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_the_producer_duplicate_diagram_draws_the_leaders_log_where_it_is_written(browser, width):
+    """The leader's log is a strip of cells under its lifeline at each step that writes to it: batch0 at step 3,
+    then batch0 twice at step 6 (the new cell outlined); every cell's text is inside its cell, every cell inside
+    its note, every note between the neighbouring lifelines, and the drawing in the window."""
+    page = "file://" + os.path.join(KNOWN_DIR, "producer-duplicate", "trace.html")
+    before = len(browser.errors())
+    browser.resize(width, 1000)
+    try:
+        browser.goto(page, READY)
+        browser.eval("document.getElementById('messages').scrollIntoView(); true")
+        m = browser.eval("""(function () {
+          function box(e) { var r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }
+          function inside(a, b) { return a[0] >= b[0] - 0.5 && a[1] >= b[1] - 0.5 && a[2] <= b[2] + 0.5 && a[3] <= b[3] + 0.5; }
+          var svg = document.querySelector('#messages svg');
+          var heads = Array.from(svg.querySelectorAll('rect.actor')).map(function (r) {
+            var b = r.getBoundingClientRect(); return [r.nextElementSibling.textContent, (b.left + b.right) / 2]; });
+          var strips = [], bad = [];
+          svg.querySelectorAll('g.row').forEach(function (row) {
+            row.querySelectorAll('g.seq-note').forEach(function (note) {
+              var cells = Array.from(note.querySelectorAll('path.seq-cell'));
+              if (!cells.length) { return; }
+              var frame = box(note.querySelector('path'));
+              var texts = Array.from(note.querySelectorAll('tspan[text-anchor=middle]'));
+              cells.forEach(function (c, k) {
+                if (!inside(box(c), frame) || !inside(box(texts[k]), box(c))) { bad.push(row.dataset.step + ':' + k); }
+              });
+              strips.push([row.dataset.step, note.querySelector('title').textContent, (frame[0] + frame[2]) / 2,
+                           frame[0], frame[2], texts.map(function (t) { return t.textContent; }),
+                           cells.map(function (c) { return c.getAttribute('stroke-width'); })]);
+            });
+          });
+          return {heads: heads, strips: strips, bad: bad, right: box(svg)[2], vw: document.documentElement.clientWidth};
+        })()""")
+        x = dict(m["heads"])
+        assert [(s[0], s[1], s[5], s[6]) for s in m["strips"]] == [
+            ("3", "leader after step 3: log [batch0]", ["batch0"], ["2"]),
+            ("6", "leader after step 6: log [batch0, batch0]", ["batch0", "batch0"], ["1", "2"])]
+        for _, _, mid, left, right, _, _ in m["strips"]:
+            assert abs(mid - x["leader"]) < 1 and x["producer"] < left and right < x["batch0"]
+        assert m["bad"] == []
+        assert m["right"] <= m["vw"]
+        # The lanes show the same log as cells, in the leader's row.
+        assert browser.eval("Array.from(document.querySelectorAll('#lanes-rows tbody.bad tr')[0]"
+                            ".querySelectorAll('.log .cell')).map(function (c) { return c.textContent; })") == [
+            "batch00", "batch01"]
+        assert browser.errors()[before:] == []
+    finally:
+        browser.resize(1400, 1000)
