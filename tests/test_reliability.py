@@ -140,13 +140,17 @@ class _Payload:
 
 
 @pytest.mark.slow
-def test_a_crafted_checkpoint_with_consistent_digests_runs_no_code(tmp_path):
-    """Who can write the directory can forge the digests; still, loading the states runs nothing."""
+@pytest.mark.parametrize("memo", [None, False], ids=["rows", "states"])
+def test_a_crafted_checkpoint_with_consistent_digests_runs_no_code(tmp_path, memo):
+    """Who can write the directory can forge the digests; still, loading the states (or, written by the memo
+    tables, the parts their rows name) runs nothing."""
     directory = tmp_path / "ck"
-    modelcheck.check("kip320", {"Replicas": 2}, checkpoint=str(directory), checkpoint_every=0, max_states=200)
+    modelcheck.check("kip320", {"Replicas": 2}, checkpoint=str(directory), checkpoint_every=0, max_states=200,
+                     memo=memo)
     body = checkpoint_manifest(directory)
     data = directory / body["data"]
-    states_file, _ranks, count = body["frontier"][0]
+    states_file, count = body["frontier"][0][0], body["frontier"][0][2]
+    assert (len(body["frontier"][0]) == 5) == (memo is None)
     marker = tmp_path / "pwned"
     with open(data / states_file, "wb") as f:
         pickle.dump([_Payload(str(marker))] * count, f)
