@@ -152,15 +152,17 @@ def _greedy(text: str, width: float, size: float, bold: bool) -> list[str]:
 
 
 def _break_word(word: str, width: float, size: float, bold: bool) -> list[str]:
-    """A word wider than a line, in pieces that fit: cut before a capital (CamelCase) when one is in the piece's
-    second half, else where the line is full."""
+    """A word wider than a line, in pieces that fit: cut before a capital (CamelCase) or after an underscore
+    or hyphen (``NOT_LEADER_FOR_`` | ``PARTITION``) when one is in the piece's second half, else where the
+    line is full."""
     table = _BOLD if bold else _NORMAL
     pieces: list[str] = []
     start, used = 0, 0.0
     for n, c in enumerate(word):
         w = size / 100 * (table[ord(c) - 32] if 32 <= ord(c) < 127 else 100)
         if n > start and used + w > width and c != " ":
-            camel = [m for m in range((start + n) // 2 + 1, n) if word[m].isupper() and word[m - 1].islower()]
+            camel = [m for m in range((start + n) // 2 + 1, n + 1)
+                     if (word[m].isupper() and word[m - 1].islower()) or word[m - 1] in "_-"]
             cut = camel[-1] if camel else n
             pieces.append(word[start:cut])
             start, used = cut, text_width(word[cut:n], size, bold)

@@ -274,3 +274,13 @@ def test_wrapping_keeps_every_character_and_the_width(text, width):
     assert "".join(lines) == text
     assert all(text_width(line.rstrip()) <= width or len(line.rstrip()) == 1 for line in lines)
     assert not any(re.match(r"^\($", line) for line in lines)
+
+
+def test_a_long_word_breaks_after_an_underscore_or_before_a_capital_not_inside_a_part():
+    from modelcheck.counterexamples.seqdiagram import text_width, wrap
+
+    for word, first in (("NOT_LEADER_FOR_PARTITION", "NOT_LEADER_FOR_"), ("BecomeFollowerTruncate", "BecomeFollower")):
+        width = text_width(first) + 2
+        lines = wrap(word, width, balance=False)
+        assert "".join(lines) == word and lines[0] == first, lines
+
