@@ -483,7 +483,9 @@ class MemoBackend:
             share = f"one in {round(1 / limit)}" if limit < 1 else f"{limit:g} a successor"
             raise MemoGivesWay(f"they learnt {evaluations:,} evaluations for the first "
                                f"{self.generated_total:,} successors, more than {share}, "
-                               "where the spec's own code is faster", self._frontier_states)
+                               "where the spec's own code is faster; a set of messages that most actions read "
+                               "whole is the usual cause: MessageSpace keeps one bit a message "
+                               "(docs/writing-specs.md, 'Making it fast')", self._frontier_states)
 
     def _verify(self, n: int) -> None:
         """Check the sampled parents among the level's first ``n`` against the spec's own code."""
