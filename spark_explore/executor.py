@@ -21,7 +21,6 @@ functions by name.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import pickle
@@ -41,6 +40,7 @@ from modelcheck.search import checkpoint
 from modelcheck.search.backend import kind_of
 from modelcheck.search.checkpoint import ShardFiles
 from modelcheck.search.discovery import MAX_SUCCESSORS, check_successor_count, digit, split
+from modelcheck.search.memory import collections_paused
 from modelcheck.spark_explore.pickling import StatePickler
 from modelcheck.search.visited import in_sorted
 
@@ -276,7 +276,7 @@ def level_task(job: tuple, stats: Any, level: int | None, expand: bool, unreache
     states are never pickled: they live only inside this task, from the
     merge that finds them to the expansion that consumes them.
     """
-    with _no_cyclic_gc():
+    with collections_paused():
         yield from _level_task(job, stats, level, expand, unreached, violated, index, records)
 
 
@@ -446,28 +446,11 @@ class _NoSet(set):
         return None
 
 
-@contextlib.contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector for a task, as the local engine does for its search.
-
-    States are immutable trees of tuples: the collector finds no cycles in them,
-    yet a task that unpickles or builds a few hundred thousand of them triggers
-    collections that rescan them all, which made unpickling ten times slower.
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 def count_generated(job: tuple, bound: bytes, records: Iterable[tuple]) -> Iterator[dict]:
     """Successors generated per action by the partition's states whose key is at most ``bound``."""
     model = bound_model(*job[:3])
     counts: dict[int, int] = {}
-    with _no_cyclic_gc():
+    with collections_paused():
         for _fp, key, s, _ai in level_states(records):
             if key <= bound:
                 for ai, _b, _t in model.successors(s):
@@ -478,7 +461,7 @@ def count_generated(job: tuple, bound: bytes, records: Iterable[tuple]) -> Itera
 def count_new(bound: bytes, records: Iterable[tuple]) -> Iterator[dict]:
     """The partition's states per action whose parent's key is at most ``bound``."""
     counts: dict[int, int] = {}
-    with _no_cyclic_gc():
+    with collections_paused():
         for _fp, key, _s, ai in level_states(records):
             if split(key)[0] <= bound:
                 counts[ai] = counts.get(ai, 0) + 1
@@ -487,7 +470,7 @@ def count_new(bound: bytes, records: Iterable[tuple]) -> Iterator[dict]:
 
 def new_keys(records: Iterable[tuple]) -> Iterator[bytes]:
     """The keys of the partition's states."""
-    with _no_cyclic_gc():
+    with collections_paused():
         for _fp, key, _s, _ai in level_states(records):
             yield key
 
@@ -515,7 +498,7 @@ def write_shard_records(directory: str, index: int, records: Iterable[tuple]) ->
 
 def write_shard_frontier(directory: str, index: int, records: Iterable[tuple]) -> Iterator[ShardFiles]:
     """Write the partition's frontier states, in discovery order, into a checkpoint's data directory."""
-    with _no_cyclic_gc():
+    with collections_paused():
         front = [(fp, key, s) for fp, key, s, _ai in level_states(records)]
         yield checkpoint.write_shard_frontier(directory, index, front)
 
@@ -578,7 +561,7 @@ def load_shard(job: tuple, folder: str, partitions: int, shard: ShardFiles) -> I
     from modelcheck.spec.sources import spec_modules
 
     model = bound_model(*job[:3])
-    with _no_cyclic_gc():
+    with collections_paused():
         fps, parents, levels, front = _read_shard(folder, shard, [m for m, _ in spec_modules(model.spec)])
         owners = fps % partitions
         for q in np.unique(owners).tolist():

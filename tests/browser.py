@@ -182,3 +182,26 @@ class Browser:
             except OSError:
                 pass
         shutil.rmtree(self._profile, ignore_errors=True)
+
+
+def label_problems(b: Browser, labels: str, cell: str) -> list[str]:
+    """The elements matching ``labels`` that are under 11 px, leave their enclosing ``cell`` or overlap another."""
+    return b.eval("""(function (labels, cellSel) {
+      var out = [], boxes = [];
+      document.querySelectorAll(labels).forEach(function (e) {
+        var r = e.getBoundingClientRect(), size = parseFloat(getComputedStyle(e).fontSize);
+        if (size < 11) { out.push(e.textContent + ' is ' + size + 'px'); }
+        var cell = e.closest(cellSel).getBoundingClientRect();
+        if (r.left < cell.left - 0.5 || r.right > cell.right + 0.5 || r.top < cell.top - 0.5 || r.bottom > cell.bottom + 0.5) {
+          out.push(e.textContent + ' leaves its cell');
+        }
+        boxes.forEach(function (o) {
+          if (r.left < o.r.right && o.r.left < r.right && r.top < o.r.bottom && o.r.top < r.bottom) {
+            out.push(e.textContent + ' overlaps ' + o.text);
+          }
+        });
+        boxes.push({r: r, text: e.textContent});
+      });
+      return out;
+    })(%s, %s)""" % (json.dumps(labels), json.dumps(cell)))
+

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from browser import CHROMIUM, Browser
+from browser import CHROMIUM, Browser, label_problems
 from modelcheck.counterexamples.explore.server import ExploreServer
 from modelcheck.counterexamples.explore.session import Explorer
 from modelcheck.counterexamples.regenerate import KNOWN_DIR
@@ -204,24 +204,7 @@ def test_pointing_at_an_action_outlines_the_lane_cells_it_would_change(browser, 
 
 def _lane_label_problems(b: Browser) -> list[str]:
     """The explorer's lane labels (HW/LEO captions, offsets) under 11 px, outside their cell, or overlapping."""
-    return b.eval("""(function () {
-      var out = [], boxes = [];
-      document.querySelectorAll('#lanes .log .mark b, #lanes .log .cell i').forEach(function (e) {
-        var r = e.getBoundingClientRect(), size = parseFloat(getComputedStyle(e).fontSize);
-        if (size < 11) { out.push(e.textContent + ' is ' + size + 'px'); }
-        var cell = e.closest('td').getBoundingClientRect();
-        if (r.left < cell.left - 0.5 || r.right > cell.right + 0.5 || r.top < cell.top - 0.5 || r.bottom > cell.bottom + 0.5) {
-          out.push(e.textContent + ' leaves its cell');
-        }
-        boxes.forEach(function (o) {
-          if (r.left < o.r.right && o.r.left < r.right && r.top < o.r.bottom && o.r.top < r.bottom) {
-            out.push(e.textContent + ' overlaps ' + o.text);
-          }
-        });
-        boxes.push({r: r, text: e.textContent});
-      });
-      return out;
-    })()""")
+    return label_problems(b, "#lanes .log .mark b, #lanes .log .cell i", "td")
 
 
 @pytest.mark.parametrize("width", [1400, 800])

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from browser import CHROMIUM, Browser
+from browser import CHROMIUM, Browser, label_problems
 from conftest import ROOT
 from modelcheck.counterexamples.regenerate import KNOWN_DIR
 
@@ -332,24 +332,7 @@ def test_a_loop_goes_back_to_its_first_step(browser, lasso_pages):
 
 def _label_problems(b: Browser) -> list[str]:
     """Lane labels (HW/LEO captions, offsets) that are under 11 px, overlap another, or leave their cell."""
-    return b.eval("""(function () {
-      var out = [], boxes = [];
-      document.querySelectorAll('#lanes-rows .log .mark b, #lanes-rows .offs span').forEach(function (e) {
-        var r = e.getBoundingClientRect(), size = parseFloat(getComputedStyle(e).fontSize);
-        if (size < 11) { out.push(e.textContent + ' is ' + size + 'px'); }
-        var cell = e.closest('td, th').getBoundingClientRect();
-        if (r.left < cell.left - 0.5 || r.right > cell.right + 0.5 || r.top < cell.top - 0.5 || r.bottom > cell.bottom + 0.5) {
-          out.push(e.textContent + ' leaves its cell');
-        }
-        boxes.forEach(function (o) {
-          if (r.left < o.r.right && o.r.left < r.right && r.top < o.r.bottom && o.r.top < r.bottom) {
-            out.push(e.textContent + ' overlaps ' + o.text);
-          }
-        });
-        boxes.push({r: r, text: e.textContent});
-      });
-      return out;
-    })()""")
+    return label_problems(b, "#lanes-rows .log .mark b, #lanes-rows .offs span", "td, th")
 
 
 @pytest.mark.parametrize("width", [1400, 800])

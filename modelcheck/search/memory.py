@@ -29,9 +29,10 @@ def peak_rss_bytes() -> int:
 def collections_paused() -> Iterator[None]:
     """The cyclic garbage collector paused while a block builds many objects that hold no cycles.
 
-    States are trees of tuples: building a frontier of them (a checkpoint read
-    back, its rows turned into states) triggers collection after collection,
-    each walking every live object, which made reading a KRaft checkpoint
+    States are trees of tuples: building many of them (a checkpoint read back,
+    its rows turned into states, a Spark task unpickling its candidates)
+    triggers collection after collection, each walking every live object,
+    which made reading a KRaft checkpoint, and unpickling on an executor,
     about ten times slower.  Reference counts still free what is dropped.
     """
     was = gc.isenabled()
