@@ -3,6 +3,7 @@
     .venv/bin/python bench/spark_bench.py                      # kip320 Replicas=3 (737,794 states)
     .venv/bin/python bench/spark_bench.py --const Replicas=2   # a quick run
     .venv/bin/python bench/spark_bench.py --runs local,local[2]
+    .venv/bin/python bench/spark_bench.py --runs 'local,local[2],local[2]/own'   # /own: with --no-memo
 
 Each run is ``modelcheck check ... --json`` in a fresh process, as a user runs
 it.  While it runs, this script samples every 0.25 s the resident memory of
@@ -138,11 +139,13 @@ def main() -> None:
     results = {}
     for name in a.runs.split(","):
         parts = ["--partitions", str(a.partitions)] if a.partitions else []
-        if name == "local":
-            results[name] = run(base, [])
+        if name.endswith("/own"):  # the executors (or the local engine) on the spec's own code
+            parts.append("--no-memo")
+        if name.split("/")[0] == "local":
+            results[name] = run([*base, *parts], [])
         elif name.startswith("local["):
-            results[name] = run([*base[:-1], "-v", "--engine", "spark", "--master", name, *parts], [])
-        elif name == "standalone":
+            results[name] = run([*base[:-1], "-v", "--engine", "spark", "--master", name.split("/")[0], *parts], [])
+        elif name.split("/")[0] == "standalone":
             from spark_support import standalone_cluster
 
             cores = max(1, 2 // a.workers)
@@ -172,17 +175,20 @@ def main() -> None:
     spark = {name: r["spark"] for name, r in results.items() if r.get("spark")}
     if spark:
         # What the engine itself reports (--json "spark"): the shuffle per candidate, and who held the states.
-        print("\n| run | candidates shipped | bytes / candidate | pickling µs / candidate | unpickling µs / candidate "
-              "| states held by executors | driver Python peak (MiB) | driver JVM peak (MiB) |")
-        print("|---|---|---|---|---|---|---|---|")
+        print("\n| run | candidates shipped | bytes / candidate | packing µs / candidate | unpacking µs / candidate "
+              "| executors' Python CPU µs / generated | states held by executors | driver Python peak (MiB) "
+              "| driver JVM peak (MiB) | successors |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         for name, s in spark.items():
             sh = s["shuffle"]
             n, got = max(sh["candidates"], 1), max(sh["received"], 1)
             jvm = s.get("driver_jvm_peak_rss_bytes")
             print(f"| {name} | {sh['candidates']:,} | {sh['bytes'] / n:.0f} | {sh['pickle_seconds'] / n * 1e6:.1f} "
-                  f"| {sh['unpickle_seconds'] / got * 1e6:.1f} | {sum(s['executor_states'].values()):,} "
+                  f"| {sh['unpickle_seconds'] / got * 1e6:.1f} | {s.get('executor_cpu_us_per_generated', '–')} "
+                  f"| {sum(s['executor_states'].values()):,} "
                   f"on {len(s['executor_states'])} | {(s.get('driver_peak_rss_bytes') or 0) / mib:.0f} "
-                  f"| {jvm / mib if jvm else float('nan'):.0f} |")
+                  f"| {jvm / mib if jvm else float('nan'):.0f} "
+                  f"| {', '.join(sorted(set(s.get('executor_successors', {}).values()))) or '–'} |")
 
 
 if __name__ == "__main__":

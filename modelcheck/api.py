@@ -362,6 +362,13 @@ class PreparedCheck:
                 driver = LevelDriver(model, backend, self.sink, notice,
                                      fallback=None if self.memo else (lambda: self._spec_backend(model)))
                 result = driver.run()
+                executor_notes = getattr(driver.backend, "successor_notes", lambda: [])()
+                if executor_notes and self.memo:
+                    raise UsageError(f"--memo: {executor_notes[0]}")
+                warnings += executor_notes
+                nowhere = getattr(driver.backend, "tables_everywhere_off", lambda: None)()
+                if nowhere is not None:
+                    path = self._path(driver.backend, nowhere, None)
                 if driver.handed_over is not None:
                     level, reason = driver.handed_over
                     path = self._path(driver.backend, f"{reason} at level {level + 1}", None)
@@ -380,6 +387,18 @@ class PreparedCheck:
         return attrs.evolve(result, warnings=tuple(warnings) + result.warnings, spec_object=self.spec,
                             constants_object=self.constants)
 
+    def _tables_reason(self, model: Any) -> str | None:
+        """Why Spark's executors run the spec's own code instead of the memo tables, or None (each executor
+        may still find its own reason, and says it)."""
+        if self.memo is False:
+            return "--no-memo"
+        from modelcheck.memo.backend import build_reason, option_reason, spec_reason
+
+        reason = build_reason() or option_reason(model) or spec_reason(model)
+        if reason is not None and self.memo:
+            raise UsageError(f"--memo: this run cannot use the memo tables: {reason}")
+        return reason
+
     def _backend(self, model: Any) -> tuple[Any, str | None, str | None]:
         """The backend for this check, a note when the memo tables could not be used for the spec (printed),
         and why the spec's own code computes the successors (None where the memo tables do)."""
@@ -387,9 +406,11 @@ class PreparedCheck:
             from modelcheck.spark_explore.backend import SparkBackend
 
             assert self.reference is not None
+            why_not = self._tables_reason(model)
+            tables = None if why_not is not None else ("every" if self.memo_verify else "sample", self.memo_seed,
+                                                       not self.memo)
             return (SparkBackend(model, self.reference, master=self.master, partitions=self.partitions,
-                                 sc=self.spark_context, verbose=self.verbose), None,
-                    "Spark executors run the spec's own code")
+                                 sc=self.spark_context, verbose=self.verbose, tables=tables), None, why_not)
         if self.memo is False:
             return self._spec_backend(model), None, "--no-memo"
         if self.workers > 1 and self.worker_timeout is not None:

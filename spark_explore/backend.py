@@ -63,8 +63,17 @@ class SparkBackend:
     keeps_parents = True
 
     def __init__(self, model: BoundModel, spec_ref: str, *, master: str | None = None,
-                 partitions: int | None = None, sc: Any = None, verbose: bool = False) -> None:
+                 partitions: int | None = None, sc: Any = None, verbose: bool = False,
+                 tables: tuple | None = None) -> None:
+        """``tables``: the executors expand on the memo tables, with (verify, seed, may give up) as
+        :class:`~modelcheck.memo.backend.MemoBackend` takes them; None: on the spec's own code."""
         self.model = model
+        self.tables = tables
+        self.executor_cpu = 0.0
+        """CPU seconds the level tasks took in the executors' Python workers (their JVMs not counted)."""
+        self.generated_total = 0
+        self.successors: dict[str, tuple] = {}
+        """Per executor (Python worker): (on the tables, why not, from which level), as last reported."""
         self.spec_ref = spec_ref
         self.master = master
         self.requested_partitions = partitions
@@ -164,7 +173,8 @@ class SparkBackend:
             self.shipped = _ship_user_modules(sc, files)
         self.P = self.requested_partitions or sc.defaultParallelism
         options = attrs.evolve(self.model.options, **_DRIVER_ONLY)
-        self.job = (self.spec_ref, tuple(sorted(constants_to_dict(self.model.c).items())), options, self.P)
+        self.job = (self.spec_ref, tuple(sorted(constants_to_dict(self.model.c).items())), options, self.P,
+                    self.tables)
         self.part_func = functools.partial(ex.owner, partitions=self.P)
         if not is_local(sc.master):
             # Reliable checkpoints (a lost executor's shards are re-read, not the run lost). The
@@ -206,7 +216,10 @@ class SparkBackend:
         found_stats = self.stats.value
         stats = [found_stats.pop((level, i)) for i in range(self.P)]
         for key in [k for k in found_stats if k[0] is None]:  # a first level's expansion: its shuffle only
-            self.shuffle = [a + b for a, b in zip(self.shuffle, found_stats.pop(key)[8])]
+            first = found_stats.pop(key)
+            self.shuffle = [a + b for a, b in zip(self.shuffle, first[8])]
+            self._note_successors(first[9])
+            self.executor_cpu += first[10]
         for key in [k for k in found_stats if k[0] <= level]:  # late copies from recomputed tasks
             del found_stats[key]
         n = len(self.model.actions)
@@ -227,6 +240,9 @@ class SparkBackend:
         sizes = {i: s[1] for i, s in enumerate(stats)}
         for st in stats:
             self.shuffle = [a + b for a, b in zip(self.shuffle, st[8])]
+            self._note_successors(st[9])
+            self.executor_cpu += st[10]
+        self.generated_total += sum(generated)
         failures = sorted(e for s in stats for e in s[7])
         violations.sort()
         deadlocked.sort()
@@ -241,6 +257,39 @@ class SparkBackend:
             failures=[(key, pfp, SpecFailure(message, self.model.spec.name, where, kind))
                       for key, pfp, message, where, kind in failures[:1]],
         )
+
+    def _note_successors(self, report: tuple) -> None:
+        """Keep what an executor's task said of its successor path; on the tables it may only leave them."""
+        name, on_tables, why, since = report
+        known = self.successors.get(name)
+        if known is None or known[0]:
+            self.successors[name] = (on_tables, why, since)
+
+    def successor_notes(self) -> list[str]:
+        """One line per reason the executors' Python workers ran the spec's own code where the run asked for
+        the tables, naming the workers (worded as the local engine words its own)."""
+        if self.tables is None:
+            return []
+        by_reason: dict[tuple, list[str]] = {}
+        for name, (on_tables, why, since) in sorted(self.successors.items()):
+            if not on_tables:
+                by_reason.setdefault((why, since), []).append(name)
+        lines = []
+        for (why, since), names in by_reason.items():
+            where = f"Spark worker{'s' if len(names) > 1 else ''} {', '.join(names)}"
+            if since is None:
+                lines.append(f"the memo tables are not used on {where}: {why}; the spec's own code computes "
+                             "their successors")
+            else:
+                lines.append(f"the memo tables stopped on {where} ({why}); the spec's own code went on there "
+                             f"from level {since + 1}")
+        return lines
+
+    def tables_everywhere_off(self) -> str | None:
+        """Why no Python worker ran on the tables (the first reason), or None if one did or none was asked."""
+        if self.tables is None or not self.successors or any(on for on, _w, _s in self.successors.values()):
+            return None
+        return next(why for _on, why, _s in self.successors.values())
 
     def new_state_parent(self, n: int) -> Any:
         """The parent of the level's ``n``-th new state in key order: a distributed sort, not the keys collected."""
@@ -316,6 +365,12 @@ class SparkBackend:
                 "executor_states": per_executor,
                 "executor_shard_bytes": held * ex.Shard.BYTES_PER_STATE,
                 "trace_lookups": self.lookups,
+                "executor_python_cpu_seconds": round(self.executor_cpu, 3),
+                "executor_cpu_us_per_generated": round(1e6 * self.executor_cpu / max(1, self.generated_total), 2),
+                "executor_successors": {name: "memo tables" if on else
+                                        f"the spec's own code: {why}" if self.tables is not None else
+                                        "the spec's own code, as the run chose"
+                                        for name, (on, why, _since) in sorted(self.successors.items())},
                 "shuffle": {"candidates": self.shuffle[0], "bytes": self.shuffle[1],
                             "pickle_seconds": round(self.shuffle[2], 3), "received": self.shuffle[3],
                             "unpickle_seconds": round(self.shuffle[4], 3)},

@@ -25,7 +25,7 @@ import gc
 import os
 import pickle
 from functools import lru_cache
-from time import perf_counter
+from time import perf_counter, process_time
 from typing import Any, Iterable, Iterator
 
 import numpy as np
@@ -41,7 +41,10 @@ from modelcheck.search.backend import kind_of
 from modelcheck.search.checkpoint import ShardFiles
 from modelcheck.search.discovery import MAX_SUCCESSORS, check_successor_count, digit, split
 from modelcheck.search.memory import collections_paused
+from modelcheck.spark_explore.candidates import Batch, Winners, pack_rows, states_batch, unpack_rows
 from modelcheck.spark_explore.pickling import StatePickler
+from modelcheck.spark_explore.tables import ExecutorTables, executor_tables
+from modelcheck.memo.backend import MemoUnsupported
 from modelcheck.search.visited import in_sorted
 
 
@@ -55,18 +58,24 @@ Siblings, which share most of their parent's, are adjacent, so small chunks
 lose little sharing, while pickle's memo of a big chunk outgrows the CPU
 caches and makes both pickling and unpickling slower (docs/benchmarks.md)."""
 
+ROWS_CHUNK = 4096
+"""Candidates in one chunk of the rows form (:mod:`modelcheck.spark_explore.candidates`): numbers, not objects,
+so a chunk can be large, and its distinct parts are pickled once for all of it."""
+
 # A level's RDD (persisted, partitioned by shard) holds (shard index, payload) pairs. The payloads:
 BLOB = 0  # (BLOB, pickled list of (fp, key, parent fp, action, state)): candidates for this shard
+ROWS = 4  # (ROWS, candidates in the rows form): candidates for this shard, from an executor on the tables
 GEN_STATS = 1  # (GEN_STATS, partition, generated per action, [(key, fp) of deadlocked states])
 SHARD = 2  # (SHARD, Shard): the fingerprints this shard has seen, with their parent records
 FRONTIER = 3  # (FRONTIER, pickled list of (fp, key, state)): states to expand as given (a first level)
 SPEC_ERROR = 5  # (SPEC_ERROR, partition, parent key, parent fp, message, where, kind) -- spec code raised
 # A level task reports each partition's facts through an accumulator, as {(level, partition): stats}:
 # stats = (new states, (executor, shard size), distinct per action, violations, {property: min key},
-#          generated per action, deadlocked, spec errors, shuffle) -- generated, deadlocked and errors
-#          gathered from GEN_STATS and SPEC_ERROR payloads; shuffle = (candidates shipped, their bytes,
-#          seconds pickling them, candidates received, seconds unpickling them). Only counts and events: the new states' fingerprints
-#          and parents stay in the shard.
+#          generated per action, deadlocked, spec errors, shuffle, successors, CPU) -- generated, deadlocked and
+#          errors gathered from GEN_STATS and SPEC_ERROR payloads; shuffle = (candidates shipped, their bytes,
+#          seconds packing them, candidates received, seconds unpacking them); successors = (executor, on the
+#          tables, why not, from which level), and the task's CPU seconds in its Python worker. Only counts
+#          and events: the new states' fingerprints and parents stay in the shard.
 
 _dumps = StatePickler().dumps
 """Pickles states as pickle does, a third faster (see :mod:`modelcheck.spark_explore.pickling`)."""
@@ -199,31 +208,26 @@ def executor_name() -> str:
 class _Level:
     """One partition of a level's RDD, read: its shard, and its candidates or the states it was given."""
 
-    __slots__ = ("shard", "best", "given", "generated", "deadlocked", "errors", "received", "unpickle_seconds")
+    __slots__ = ("shard", "batches", "given", "generated", "deadlocked", "errors", "received", "unpickle_seconds")
 
     def __init__(self, records: Iterable[tuple], n_actions: int) -> None:
         self.shard = Shard.empty()
-        self.best: dict[int, tuple] = {}  # fingerprint -> its candidate with the smallest key
+        self.batches: list[Batch] = []
         self.given: list | None = None  # FRONTIER records: (fp, key, state), in key order
         self.generated = [0] * n_actions
         self.deadlocked: list = []
         self.errors: list = []  # (parent key, parent fp, message, where, kind)
-        best = self.best
         shards = []
         self.received = 0
         self.unpickle_seconds = 0.0
         for _owner, value in records:
             kind = value[0]
-            if kind == BLOB:
+            if kind == BLOB or kind == ROWS:
                 t0 = perf_counter()
-                cands = pickle.loads(value[1])
+                batch = states_batch(pickle.loads(value[1])) if kind == BLOB else unpack_rows(value[1])
                 self.unpickle_seconds += perf_counter() - t0
-                self.received += len(cands)
-                for cand in cands:
-                    fp = cand[0]
-                    cur = best.get(fp)
-                    if cur is None or cand[1] < cur[1]:
-                        best[fp] = cand
+                self.received += len(batch)
+                self.batches.append(batch)
             elif kind == SHARD:
                 shards.append(value[1])
             elif kind == FRONTIER:
@@ -238,13 +242,12 @@ class _Level:
         if self.given is not None:
             self.given.sort(key=lambda r: r[1])  # from several chunks (a resumed checkpoint's shards)
 
-    def new_states(self) -> tuple[np.ndarray, list]:
-        """The candidates whose fingerprint the shard has not seen, in key order, and their fingerprints."""
-        fps = np.fromiter(self.best.keys(), dtype=np.int64, count=len(self.best))
-        visited = self.shard.fps
-        fresh = fps[~in_sorted(visited, fps)] if len(visited) else fps
-        best = self.best
-        return fresh, sorted((best[fp] for fp in fresh.tolist()), key=lambda c: c[1])
+    def winners(self) -> Winners:
+        """The candidates whose fingerprint the shard has not seen, the smallest key of each, in key order."""
+        t0 = perf_counter()
+        win = Winners(self.batches, self.shard.fps)
+        self.unpickle_seconds += perf_counter() - t0
+        return win
 
 
 def level_states(records: Iterable[tuple]) -> Iterator[tuple]:
@@ -259,8 +262,8 @@ def level_states(records: Iterable[tuple]) -> Iterator[tuple]:
         for fp, key, s in part.given:
             yield fp, key, s, 0
         return
-    for fp, key, _pfp, ai, t in part.new_states()[1]:
-        yield fp, key, t, ai
+    win = part.winners()
+    yield from zip(win.fps.tolist(), win.keys, win.states(), win.actions.tolist())
 
 
 def level_task(job: tuple, stats: Any, level: int | None, expand: bool, unreached: frozenset, violated: frozenset,
@@ -282,24 +285,115 @@ def level_task(job: tuple, stats: Any, level: int | None, expand: bool, unreache
 
 def _level_task(job: tuple, stats: Any, level: int | None, expand: bool, unreached: frozenset,
                 violated: frozenset, index: int, records: Iterable[tuple]) -> Iterator[tuple]:
+    cpu = process_time()
     model = bound_model(*job[:3])
+    tables = tables_of(job, model)
     n_actions = len(model.actions)
     part = _Level(records, n_actions)
+    check = None
+    win = None
     if part.given is not None:
         shard = part.shard
-        frontier: list = [(fp, key, 0, 0, s) for fp, key, s in part.given]
-        check = None
+        given = part.given
+        fps = np.fromiter((g[0] for g in given), np.int64, len(given))
+        keys = [g[1] for g in given]
+        states: list | None = [g[2] for g in given]
     else:
-        _fresh, frontier = part.new_states()
-        part.best.clear()  # the losers go now, not at the end of the task
-        n_new = len(frontier)
-        shard = part.shard.with_new(np.fromiter((c[0] for c in frontier), np.int64, n_new),
-                                    np.fromiter((c[2] for c in frontier), np.int64, n_new),
-                                    0 if level is None else level + 1)
+        win = part.winners()
+        shard = part.shard.with_new(win.fps, win.pfps, 0 if level is None else level + 1)
+        fps, keys, states = win.fps, win.keys, None
         check = _Checks(model, unreached, violated)
     for piece in shard.pieces():
         yield index, (SHARD, piece)
+    if check is not None:
+        assert win is not None
+        check.count(win.actions)
+        bits = win.checks() if tables is not None and tables.backend is not None else None
+        if bits is None or not check.by_bits(win, bits, tables.backend):
+            states = win.states()
+            check.states(win, states)
     visited = shard.fps
+    shipped = [0, 0, 0.0]  # candidates, bytes, seconds packing them
+    error = None
+    if expand and tables is not None and tables.backend is not None:
+        backend = tables.backend
+        try:
+            rows = (win.rows(tables.shape, backend.interned_parts, backend.row_of) if win is not None
+                    else np.array([backend.row_of(s) for s in states or []], np.int32).reshape(-1, backend.width))
+            exp = backend.expand_rows(rows, fps, unreached, violated)
+        except MemoUnsupported as why:
+            tables.stand_aside(why.reason, level)
+        else:
+            yield from _ship_rows(exp, keys, fps, index, owner_count(job), visited, tables.shape,
+                                  backend.interner.values, shipped)
+            deadlocked = [] if exp.deadlock is None else [(keys[exp.deadlock], int(fps[exp.deadlock]))]
+            if exp.failure is not None:
+                i, failure = exp.failure
+                yield index, (SPEC_ERROR, index, keys[i], int(fps[i]), failure.message, failure.where, failure.kind)
+            yield index, (GEN_STATS, index, exp.generated.tolist(), deadlocked)
+            expand = False  # done
+    if expand:
+        if states is None:
+            assert win is not None
+            states = win.states()
+        error = yield from _expand_own(model, job, index, keys, fps, states, visited, shipped)
+    if check is not None and level is not None:
+        stats.add({(level, index): (check.new, (executor_name(), len(shard)),
+                                    check.distinct, check.violations,
+                                    check.sometimes, part.generated, part.deadlocked,
+                                    part.errors + check.errors,
+                                    (*shipped, part.received, part.unpickle_seconds),
+                                    _successors(tables), process_time() - cpu)})
+    elif level is None:  # the states given were expanded: only the shuffle to report
+        stats.add({(None, index): (0, None, [], [], {}, [], [], [], (*shipped, 0, 0.0), _successors(tables),
+                                   process_time() - cpu)})
+
+
+def tables_of(job: tuple, model: BoundModel) -> ExecutorTables | None:
+    """The worker's tables for the job, or None where the driver asked for the spec's own code."""
+    mode = job[4] if len(job) > 4 else None
+    if mode is None:
+        return None
+    verify, seed, may_give_up = mode
+    return executor_tables(model, verify, seed, may_give_up)
+
+
+def _successors(tables: ExecutorTables | None) -> tuple:
+    """(Python worker, on the tables, why not, from which level) for the driver's report: each of an
+    executor's Python workers keeps tables of its own."""
+    name = f"{executor_name()} worker {os.getpid()}"
+    if tables is None:
+        return name, False, None, None
+    return (name, *tables.status())
+
+
+def _ship_rows(exp: Any, keys: list, fps: np.ndarray, index: int, partitions: int, visited: np.ndarray,
+               shape: Any, values: list, shipped: list) -> Iterator[tuple]:
+    """The tables' successors, by owner, in chunks of the rows form; those this shard has seen stay behind."""
+    n = len(exp.fp)
+    if not n:
+        return
+    sub = np.arange(n, dtype=np.int64) - np.searchsorted(exp.parent, exp.parent)
+    owners = exp.fp % partitions
+    for q in range(partitions):
+        sel = np.flatnonzero(owners == q)
+        if q == index and len(visited) and len(sel):
+            sel = sel[~in_sorted(visited, exp.fp[sel])]
+        for j in range(0, len(sel), ROWS_CHUNK):
+            s = sel[j:j + ROWS_CHUNK]
+            t0 = perf_counter()
+            blob = pack_rows(_dumps, shape, values, exp.fp[s], exp.parent[s], sub[s], exp.action[s],
+                             exp.checks[s], exp.rows[s], keys, fps)
+            shipped[2] += perf_counter() - t0
+            shipped[0] += len(s)
+            shipped[1] += len(blob)
+            yield q, (ROWS, blob)
+
+
+def _expand_own(model: BoundModel, job: tuple, index: int, keys: list, fps: np.ndarray, states: list,
+                visited: np.ndarray, shipped: list) -> Iterator[tuple]:
+    """The spec's own code expands the states (in key order); the candidates go out pickled, by owner."""
+    n_actions = len(model.actions)
     partitions = owner_count(job)
     generated = [0] * n_actions
     deadlocked = []
@@ -313,12 +407,7 @@ def _level_task(job: tuple, stats: Any, level: int | None, expand: bool, unreach
     last_key = b""
     out: list[list] = [[] for _ in range(partitions)]
     error = None
-    shipped = [0, 0, 0.0]  # candidates, bytes, seconds pickling them
-    for fp, key, pfp, ai, s in frontier:
-        if check is not None:
-            check.state(fp, key, pfp, ai, s)
-        if not expand or error is not None:
-            continue
+    for fp, key, s in zip(fps.tolist(), keys, states):
         if key < last_key:  # not in discovery order: dedup would be unsound, so stop doing it
             emitted = _NoSet()
         last_key = key
@@ -327,30 +416,21 @@ def _level_task(job: tuple, stats: Any, level: int | None, expand: bool, unreach
         except SpecRuntimeError as err:
             # Reported by the driver, with the trace to this parent, as the local engine does.
             error = (SPEC_ERROR, index, key, fp, str(err), err.where, kind_of(err))
-            continue
+            break
         if not budget[1] and check_deadlock:
             deadlocked.append((key, fp))
         for q in range(partitions):
             if len(out[q]) >= CHUNK:
                 yield from _blob(q, out[q], visited if q == index else None, shipped)
                 out[q] = []
-    del frontier
     for q in range(partitions):
         if out[q]:
             yield from _blob(q, out[q], visited if q == index else None, shipped)
     if error is not None:
         yield index, error
-    if expand:
-        # Keyed by this partition, so the shuffle brings it to this shard's next level task.
-        yield index, (GEN_STATS, index, generated, deadlocked)
-    if check is not None and level is not None:
-        stats.add({(level, index): (check.new, (executor_name(), len(shard)),
-                                    check.distinct, check.violations,
-                                    check.sometimes, part.generated, part.deadlocked,
-                                    part.errors + check.errors,
-                                    (*shipped, part.received, part.unpickle_seconds))})
-    elif level is None:  # the states given were expanded: only the shuffle to report
-        stats.add({(None, index): (0, None, [], [], {}, [], [], [], (*shipped, 0, 0.0))})
+    # Keyed by this partition, so the shuffle brings it to this shard's next level task.
+    yield index, (GEN_STATS, index, generated, deadlocked)
+    return error
 
 
 def _blob(q: int, cands: list, shard: np.ndarray | None, shipped: list) -> Iterator[tuple]:
@@ -385,10 +465,17 @@ class _Checks:
         self.errors: list = []
         self.invariants = bool(model.invariants)
 
-    def state(self, fp: int, key: bytes, pfp: int, ai: int, t: Any) -> None:
+    def count(self, actions: np.ndarray) -> None:
+        self.new = len(actions)
+        self.distinct = np.bincount(actions, minlength=len(self.distinct)).tolist() if len(actions) else self.distinct
+
+    def states(self, win: Winners, states: list) -> None:
+        """Check every new state with the spec's own code (in key order)."""
+        for key, fp, pfp, t in zip(win.keys, win.fps.tolist(), win.pfps.tolist(), states):
+            self._one(key, fp, pfp, t)
+
+    def _one(self, key: bytes, fp: int, pfp: int, t: Any) -> None:
         model = self.model
-        self.distinct[ai] += 1
-        self.new += 1
         try:
             failed = [inv.name for inv in model.failed_invariants(t) if inv.name not in self.reported] \
                 if self.invariants else []
@@ -401,6 +488,39 @@ class _Checks:
         if failed:
             self.violations.append((key, fp, failed))
             self.reported.update(failed)
+
+    def by_bits(self, win: Winners, bits: np.ndarray, tables: Any) -> bool:
+        """Check the new states by the bits the tables kept with each, the first state of each check that
+        fired confirmed by the spec's own code; False (nothing recorded) where the spec's code disagrees."""
+        hits: dict[int, list[str]] = {}
+        for name, bit in tables.check_bits("invariant").items():
+            if name not in self.reported:
+                at = np.flatnonzero(bits & bit)
+                if len(at):
+                    hits.setdefault(int(at[0]), []).append(name)
+        reached: dict[str, int] = {}
+        for p in self.properties:
+            at = np.flatnonzero(bits & tables.check_bits("sometimes")[p.name])
+            if len(at):
+                reached[p.name] = int(at[0])
+        if not hits and not reached:
+            return True
+        model = self.model
+        wanted = sorted(set(hits) | set(reached.values()))
+        states = dict(zip(wanted, win.states(wanted)))
+        for i, names in hits.items():
+            failed = {inv.name for inv in model.failed_invariants(states[i])}
+            if not set(names) <= failed:
+                return False
+        for name, i in reached.items():
+            if not model.property_holds(next(p for p in self.properties if p.name == name), states[i]):
+                return False
+        for i in sorted(hits):
+            self.violations.append((win.keys[i], int(win.fps[i]), hits[i]))
+            self.reported.update(hits[i])
+        for name, i in reached.items():
+            self.sometimes[name] = win.keys[i]
+        return True
 
 
 def owner_count(job: tuple) -> int:

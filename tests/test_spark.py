@@ -52,6 +52,25 @@ def test_spark_matches_local(sc, ref, consts, opts):
     local, spark = both(sc, ref, consts, **opts)
     assert spark.engine == "spark"
     assert differences(local, spark) == []
+    if local.successors == "memo tables":  # where one process runs on the tables, so do the executors
+        assert set(spark.engine_report["executor_successors"].values()) == {"memo tables"}, spark.warnings
+
+
+OWN_CODE_CASES = [CASES[0], CASES[2], CASES[10], CASES[12], CASES[13]]
+
+
+@pytest.mark.parametrize("ref,consts,opts", OWN_CODE_CASES,
+                         ids=[f"{c[0].split('/')[-1]}-{i}" for i, c in enumerate(OWN_CODE_CASES)])
+def test_spark_on_the_specs_own_code_matches_local(sc, ref, consts, opts):
+    """``--no-memo``: the executors run the spec's own code and ship pickled states; the same results."""
+    spec = load_spec(ref)
+    c = build_constants(spec, consts)
+    options = CheckOptions(**opts)
+    local = check(spec, c, options)
+    spark = check(spec, c, options, engine="spark", sc=sc, ref=ref, memo=False)
+    assert differences(local, spark) == []
+    assert set(spark.engine_report["executor_successors"].values()) == {"the spec's own code, as the run chose"}
+    assert spark.engine_report["shuffle"]["candidates"] > 0
 
 
 def test_spec_error_on_an_executor_is_reported_like_the_local_engine(sc):

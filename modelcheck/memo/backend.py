@@ -166,6 +166,32 @@ def sample_states(model: BoundModel, limit: int = SAMPLE_STATES) -> list:
     return out
 
 
+class RowsExpansion:
+    """What :meth:`MemoBackend.expand_rows` found: the successors new to the batch, in discovery order."""
+
+    __slots__ = ("rows", "parent", "action", "fp", "checks", "generated", "deadlock", "failure")
+
+    def __init__(self, rows: np.ndarray, parent: np.ndarray, action: np.ndarray, fp: np.ndarray,
+                 checks: np.ndarray, generated: np.ndarray, deadlock: int | None,
+                 failure: tuple[int, SpecFailure] | None) -> None:
+        self.rows = rows
+        """(n, width) int32: ids of the tables' interner."""
+        self.parent = parent
+        """int32: each one's parent, an index into the rows expanded (ascending)."""
+        self.action = action
+        self.fp = fp
+        """int64."""
+        self.checks = checks
+        """int64: bit k set where check k fired on it (an invariant violated, a property reached)."""
+        self.generated = generated
+        """Per action: successors generated, repeats and states outside the model included."""
+        self.deadlock = deadlock
+        """The first parent without a successor (when deadlock is checked), or None."""
+        self.failure = failure
+        """(parent, failure): the first parent on which the spec's code failed; its later parents were not
+        expanded."""
+
+
 class MemoBackend:
     """Expands levels with the memo tries and the C loop.  All run state lives on the instance."""
 
@@ -367,6 +393,10 @@ class MemoBackend:
     def _row_of(self, s: Any) -> tuple:
         return self._refused_as_unsupported(self.layout.row, s, self.interner)
 
+    def row_of(self, s: Any) -> tuple:
+        """State ``s`` as a row of this process's tables (:class:`MemoUnsupported` where they cannot hold it)."""
+        return self._row_of(s)
+
     def _interned(self, v: Any) -> int:
         return self._refused_as_unsupported(self.interner, v)
 
@@ -540,6 +570,59 @@ class MemoBackend:
             if found is not None:
                 raise MemoUnsupported(f"the tables differ from the spec's own code: {found}")
 
+    # -- batches apart from any level (Spark's executors) ---------------------------------------
+
+    def interned_parts(self, values: list) -> np.ndarray:
+        """The ids of ``values`` (parts another process's tables made) in this process's tables."""
+        return np.array([self._interned(v) for v in values], np.int32)
+
+    def expand_rows(self, rows: np.ndarray, fps: np.ndarray, unreached: frozenset, violated: frozenset
+                    ) -> "RowsExpansion":
+        """Expand ``rows`` (ids of this process's tables, in discovery order) apart from any level.
+
+        A Spark executor's task expands the new states of its shard this way:
+        its successors are those new to the batch (the frontier's own states
+        and repeats of an earlier parent's stay behind, as a task's map-side
+        dedup leaves them), and the shard that owns each decides whether it is
+        new to the run.  The checks are evaluated on each (their bits kept, not
+        reported), the sampled parents verified against the spec's own code, and
+        the tables give way (:class:`MemoGivesWay`) where they learn too much,
+        as on a level.
+        """
+        rows = np.ascontiguousarray(rows, np.int32).reshape(-1, self.width)
+        try:
+            self.mixed.receive(self.interner, self.tries, rows)
+        except MixedTypes as m:
+            raise MemoUnsupported(m.reason()) from None
+        self._forget_level()
+        self.rows = rows
+        self.cur_fps = np.ascontiguousarray(fps, np.int64)
+        self.row_leaf = np.full((min(len(rows), self.leaf_rows), self.slots), -1, np.int32)
+        self.vkeys = np.zeros(1 << 16, np.uint64)
+        self.vcount = 0
+        self._grow_visited(len(rows))
+        self.vcount += kn.rehash(self.cur_fps.view(np.uint64), self.vkeys)
+        deadlock = failure = None
+        for report in self.expand(LevelRequest(0, unreached, violated), report_checks=False):
+            if report.deadlocks and deadlock is None:
+                deadlock = report.deadlocks[0][0]
+            if report.failures:
+                failure = (report.failures[0][0], report.failures[0][2])
+        self._park()
+        n = self.n_out
+        self._verify(int(self.S[kn.S_I]))
+        generated = self.gen_by_action[:len(self.model.actions)].copy()
+        self._worth_it(int(generated.sum()))
+        out = RowsExpansion(self.out_rows[:n].copy(), self.out_parent[:n].copy(), self.out_action[:n].copy(),
+                            self.out_fp[:n].view(np.int64).copy(), self.out_checks[:n].copy(), generated,
+                            deadlock, failure)
+        self._forget_level()
+        return out
+
+    def check_bits(self, kind: str) -> dict[str, int]:
+        """The bit of each check of ``kind`` ("invariant" or "sometimes") in :attr:`RowsExpansion.checks`."""
+        return {name: 1 << k for k, (kd, name) in enumerate(self.checks) if kd == kind}
+
     # -- helpers -----------------------------------------------------------------------------
 
     def _successor_rows(self, row: np.ndarray) -> Iterator[np.ndarray]:
@@ -680,7 +763,10 @@ class MemoBackend:
 
     # -- one level ------------------------------------------------------------------------
 
-    def expand(self, request: LevelRequest) -> Iterator[LevelReport]:
+    def expand(self, request: LevelRequest, report_checks: bool = True) -> Iterator[LevelReport]:
+        """Expand the frontier (``rows``).  ``report_checks=False`` reports no violation and no property
+        reached: the checks are still evaluated and kept with each new state (``out_checks``) for a caller
+        that decides later which states count (:meth:`expand_rows`)."""
         model = self.model
         S = self.S
         n = len(self.rows)
@@ -716,7 +802,7 @@ class MemoBackend:
         S[kn.S_N_CHECKS] = len(self.checks)
         S[kn.S_CHECK_WHEN_TRUE] = when_true
         S[kn.S_CHECK_ENABLED] = enabled
-        S[kn.S_CHECK_REPORT] = report
+        S[kn.S_CHECK_REPORT] = report if report_checks else 0
         S[kn.S_DEADLOCK] = 1 if model.check_deadlock else 0
         S[kn.S_PROBE] = PROBE
         S[kn.S_SIMD] = 1 if self.simd else 0

@@ -988,8 +988,8 @@ cdef extern from *:
                 if (n_out + nc > ocap) { status = MC_GROW_OUT; goto stop; }
                 if (record && n_edges + nc > ecap) { status = MC_GROW_EDGES; goto stop; }
                 /* 3. Keep the parent's expansion.  Recording (liveness), every transition inside the model
-                   but a stuttering one is an edge (parent rank, target, binding), and each new state keeps
-                   its checks' bits (its liveness predicates among them). */
+                   but a stuttering one is an edge (parent rank, target, binding).  Each new state keeps its
+                   checks' bits (its liveness predicates among them; Spark's executors ship them). */
                 S[S_GENERATED] += nc;
                 if (record) {
                     const uint64_t prz = mc_parent_fp(&t, row_fp, i, row);
@@ -1031,7 +1031,7 @@ cdef extern from *:
                         out_parent[n_out] = (int32_t)i;
                         out_action[n_out] = t.action_of[c.action[cidx]];
                         out_fp[n_out] = c.fp[cidx];
-                        if (record) out_checks[n_out] = (uint32_t)c.flag[cidx] >> 2;
+                        out_checks[n_out] = (uint32_t)c.flag[cidx] >> 2;
                         new_by_action[t.action_of[c.action[cidx]]]++;
                         n_out++;
                         if ((c.flag[cidx] >> 2) & S[S_CHECK_REPORT])

@@ -209,17 +209,38 @@ class MixedWatch:
         self.scanned = 0
         self.holds: list[set] = [set() for _ in range(width)]
         self.copies: set = set()
+        self.received: list[set] = [set() for _ in range(width)]
+        """Per component, every id of the rows given by :meth:`receive`: sources, as the initial rows are."""
+        self.pending = False
+
+    def receive(self, interner: Interner, tries: Any, rows: np.ndarray) -> None:
+        """Rows the tables did not make (another process's, a Spark executor's): each id they hold in a
+        component is a source there, as an initial row's is."""
+        alias_of = interner.alias_of
+        if not len(rows):
+            return
+        bound = len(interner.values)
+        for k in range(self.width):
+            ids = set(np.flatnonzero(np.bincount(rows[:, k], minlength=bound)).tolist()) - self.received[k]
+            if ids:
+                self.received[k] |= ids
+                noted = {x for x in ids if x in alias_of} - self.holds[k]
+                if noted:
+                    self.holds[k] |= noted
+                    self.pending = True
+        self.update(interner, tries, ())
 
     def update(self, interner: Interner, tries: Any, initial_rows: Any) -> None:
         alias_of = interner.alias_of
         if not alias_of:
             return
-        grew = False
+        grew = self.pending
+        self.pending = False
         if len(alias_of) != self.aliases:
             grew = True
             self.aliases = len(alias_of)
             self.scanned = 0
-            self.holds = [set() for _ in range(self.width)]
+            self.holds = [{x for x in ids if x in alias_of} for ids in self.received]
             self.copies = set()
             for row in initial_rows:
                 for k, x in enumerate(row):
