@@ -8,6 +8,7 @@ import pytest
 
 from conftest import check
 from modelcheck.errors import SpecRuntimeError
+from modelcheck.options import CheckOptions
 from modelcheck.search import discovery
 from modelcheck.spec.constants import build_constants
 from modelcheck.spec.loader import load_spec
@@ -33,6 +34,38 @@ def spread(c, s):
 
 
 SPEC = Spec(name="wide", title="Wide", constants=Wide, init=init, actions=[spread], invariants=[],
+            deadlock_expected=True)
+'''
+
+WIDE_AFTER_A_VIOLATION = '''
+import attrs
+
+from modelcheck import Spec, action, constant, invariant
+
+
+@attrs.frozen
+class Wide:
+    Width: int = constant(1000, "successors of the second initial state", minimum=1, maximum=1000000)
+
+
+def init(c):
+    yield 0
+    yield 1
+
+
+@action("Spread")
+def spread(c, s):
+    if s == 0:
+        return -1
+    return list(range(2, c.Width + 2)) if s == 1 else None
+
+
+@invariant("NonNegative", "no state is negative")
+def non_negative(c, s):
+    return s >= 0
+
+
+SPEC = Spec(name="wide", title="Wide", constants=Wide, init=init, actions=[spread], invariants=[non_negative],
             deadlock_expected=True)
 '''
 
@@ -70,10 +103,9 @@ def test_a_state_may_have_as_many_successors_as_a_key_numbers_and_no_more():
 @pytest.mark.parametrize("workers", [1, 2])
 def test_the_successor_limit_is_the_same_in_this_process_and_in_workers(tmp_path, monkeypatch, workers):
     """With the limit lowered to 1,000, a state with 1,001 successors is refused with one line, 1,000 pass."""
-    import modelcheck.search.local as local
-    import modelcheck.search.workers.worker as worker
+    import modelcheck.search.successor_rules as successor_rules
 
-    for module in (discovery, local, worker):
+    for module in (discovery, successor_rules):
         monkeypatch.setattr(module, "MAX_SUCCESSORS", 1000)
     path = tmp_path / "wide.py"
     path.write_text(WIDE)
@@ -82,3 +114,28 @@ def test_the_successor_limit_is_the_same_in_this_process_and_in_workers(tmp_path
     assert (r.result, r.distinct_states) == ("holds", 1001)
     with pytest.raises(SpecRuntimeError, match="a state has 1,001 successors, more than the 1,000"):
         check(spec, build_constants(spec, {"Width": 1001}), workers=workers)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_state_over_the_successor_limit_is_an_error_at_its_parent_after_earlier_parents(
+        tmp_path, monkeypatch, workers):
+    """Both Python loops refuse the wide parent as its own error, with its trace; a violation met first stands.
+
+    Initial state 0 steps to -1 (violating NonNegative); initial state 1, the
+    next parent of the same level, has 1,001 successors.
+    """
+    import modelcheck.search.successor_rules as successor_rules
+
+    for module in (discovery, successor_rules):
+        monkeypatch.setattr(module, "MAX_SUCCESSORS", 1000)
+    path = tmp_path / "wide_after.py"
+    path.write_text(WIDE_AFTER_A_VIOLATION)
+    spec = load_spec(str(path))
+    r = check(spec, build_constants(spec, {"Width": 1001}), workers=workers, memo=False)
+    assert r.result == "violated"
+    (v,) = r.violations
+    assert v.name == "NonNegative" and [step.state for step in v.trace] == [0, -1]
+    options = CheckOptions(invariants=())
+    with pytest.raises(SpecRuntimeError, match="a state has 1,001 successors, more than the 1,000") as caught:
+        check(spec, build_constants(spec, {"Width": 1001}), options, workers=workers, memo=False)
+    assert [step.state for step in caught.value.trace] == [1]

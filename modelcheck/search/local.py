@@ -10,14 +10,16 @@ with its parent), then the batch's fingerprints are probed against earlier
 levels in one numpy call, and the candidates are taken in discovery order
 (phase 2).  After each batch the driver reads a :class:`LevelReport` and
 decides whether the run stops inside it; only the batch it stops in is cut
-(:meth:`LocalBackend.commit`).
+(:meth:`LocalBackend.commit`).  What each parent's successors become
+(constraints, deadlock, the successor limit, canonical checks, step
+properties, liveness transitions) is :mod:`modelcheck.search.successor_rules`,
+shared with the worker processes.
 """
 
 # modelcheck: compile
 
 from __future__ import annotations
 
-import bisect
 import gc
 from typing import Any, Callable, Iterator
 
@@ -25,12 +27,12 @@ import numpy as np
 
 from modelcheck.errors import SpecRuntimeError
 from modelcheck.model.bound import BoundModel
-from modelcheck.model.fingerprint import fingerprints
 from modelcheck.search.backend import EdgeBlock, FrontierWrite, LevelCommit, LevelReport, LevelRequest, SpecFailure
 from modelcheck.search.checkpoint import write_frontier_part
-from modelcheck.search.discovery import MAX_SUCCESSORS, check_successor_count
 from modelcheck.search.frontier import Frontier
 from modelcheck.search.memory import current_rss_bytes
+from modelcheck.search.successor_rules import (CANONICAL_CHECKS, check_new_state, check_steps, constrained,
+                                               fingerprint_parents, inside_model, parent_expander, transitions)
 from modelcheck.search.visited import VisitedSet
 
 try:
@@ -40,10 +42,6 @@ except ImportError:  # Cython is the optional ``compile`` extra; interpreted, lo
 
 BATCH = 1024
 """Parents expanded together: their successors are fingerprinted and probed in one call each."""
-
-CANONICAL_CHECKS = 20000
-"""New states given the deep canonical check (the preflight walk checks a sample before the search)."""
-
 
 class LocalBackend:
     """Expands levels in this process.  All run state lives on the instance."""
@@ -189,9 +187,6 @@ class LocalBackend:
     def expand(self, request: LevelRequest) -> Iterator[LevelReport]:
         """Expand the frontier a batch at a time, yielding a cumulative report after each batch."""
         model = self.model
-        fingerprint = model.fingerprint
-        expand = model.expand
-        expand_into = model.expand_into
         assert self.frontier is not None
         frontier = self.frontier
         seen = self.seen
@@ -207,8 +202,9 @@ class LocalBackend:
         kk: cython.Py_ssize_t
         end: cython.Py_ssize_t
         n_fresh: cython.Py_ssize_t
-        any_successor: cython.bint
+        n_succ: cython.Py_ssize_t
         c_ai: list
+        c_code: list
         c_t: list
         ends: list
         fresh: list
@@ -220,9 +216,7 @@ class LocalBackend:
         ai: cython.Py_ssize_t
         level_set: set
         budget: cython.Py_ssize_t = self.canonical_budget
-        in_model = model.in_model if model.spec.state_constraint else None
-        action_ok = model.action_allowed if model.spec.action_constraint else None
-        filtering = in_model is not None or action_ok is not None
+        filtering = constrained(model)
         check_deadlock = model.check_deadlock
         check_invariants = bool(model.invariants)
         invariants_hold = model.invariants_test()
@@ -236,10 +230,8 @@ class LocalBackend:
         self.recording = record
         mask = model.state_mask() if record else None
         label_action = model.label_action
-        label_of = model.label_of() if record and filtering else None
         label_dtype = np.int16 if len(label_action) < 2**15 else np.int32
-        if record and not filtering:
-            expand_into = model.expand_labelled_into
+        expand_parent = parent_expander(model, record)
         c_lab: list = []
         step_check = bool(model.step_properties)
         steps_reported = set(request.violated)
@@ -255,53 +247,31 @@ class LocalBackend:
             for lo in range(0, len(part), BATCH):
                 parents = part[lo:lo + BATCH]
                 first = i
-                # Phase 1: every successor of the batch, with its fingerprint.
-                c_ai = []
+                # Phase 1: every successor of the batch, with its fingerprint (modelcheck.search.successor_rules).
+                c_code = []
                 c_t = []
-                c_lab = []
                 ends = []
+                deadlocks: list = []
                 error: SpecRuntimeError | None = None
-                if filtering:
-                    for s in parents:
-                        try:
-                            for ai, _b, r in expand(s):
-                                for t in (r if type(r) is list else (r,)):
-                                    c_ai.append(ai)
-                                    if label_of is not None:
-                                        c_lab.append(label_of[(ai, _b)])
-                                    if (in_model is not None and not in_model(t)) or (
-                                        action_ok is not None and not action_ok(s, t)
-                                    ):
-                                        c_t.append(None)  # generated, but outside the model
-                                    else:
-                                        c_t.append(t)
-                        except SpecRuntimeError as err:
-                            error = err
-                            break
-                        ends.append(len(c_t))
+                for s in parents:
+                    try:
+                        n_succ = expand_parent(s, c_code, c_t)
+                    except SpecRuntimeError as err:
+                        error = err
+                        break
+                    if n_succ == 0 and check_deadlock and not deadlock_found:
+                        deadlocks.append((i + len(ends), int(cur_fps[i + len(ends)])))
+                        deadlock_found = True
+                    ends.append(len(c_t))
+                if record:  # the codes are labels: the counts are per action
+                    c_lab = c_code
+                    c_ai = [label_action[x] for x in c_lab]
                 else:
-                    for s in parents:
-                        try:
-                            expand_into(s, c_ai, c_t)
-                        except SpecRuntimeError as err:
-                            error = err
-                            break
-                        ends.append(len(c_t))
-                    if record:  # the expansion appended labels: the counts are per action
-                        c_lab = c_ai
-                        c_ai = [label_action[x] for x in c_lab]
-                try:  # one walk of each part the batch's successors share (modelcheck.model.fingerprint)
-                    c_fps = fingerprints(c_t, ends[-1] if ends else 0, fingerprint, filtering)
-                except (TypeError, RecursionError, SpecRuntimeError):
-                    # A state that cannot be fingerprinted (or the symmetry's or view's code failing on
-                    # one): stop at its parent with an error naming it.
-                    bad, error = model.first_bad_state(c_t, c_ai)
-                    del ends[bisect.bisect_right(ends, bad):]  # from the parent that generated it
-                    c_fps = fingerprints(c_t, ends[-1] if ends else 0, fingerprint, filtering)
-                if ends and ends[-1] > MAX_SUCCESSORS:
-                    starts = [0] + ends[:-1]
-                    for lo_k, hi_k in zip(starts, ends):
-                        check_successor_count(hi_k - lo_k, model.spec.name)
+                    c_ai = c_code
+                # One walk of each part the batch's successors share (modelcheck.model.fingerprint).
+                c_fps, bad = fingerprint_parents(model, c_t, c_ai, None, ends, filtering)
+                if bad is not None:
+                    error = bad
                 failures: list = []
                 steps: list = []
                 if record:
@@ -324,14 +294,12 @@ class LocalBackend:
                 new_ai = []
                 new_mask = []
                 violations: list = []
-                deadlocks: list = []
                 reached: dict = {}
                 f = 0  # index into fresh
                 k = 0  # candidates [0, k) are accounted for
                 try:
                     for j in range(len(ends)):
                         end = ends[j]
-                        any_successor = end > k
                         while f < n_fresh:
                             kk = fresh[f]
                             if kk >= end:
@@ -344,7 +312,7 @@ class LocalBackend:
                             ai = c_ai[kk]
                             if budget > 0:
                                 budget -= 1
-                                model.check_state(t, f"action {model.actions[ai].name}")
+                                check_new_state(model, t, ai)
                             if record:  # before the state joins the level: a failing predicate leaves no trace
                                 new_mask.append(mask(t))
                             level_set.add(fp)
@@ -363,9 +331,6 @@ class LocalBackend:
                                     violations.append(((i, kk - k), fp, names))
                                     reported.update(names)
                         k = end
-                        if check_deadlock and not any_successor and not deadlock_found:
-                            deadlocks.append((i, int(cur_fps[i])))
-                            deadlock_found = True
                         i += 1
                         if (i & 255) == 0:
                             poll()
@@ -402,28 +367,20 @@ class LocalBackend:
 
     def _edges(self, first: int, ends: list, c_fps: np.ndarray, c_lab: list, c_t: list | None,
                label_dtype: Any) -> EdgeBlock:
-        """The batch's transitions: parent rank, target fingerprint, label; stuttering steps left out."""
+        """The batch's transitions (``successor_rules.transitions``): parent rank, target fingerprint, label."""
         m = ends[-1] if ends else 0
         counts = np.diff(np.array([0] + ends, dtype=np.int64))
         src = np.repeat(np.arange(first, first + len(ends), dtype=np.int32), counts)
         dst = c_fps[:m]
-        keep = dst != self.cur_fps[src]
-        if c_t is not None:  # outside the state or action constraint: not a state of the graph
-            keep &= np.fromiter((t is not None for t in c_t[:m]), dtype=bool, count=m)
+        keep = transitions(self.cur_fps[src], dst, inside_model(c_t, m) if c_t is not None else None)
         return EdgeBlock(src[keep], dst[keep], np.array(c_lab[:m], dtype=label_dtype)[keep])
 
     def _check_steps(self, parents: list, first: int, ends: list, c_t: list, c_fps: np.ndarray,
                      reported: set, steps: list, failures: list) -> None:
-        """Each step of the batch against the step properties (:meth:`BoundModel.step_violations`)."""
-        fps = c_fps.tolist()
-        lo = 0
-        for jj, end in enumerate(ends):
-            sfp = int(self.cur_fps[first + jj])
-            try:
-                found = self.model.step_violations(parents[jj], sfp,
-                                                   ((kk - lo, c_t[kk], fps[kk]) for kk in range(lo, end)), reported)
-            except SpecRuntimeError as err:
-                failures.append((first + jj, sfp, SpecFailure.of(err)))
-                return
-            steps.extend(((first + jj, j), sfp, names) for j, names in found)
-            lo = end
+        """Each step of the batch against the step properties (``successor_rules.check_steps``)."""
+        sfps = self.cur_fps[first:first + len(ends)].tolist()
+        found, failed = check_steps(self.model, parents, sfps, ends, c_t, c_fps.tolist(), reported)
+        steps.extend(((first + k, j), sfps[k], names) for k, j, names in found)
+        if failed is not None:
+            k, err = failed
+            failures.append((first + k, sfps[k], SpecFailure.of(err)))

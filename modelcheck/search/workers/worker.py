@@ -4,7 +4,9 @@ A worker owns the fingerprints ``fp % N == w`` and generates the successors of
 its part of the frontier.  The coordinator drives it one command at a time
 over a pipe (:func:`worker_main`); candidates travel between workers through
 files in the run's temporary directory.  This module holds the per-state work
-of ``--workers``, so it is one of the modules ``modelcheck compile`` builds.
+of ``--workers``, so it is one of the modules ``modelcheck compile`` builds;
+what each parent's successors become is :mod:`modelcheck.search.successor_rules`,
+shared with the local backend.
 """
 
 # modelcheck: compile
@@ -26,11 +28,12 @@ import numpy as np
 from modelcheck.errors import EngineSignal, SpecRuntimeError
 from modelcheck.search.backend import SpecFailure
 from modelcheck.search.checkpoint import write_frontier_part
-from modelcheck.search.discovery import MAX_SUCCESSORS, SUCC_BITS, check_successor_count
+from modelcheck.search.discovery import SUCC_BITS, pack
 from modelcheck.supervisor import die_with_parent
 from modelcheck.search.frontier import StoredStates
 from modelcheck.model.bound import BoundModel
-from modelcheck.model.fingerprint import fingerprints
+from modelcheck.search.successor_rules import (CANONICAL_CHECKS, check_new_state, check_steps, constrained,
+                                               fingerprint_parents, inside_model, parent_expander, transitions)
 from modelcheck.search.visited import in_sorted, merge_sorted, sorted_in_sorted
 
 try:
@@ -66,15 +69,6 @@ def _wrap_error(exc: SpecRuntimeError) -> SpecFailure:
     return SpecFailure.of(exc)
 
 
-def _too_many(model: BoundModel, count: int) -> SpecRuntimeError:
-    """The error for a state with more successors than a discovery key numbers."""
-    try:
-        check_successor_count(count, model.spec.name)
-    except SpecRuntimeError as err:
-        return err
-    raise AssertionError(f"{count} successors are within the limit")
-
-
 def _pick(states: list, positions: list, offset: int) -> list:
     """``[states[offset + i] for i in positions]``, with C indices when compiled (one lookup per kept state)."""
     out: list = []
@@ -83,11 +77,6 @@ def _pick(states: list, positions: list, offset: int) -> list:
     for i in positions:
         out.append(states[off + i])
     return out
-
-
-def _buffered_fps(seg_n: array, ts: list, fingerprint: Any) -> np.ndarray:
-    """The fingerprints of ``ts``, the buffered successors (``seg_n[k]`` of the k-th parent), as int64."""
-    return fingerprints(ts, int(sum(seg_n)), fingerprint)
 
 
 class Worker:
@@ -127,7 +116,7 @@ class Worker:
         self.f_states: list | StoredStates = [s for _, _, s in init]
         self.states: list = []
         self.new_states: list = []
-        self.canonical_budget = 20000 // count + 1
+        self.canonical_budget = CANONICAL_CHECKS // count + 1
 
     def _path(self, level: int, kind: str, src: int, dst: int) -> str:
         return os.path.join(self.tmp, f"L{level}-{kind}-{src}-{dst}.npy")
@@ -135,19 +124,17 @@ class Worker:
     def expand(self, level: int, record: bool = False, violated: frozenset = frozenset()) -> dict:
         """Generate the successors of this worker's frontier; send (key, fp) to each fingerprint's owner.
 
-        With ``record`` (liveness), every transition out of this worker's
-        parents (stuttering steps and successors outside the model left out)
-        goes to the run's temporary directory as three ``.npy`` files (parent
-        rank, successor fingerprint, label), for the coordinator to gather at
-        the level's commit.  With step properties, each such step is checked,
-        as the local backend does: the first violation of each property (not
-        in ``violated``) is reported with its discovery key.
+        Each parent's successors follow :mod:`modelcheck.search.successor_rules`,
+        as in the local backend.  With ``record`` (liveness), every transition
+        out of this worker's parents goes to the run's temporary directory as
+        three ``.npy`` files (parent rank, successor fingerprint, label), for
+        the coordinator to gather at the level's commit.  With step properties,
+        each step is checked: the first violation of each property (not in
+        ``violated``) is reported with its discovery key.
         """
         model = self.model
         n = self.n
-        fingerprint = model.fingerprint
-        in_model = model.in_model if model.spec.state_constraint else None
-        action_ok = model.action_allowed if model.spec.action_constraint else None
+        filtering = constrained(model)
         # Compact columns (8 or 2 bytes a candidate instead of a Python int each): a wide level of a
         # ten-million-state run generates millions of candidates per worker.
         cand_parent = array("q")  # every generated successor, for the per-action counts
@@ -159,10 +146,9 @@ class Worker:
         kept_ai = array("h")
         deadlock = None
         error = None
-        expand = model.expand
         filtered_upto = 0
         # Liveness and step properties (both off in a safety-only run: nothing below costs it more than a test
-        # per parent or per chunk).
+        # per chunk).
         step_check = bool(model.step_properties)
         steps: list = []  # (key, parent fp, names): the first step violating each property, in key order
         reported = set(violated)
@@ -174,161 +160,106 @@ class Worker:
         # The fingerprints this worker generated in this level, sorted, in two tiers (see _drop_losers).
         self.level_seen = np.empty(0, np.int64)
         self.level_recent = np.empty(0, np.int64)
-        if in_model is not None or action_ok is not None:
-            label_of = model.label_of() if record else None
-            tracking = record or step_check
-            lab = 0
-            f_src = array("i")
-            f_dst = array("q")
-            f_lab = array("i")
-            to_check: list = []  # the parent's steps to check: (index among its successors, successor, its fp)
-            for rank, own_fp, s in zip(self.f_ranks.tolist(), self.f_fps.tolist(), self.f_states):
-                j = 0
-                base = rank << SUCC_BITS
-                if step_check:
-                    to_check = []
-                try:
-                    for ai, _b, r in expand(s):
-                        if label_of is not None:
-                            lab = label_of[(ai, _b)]
-                        for t in (r if type(r) is list else (r,)):
-                            cand_parent.append(rank)
-                            cand_ai.append(ai)
-                            if (in_model is not None and not in_model(t)) or (
-                                action_ok is not None and not action_ok(s, t)
-                            ):
-                                j += 1
-                                continue
-                            try:
-                                fp = fingerprint(t)
-                            except TypeError:
-                                model.check_state(t, f"action {model.actions[ai].name}")
-                                raise
-                            keys.append(base + j)
-                            kept_ai.append(ai)
-                            fps.append(fp)
-                            states.append(t)
-                            pfps.append(own_fp)
-                            if tracking and fp != own_fp:  # a stuttering step is no transition, no step to check
-                                if record:
-                                    f_src.append(rank)
-                                    f_dst.append(fp)
-                                    f_lab.append(lab)
-                                if step_check:
-                                    to_check.append((j, t, fp))
-                            j += 1
-                except SpecRuntimeError as exc:
-                    error = (rank, own_fp, _wrap_error(exc))
-                    break
-                if j == 0 and deadlock is None:
-                    deadlock = (rank, own_fp)
-                if j > MAX_SUCCESSORS:
-                    error = (rank, own_fp, _wrap_error(_too_many(model, j)))
-                    break
-                if to_check:  # once the parent is expanded whole, as the local backend checks a batch's steps
-                    failed = self._check_steps(s, rank, own_fp, to_check, reported, steps)
-                    if failed is not None:
-                        error = failed
-                        break
-                if len(fps) - filtered_upto >= CHUNK_CANDIDATES:
-                    filtered_upto = self._drop_losers(filtered_upto, keys, fps, states, pfps, kept_ai)
-            if record:
-                e_src.append(np.frombuffer(f_src, dtype=np.int32).copy())
-                e_dst.append(np.frombuffer(f_dst, dtype=np.int64).copy())
-                e_lab.append(np.frombuffer(f_lab, dtype=np.int32).astype(label_dtype))
-        else:
-            # The compiled expander fills two plain lists; the other columns are built a chunk
-            # at a time with numpy from the per-parent counts.
-            # With ``record``, the labelled expander appends each successor's label instead of its action.
-            expand_into = model.expand_labelled_into if record else model.expand_into
-            label_actions = np.array(label_action, dtype=np.int16) if record else None
-            f_ranks, f_fps = self.f_ranks, self.f_fps
-            seg_lo = 0  # the buffered successors are those of parents seg_lo, seg_lo + 1, ...
-            seg_n = array("q")  # ... of which parent seg_lo + k generated seg_n[k]
-            buf_ai: list[int] = []
-            buf_t: list = []
-            buf_parents: list = []  # the parents seg_lo, seg_lo + 1, ... themselves
+        # Each parent's successors are appended to two plain lists (codes: actions, or labels with
+        # ``record``); the other columns are built a chunk at a time with numpy from the parents' ends.
+        expand_parent = parent_expander(model, record)
+        label_actions = np.array(label_action, dtype=np.int16) if record else None
+        f_ranks, f_fps = self.f_ranks, self.f_fps
+        seg_lo = 0  # the buffered successors are those of parents seg_lo, seg_lo + 1, ...
+        ends: list = []  # ... of which parent seg_lo + k's end at ends[k] in the buffer
+        buf_code: list = []
+        buf_t: list = []
+        buf_parents: list = []  # the parents seg_lo, seg_lo + 1, ... themselves
 
-            # flush() is the one closure here.  A closure calling another closure would put that one
-            # in the scope they share, and compiled, the scope would then refer to itself: with the
-            # cyclic GC off, every level's candidate states stayed reachable (5.7 GiB instead of
-            # 1.7 for MaxLeaderEpoch=3), so the fingerprints come from a module-level function.
-            def flush() -> tuple | None:
-                """Move the buffered successors into the columns; an error for an unhashable one or a step."""
-                nonlocal filtered_upto, seg_lo
-                err = None
-                try:
-                    chunk_fps = _buffered_fps(seg_n, buf_t, fingerprint)
-                except (TypeError, SpecRuntimeError):  # unhashable, or the symmetry's code failed on one
-                    err = self._cut_at_unhashable(seg_lo, seg_n, buf_ai, buf_t, label_action if record else None)
-                    chunk_fps = _buffered_fps(seg_n, buf_t, fingerprint)
-                counts = np.array(seg_n, dtype=np.int64)  # a copy: seg_n is emptied below
-                seg_hi = seg_lo + len(counts)
-                ranks = np.repeat(f_ranks[seg_lo:seg_hi], counts)
-                starts = np.repeat(np.cumsum(counts) - counts, counts)
-                succ = np.arange(len(buf_t), dtype=np.int64) - starts
-                chunk_pfps = np.repeat(f_fps[seg_lo:seg_hi], counts)
-                if label_actions is not None:  # buf_ai holds labels: the counts are per action
-                    chunk_lab = np.array(buf_ai, dtype=label_dtype)
-                    chunk_ai = label_actions[chunk_lab]
-                    moving = chunk_fps != chunk_pfps  # stuttering steps are no transitions
-                    e_src.append(ranks[moving].astype(np.int32))
-                    e_dst.append(chunk_fps[moving])
-                    e_lab.append(chunk_lab[moving])
-                else:
-                    chunk_ai = np.array(buf_ai, dtype=np.int16)
-                if step_check:  # before the losers are dropped: every step counts, not only first discoveries
-                    failed = self._check_chunk_steps(buf_parents, f_ranks[seg_lo:seg_hi], f_fps[seg_lo:seg_hi],
-                                                     counts, buf_t, chunk_fps, reported, steps)
-                    if failed is not None and (err is None or failed[0] < err[0]):
-                        err = failed
-                cand_parent.frombytes(ranks.tobytes())
-                cand_ai.frombytes(chunk_ai.tobytes())
-                keys.frombytes(((ranks << SUCC_BITS) + succ).tobytes())
-                kept_ai.frombytes(chunk_ai.tobytes())
-                fps.frombytes(chunk_fps.tobytes())
-                pfps.frombytes(chunk_pfps.tobytes())
-                states.extend(buf_t)
-                seg_lo = seg_hi
-                del seg_n[:]
-                buf_ai.clear()
-                buf_t.clear()
-                buf_parents.clear()
-                filtered_upto = self._drop_losers(filtered_upto, keys, fps, states, pfps, kept_ai)
-                return err
-
-            for p, s in enumerate(self.f_states):
-                before = len(buf_t)
-                try:
-                    expand_into(s, buf_ai, buf_t)
-                except SpecRuntimeError as exc:
-                    del buf_ai[before:]
-                    del buf_t[before:]
-                    error = (int(f_ranks[p]), int(f_fps[p]), _wrap_error(exc))
-                    break
-                m = len(buf_t) - before
-                if m == 0 and deadlock is None:
-                    deadlock = (int(f_ranks[p]), int(f_fps[p]))
-                if m > MAX_SUCCESSORS:
-                    del buf_ai[before:]
-                    del buf_t[before:]
-                    error = (int(f_ranks[p]), int(f_fps[p]), _wrap_error(_too_many(model, m)))
-                    break
-                seg_n.append(m)
-                buf_parents.append(s)
-                if len(buf_t) >= CHUNK_CANDIDATES:
-                    unhashable = flush()
-                    if unhashable is not None:
-                        error = unhashable
-                        break
+        # flush() is the one closure here.  A closure calling another closure would put that one
+        # in the scope they share, and compiled, the scope would then refer to itself: with the
+        # cyclic GC off, every level's candidate states stayed reachable (5.7 GiB instead of
+        # 1.7 for MaxLeaderEpoch=3), so the rules' steps are module-level functions.
+        def flush() -> tuple | None:
+            """Move the buffered successors into the columns; an error for an unhashable one or a step."""
+            nonlocal filtered_upto, seg_lo
+            err = None
+            chunk_fps, bad = fingerprint_parents(model, buf_t, buf_code, label_action if record else None, ends,
+                                                 filtering)
+            if bad is not None:  # ends was cut before the parent of the successor that failed
+                p = seg_lo + len(ends)
+                err = (int(f_ranks[p]), int(f_fps[p]), _wrap_error(bad))
+                m = ends[-1] if ends else 0
+                del buf_code[m:]
+                del buf_t[m:]
+                del buf_parents[len(ends):]
+            counts = np.diff(np.array(ends, dtype=np.int64), prepend=0)
+            seg_hi = seg_lo + len(counts)
+            ranks = np.repeat(f_ranks[seg_lo:seg_hi], counts)
+            starts = np.repeat(np.cumsum(counts) - counts, counts)
+            succ = np.arange(len(buf_t), dtype=np.int64) - starts
+            chunk_pfps = np.repeat(f_fps[seg_lo:seg_hi], counts)
+            inside = inside_model(buf_t, len(buf_t)) if filtering else None
+            if label_actions is not None:  # buf_code holds labels: the counts are per action
+                chunk_lab = np.array(buf_code, dtype=label_dtype)
+                chunk_ai = label_actions[chunk_lab]
+                moving = transitions(chunk_pfps, chunk_fps, inside)
+                e_src.append(ranks[moving].astype(np.int32))
+                e_dst.append(chunk_fps[moving])
+                e_lab.append(chunk_lab[moving])
             else:
+                chunk_ai = np.array(buf_code, dtype=np.int16)
+            if step_check:  # before the losers are dropped: every step counts, not only first discoveries
+                seg_ranks = f_ranks[seg_lo:seg_hi].tolist()
+                seg_fps = f_fps[seg_lo:seg_hi].tolist()
+                found, failed = check_steps(model, buf_parents, seg_fps, ends, buf_t, chunk_fps.tolist(), reported)
+                for k, j, names in found:
+                    steps.append((pack(seg_ranks[k], j), seg_fps[k], names))
+                if failed is not None:
+                    k, exc = failed
+                    if err is None or seg_ranks[k] < err[0]:
+                        err = (seg_ranks[k], seg_fps[k], _wrap_error(exc))
+            cand_parent.frombytes(ranks.tobytes())
+            cand_ai.frombytes(chunk_ai.tobytes())
+            if inside is not None:  # only the candidates go on: keys keep their successor index
+                ranks, succ, chunk_ai, chunk_fps, chunk_pfps = (
+                    ranks[inside], succ[inside], chunk_ai[inside], chunk_fps[inside], chunk_pfps[inside])
+                states.extend([t for t in buf_t if t is not None])
+            else:
+                states.extend(buf_t)
+            keys.frombytes(((ranks << SUCC_BITS) + succ).tobytes())
+            kept_ai.frombytes(chunk_ai.tobytes())
+            fps.frombytes(chunk_fps.tobytes())
+            pfps.frombytes(chunk_pfps.tobytes())
+            seg_lo = seg_hi
+            ends.clear()
+            buf_code.clear()
+            buf_t.clear()
+            buf_parents.clear()
+            filtered_upto = self._drop_losers(filtered_upto, keys, fps, states, pfps, kept_ai)
+            return err
+
+        for p, s in enumerate(self.f_states):
+            before = len(buf_t)
+            try:
+                m = expand_parent(s, buf_code, buf_t)
+            except SpecRuntimeError as exc:  # an action's error, or more successors than a key numbers
+                del buf_code[before:]
+                del buf_t[before:]
+                error = (int(f_ranks[p]), int(f_fps[p]), _wrap_error(exc))
+                break
+            if m == 0 and deadlock is None:
+                deadlock = (int(f_ranks[p]), int(f_fps[p]))
+            ends.append(len(buf_t))
+            buf_parents.append(s)
+            if len(buf_t) >= CHUNK_CANDIDATES:
                 unhashable = flush()
                 if unhashable is not None:
                     error = unhashable
-            if error is not None and (buf_t or seg_n):
-                unhashable = flush()
-                if unhashable is not None and unhashable[0] < error[0]:
-                    error = unhashable
+                    break
+        else:
+            unhashable = flush()
+            if unhashable is not None:
+                error = unhashable
+        if error is not None and ends:
+            unhashable = flush()
+            if unhashable is not None and unhashable[0] < error[0]:
+                error = unhashable
         self._drop_losers(filtered_upto, keys, fps, states, pfps, kept_ai)
         self.level_seen = self.level_recent = np.empty(0, np.int64)
         self.cand_parent = np.frombuffer(cand_parent, dtype=np.int64).copy()
@@ -353,55 +284,6 @@ class Worker:
                 del column
         return {"deadlock": deadlock, "error": error, "expanded": len(self.f_states), "generated": len(self.cand_ai),
                 "steps": steps, "edges": edges}
-
-    def _check_steps(self, s: Any, rank: int, sfp: int, succ: list, reported: set, steps: list) -> tuple | None:
-        """Check the steps ``s -> t`` for ``(j, t, fp)`` in ``succ`` (:meth:`BoundModel.step_violations`).
-
-        The first step violating each property not yet ``reported`` is added to
-        ``steps`` as (discovery key, parent fingerprint, names); a spec error is
-        returned as the parent's failure (its later steps are not checked, as
-        in the local backend).
-        """
-        try:
-            found = self.model.step_violations(s, sfp, succ, reported)
-        except SpecRuntimeError as exc:
-            return (rank, sfp, _wrap_error(exc))
-        base = rank << SUCC_BITS
-        steps.extend((base + j, sfp, names) for j, names in found)
-        return None
-
-    def _check_chunk_steps(self, parents: list, ranks: np.ndarray, pfps: np.ndarray, counts: np.ndarray,
-                           ts: list, fps: np.ndarray, reported: set, steps: list) -> tuple | None:
-        """:meth:`_check_steps` for a chunk of parents, ``counts[k]`` successors (in ``ts``) of ``parents[k]``."""
-        fp_list = fps.tolist()
-        lo = 0
-        for k, m in enumerate(counts.tolist()):
-            sfp = int(pfps[k])
-            hi = lo + m
-            succ = [(kk - lo, ts[kk], fp_list[kk]) for kk in range(lo, hi) if fp_list[kk] != sfp]
-            if succ:
-                failed = self._check_steps(parents[k], int(ranks[k]), sfp, succ, reported, steps)
-                if failed is not None:
-                    return failed
-            lo = hi
-        return None
-
-    def _cut_at_unhashable(self, seg_lo: int, seg_n: array, buf_ai: list, buf_t: list,
-                           label_action: tuple | None = None) -> tuple:
-        """Find the first parent with an unhashable successor, cut the buffers before it, and return its error.
-
-        The buffers hold the successors of frontier parents ``seg_lo, seg_lo + 1, ...``, ``seg_n`` of each;
-        ``buf_ai`` holds labels when ``label_action`` (a label's action) is given.
-        """
-        actions = buf_ai if label_action is None else [label_action[x] for x in buf_ai]
-        bad, exc = self.model.first_bad_state(buf_t, actions)
-        p = int(np.searchsorted(np.cumsum(np.array(seg_n, dtype=np.int64)), bad, side="right"))
-        lo = sum(seg_n[:p])
-        del seg_n[p:]
-        del buf_ai[lo:]
-        del buf_t[lo:]
-        parent = seg_lo + p
-        return (int(self.f_ranks[parent]), int(self.f_fps[parent]), _wrap_error(exc))
 
     def _drop_losers(self, start: int, keys: array, fps: array, states: list, pfps: array,
                      kept_ai: array) -> int:
@@ -519,7 +401,7 @@ class Worker:
             try:
                 if self.canonical_budget > 0:
                     self.canonical_budget -= 1
-                    model.check_state(t, f"action {model.actions[int(self.new_ai[k])].name}")
+                    check_new_state(model, t, int(self.new_ai[k]))
                 if mask is not None:
                     masks[k] = mask(t)
                 for p in properties:
