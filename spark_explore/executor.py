@@ -39,8 +39,9 @@ from modelcheck.options import CheckOptions
 from modelcheck.search import checkpoint
 from modelcheck.search.backend import kind_of
 from modelcheck.search.checkpoint import ShardFiles
-from modelcheck.search.discovery import MAX_SUCCESSORS, check_successor_count, digit, split
+from modelcheck.search.discovery import digit, split
 from modelcheck.search.memory import collections_paused
+from modelcheck.search.successor_rules import ParentExpander, check_new_state, parent_expander
 from modelcheck.spark_explore.candidates import Batch, Winners, pack_rows, states_batch, unpack_rows
 from modelcheck.spark_explore.pickling import StatePickler
 from modelcheck.spark_explore.tables import ExecutorTables, executor_tables
@@ -398,7 +399,7 @@ def _expand_own(model: BoundModel, job: tuple, index: int, keys: list, fps: np.n
     generated = [0] * n_actions
     deadlocked = []
     check_deadlock = model.check_deadlock
-    constrained = model.spec.state_constraint is not None or model.spec.action_constraint is not None
+    expand = parent_expander(model, False)
     budget = [200, 0]  # deep canonical checks (slow) on the first successors of each task
     # Map-side dedup: a fingerprint already emitted by this task came with a smaller key (parents
     # are taken in ascending key order), so a repeat can never win; it stays behind, like a
@@ -412,7 +413,7 @@ def _expand_own(model: BoundModel, job: tuple, index: int, keys: list, fps: np.n
             emitted = _NoSet()
         last_key = key
         try:
-            _expand_one(model, key, fp, s, generated, emitted, constrained, budget, out, partitions)
+            _expand_one(expand, model, key, fp, s, generated, emitted, budget, out, partitions)
         except SpecRuntimeError as err:
             # Reported by the driver, with the trace to this parent, as the local engine does.
             error = (SPEC_ERROR, index, key, fp, str(err), err.where, kind_of(err))
@@ -528,35 +529,33 @@ def owner_count(job: tuple) -> int:
     return job[3]
 
 
-def _expand_one(model: BoundModel, key: bytes, pfp: int, s: Any, generated: list, emitted: set,
-                constrained: bool, budget: list, out: list, partitions: int) -> None:
-    """The candidates of one parent into ``out`` by owner; ``budget`` is [canonical checks left, successors]."""
+def _expand_one(expand: ParentExpander, model: BoundModel, key: bytes, pfp: int, s: Any, generated: list,
+                emitted: set, budget: list, out: list, partitions: int) -> None:
+    """The candidates of one parent into ``out`` by owner; ``budget`` is [canonical checks left, successors].
+
+    What a parent's successors become (generated, constrained out, the limit,
+    deadlock) is :mod:`modelcheck.search.successor_rules`'s; the canonical
+    check here is on a task's first candidates, before repeats are dropped.
+    """
     fingerprint = model.fingerprint
-    seq = 0
-    if constrained:
-        pairs: Any = ((ai, t) for ai, _b, t in model.successors(s))
-    else:
-        ais: list[int] = []
-        ts: list = []
-        model.expand_into(s, ais, ts)  # the compiled successor function (modelcheck.model.expander)
-        pairs = zip(ais, ts)
-    for ai, t in pairs:
+    codes: list = []
+    ts: list = []
+    n = expand(s, codes, ts)
+    for seq in range(n):
+        ai = codes[seq]
+        t = ts[seq]
         generated[ai] += 1
-        if seq == MAX_SUCCESSORS:
-            check_successor_count(seq + 1, model.spec.name)  # raises: more than a discovery key numbers
-        child = key + digit(seq)
-        seq += 1
-        if constrained and not (model.in_model(t) and model.action_allowed(s, t)):
+        if t is None:  # outside the constraints: generated, no candidate
             continue
         if budget[0] > 0:
             budget[0] -= 1
-            model.check_state(t, f"action {model.actions[ai].name}")
+            check_new_state(model, t, ai)
         fp = fingerprint(t)
         if fp in emitted:
             continue
         emitted.add(fp)
-        out[fp % partitions].append((fp, child, pfp, ai, t))
-    budget[1] = seq
+        out[fp % partitions].append((fp, key + digit(seq), pfp, ai, t))
+    budget[1] = n
 
 
 class _NoSet(set):

@@ -47,11 +47,10 @@ step properties do not run on the tables), reports a parent with no
 candidate as an event when deadlocks are checked (4), records an edge for
 each candidate with bit 0 set and a fingerprint other than its parent's (7);
 ``modelcheck/memo/backend.py`` refuses a parent over the limit (3) and
-checks new states' canonical form (5).  Spark's ``_expand_one``
-(``spark_explore/executor.py``) numbers every generated successor before it
-filters by both constraints (1, 2), refuses the successor past the limit (3),
-reports a parent with no successor (4) and checks the first candidates'
-canonical form (5).
+checks new states' canonical form (5).  Spark's executors on the spec's own
+code (``_expand_one`` in ``spark_explore/executor.py``) call
+:func:`parent_expander` (1-4) and check a task's first candidates'
+canonical form (5); on the tables they run the C loop.
 """
 
 # modelcheck: compile
