@@ -173,8 +173,9 @@ class SparkBackend:
             self.shipped = _ship_user_modules(sc, files)
         self.P = self.requested_partitions or sc.defaultParallelism
         options = attrs.evolve(self.model.options, **_DRIVER_ONLY)
-        self.job = (self.spec_ref, tuple(sorted(constants_to_dict(self.model.c).items())), options, self.P,
-                    self.tables)
+        # Each Python worker learns its own tables, and judges whether they pay by its share of the successors.
+        tables = None if self.tables is None else (*self.tables, 1 / max(1, sc.defaultParallelism))
+        self.job = (self.spec_ref, tuple(sorted(constants_to_dict(self.model.c).items())), options, self.P, tables)
         self.part_func = functools.partial(ex.owner, partitions=self.P)
         if not is_local(sc.master):
             # Reliable checkpoints (a lost executor's shards are re-read, not the run lost). The

@@ -355,8 +355,7 @@ def tables_of(job: tuple, model: BoundModel) -> ExecutorTables | None:
     mode = job[4] if len(job) > 4 else None
     if mode is None:
         return None
-    verify, seed, may_give_up = mode
-    return executor_tables(model, verify, seed, may_give_up)
+    return executor_tables(model, *mode)
 
 
 def _successors(tables: ExecutorTables | None) -> tuple:

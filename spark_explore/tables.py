@@ -26,7 +26,7 @@ from modelcheck.search.frontier_rows import plain_shape
 class ExecutorTables:
     """A Python worker's tables for one run, or why it runs the spec's own code."""
 
-    def __init__(self, model: BoundModel, verify: str, seed: int | None, may_give_up: bool) -> None:
+    def __init__(self, model: BoundModel, verify: str, seed: int | None, may_give_up: bool, share: float) -> None:
         from modelcheck.memo.backend import MemoBackend, MemoUnsupported, build_reason
 
         self.backend: Any = None
@@ -37,7 +37,7 @@ class ExecutorTables:
         if self.reason is not None:
             return
         try:
-            self.backend = MemoBackend(model, verify=verify, verify_seed=seed, may_give_up=may_give_up)
+            self.backend = MemoBackend(model, verify=verify, verify_seed=seed, may_give_up=may_give_up, share=share)
             self.shape = plain_shape(self.backend.layout.root)
         except MemoUnsupported as why:
             self.reason = why.reason
@@ -58,6 +58,8 @@ class ExecutorTables:
 
 
 @lru_cache(maxsize=4)
-def executor_tables(model: BoundModel, verify: str, seed: int | None, may_give_up: bool) -> ExecutorTables:
-    """The worker's tables for this model (built once per Python worker, as the model is)."""
-    return ExecutorTables(model, verify, seed, may_give_up)
+def executor_tables(model: BoundModel, verify: str, seed: int | None, may_give_up: bool,
+                    share: float) -> ExecutorTables:
+    """The worker's tables for this model (built once per Python worker, as the model is); ``share`` is the
+    part of the run's successors a worker expands (whether learning pays is judged on the run's)."""
+    return ExecutorTables(model, verify, seed, may_give_up, share)

@@ -201,7 +201,7 @@ class MemoBackend:
 
     def __init__(self, model: BoundModel, samples: list | None = None, simd: bool = True, threads: int = 1,
                  only_helpers: bool = False, own_ring: bool = False, verify: str = "sample",
-                 verify_seed: int | None = None, may_give_up: bool = True) -> None:
+                 verify_seed: int | None = None, may_give_up: bool = True, share: float = 1.0) -> None:
         """``simd=False`` keeps the C loop on its portable code where the CPU has AVX2 (the tests compare
         the two).  ``threads`` > 1 runs ``threads - 1`` helper threads beside this one (``--workers``):
         see :func:`modelcheck.memo.kernel.crew_new`, which also says what ``only_helpers`` and ``own_ring``
@@ -211,6 +211,9 @@ class MemoBackend:
         (:data:`LEARN_LIMIT`); not where the tables were asked for (``--memo``)."""
         self.model = model
         self.may_give_up = may_give_up
+        self.share = share
+        """The part of the run's successors these tables expand (a Spark worker's, about one over the workers):
+        whether learning pays is judged on the run's successors, as one process would judge it."""
         self.generated_total = 0
         self.sampler = Sampler(verify, verify_seed)
         self.simd = simd
@@ -503,13 +506,14 @@ class MemoBackend:
         end past :data:`PROBATION`, if more than :data:`LEARN_LIMIT`.  Then they stop, and the check runs on
         the spec's own code from this level's boundary (:class:`MemoGivesWay`: it is called before the level
         is committed, and its parents, ``rows``, are still that boundary's frontier)."""
-        before = self.generated_total
+        before = self.generated_total / self.share
         self.generated_total += generated
-        if not self.may_give_up or before >= PROBATION or self.generated_total < min(EARLY_PROBATION, PROBATION):
+        seen = self.generated_total / self.share
+        if not self.may_give_up or before >= PROBATION or seen < min(EARLY_PROBATION, PROBATION):
             return
         evaluations = self.learner.evaluations
-        limit = LEARN_LIMIT if self.generated_total >= PROBATION else EARLY_LIMIT
-        if evaluations > limit * self.generated_total:
+        limit = LEARN_LIMIT if seen >= PROBATION else EARLY_LIMIT
+        if evaluations > limit * seen:
             share = f"one in {round(1 / limit)}" if limit < 1 else f"{limit:g} a successor"
             raise MemoGivesWay(f"they learnt {evaluations:,} evaluations for the first "
                                f"{self.generated_total:,} successors, more than {share}, "
