@@ -15,7 +15,9 @@ environment (``<sys.prefix>/modelcheck-compiled``, or ``$MODELCHECK_BUILD_DIR``)
 An engine module opts in with the line :data:`MARKER` in its source; the
 build finds the modules by that line, so a renamed or new module is compiled
 without a list of names to keep up to date, and writes the names it built to
-a manifest that the finder reads.  Each
+a manifest that the finder reads.  Constants an engine module shares with the
+C of its ``.pxd`` are defined once, in the module, and made into C enums at
+build time (:mod:`modelcheck.build.c_enums`).  Each
 artefact is filed under a digest of its source file, the Cython version and
 the interpreter's cache tag, so an edited spec is never shadowed by a stale
 build: the :class:`CompiledFinder` loads an extension only when its digest
@@ -50,6 +52,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import attrs
 
+from modelcheck.build import c_enums
 from modelcheck.errors import ModelCheckError
 
 if TYPE_CHECKING:  # the rewrite is imported only to build: it imports the expander, a compiled module
@@ -205,8 +208,13 @@ def _artefact_for(fullname: str, source: str, version: str, root: str) -> str:
     if os.path.exists(pxd):
         with open(pxd, "rb") as f:
             data += b"\0augmenting pxd\0" + f.read()
-    return artefact_path(fullname, source_digest(data, version, _rewrite_version() if is_spec_module(fullname) else ""),
-                         root)
+    if is_spec_module(fullname):
+        rewrite = _rewrite_version()
+    elif c_enums.has_enums(data):  # its C enums are made from its source
+        rewrite = c_enums.version()
+    else:
+        rewrite = ""
+    return artefact_path(fullname, source_digest(data, version, rewrite), root)
 
 
 def is_spec_module(fullname: str) -> bool:
@@ -397,12 +405,14 @@ def compile_module(fullname: str, source: str, so: str, workdir: str,
     from modelcheck.build.record_rewrite import CYTHON_DIRECTIVES
 
     directives = [] if engine else ["-X", ",".join(CYTHON_DIRECTIVES)]
+    c_include = _write_enum_header(fullname, source if cwd is None else os.path.join(cwd, source), workdir)
     tmp = f"{so}.{os.getpid()}.{threading.get_ident()}.tmp"  # two builds of one artefact never share it
     units = [c_file] + ([_digest_unit(workdir, fullname, digest)] if digest is not None else [])
     steps = [
         [sys.executable, "-m", "cython", "-3", *directives, *include, "--module-name", fullname, source,
          "-o", c_file],
-        c_compiler() + ["-shared", "-fPIC", "-O2", "-I", sysconfig.get_paths()["include"], *units, "-o", tmp],
+        c_compiler() + ["-shared", "-fPIC", "-O2", "-I", sysconfig.get_paths()["include"], *c_include, *units,
+                        "-o", tmp],
     ]
     for cmd in steps:
         try:
@@ -417,6 +427,24 @@ def compile_module(fullname: str, source: str, so: str, workdir: str,
         os.unlink(tmp)
         raise CompileError(f"cannot compile {fullname}: the build does not record its source digest")
     os.replace(tmp, so)  # atomic: a concurrent import never sees half a file
+
+
+def _write_enum_header(fullname: str, source: str, workdir: str) -> list[str]:
+    """The C enums of the source's marked constants (:mod:`modelcheck.build.c_enums`) as the header its ``.pxd``
+    includes, in a directory of this module's own; the C compiler's options that find it (none: no marker)."""
+    with open(source, "rb") as f:
+        data = f.read()
+    if not c_enums.has_enums(data):
+        return []
+    try:
+        made = c_enums.header(data.decode("utf-8"), source)
+    except (c_enums.EnumError, SyntaxError, UnicodeDecodeError) as exc:
+        raise CompileError(f"cannot compile {fullname}: {exc}") from None
+    folder = os.path.abspath(os.path.join(workdir, fullname + ".include"))
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, c_enums.header_name(source)), "w", encoding="utf-8") as f:
+        f.write(made)
+    return ["-I", folder]
 
 
 def _package_dirs() -> dict[str, str]:

@@ -755,15 +755,22 @@ class MemoBackend:
         self.cand_mask = np.zeros(size, np.uint64)
         self.cand_own = np.zeros((size, self.n_own), np.int32)
 
-    def _arrays(self) -> tuple:
+    def _arrays(self) -> dict[int, np.ndarray]:
+        """The arrays the C loop reads, by their slots in its table (:func:`modelcheck.memo.kernel.array_table`)."""
         t = self.tries
-        return (self.rows, t.comp, t.edges, t.root, t.leaves, t.entries,
-                self.action_of_arr, self.vkeys, self.out_rows, self.out_parent, self.out_action, self.out_fp,
-                self.cand, self.cand_action, self.cand_fp, self.cand_flag, self.gen_by_action, self.new_by_action,
-                self.miss_fn, self.miss_parent, self.miss_rows, self.miss_node, self.miss_depth, self.guard_of,
-                self.row_leaf, self.out_leaf, self.cand_mask, self.cand_own, t.true_mask,
-                self.scratch_leaf, self.cur_fps, self.fp_prog, self.interner.fps, self.edge_src, self.edge_dst,
-                self.edge_label, self.out_checks)
+        return {
+            kn.ROWS: self.rows, kn.COMP: t.comp, kn.EDGES: t.edges, kn.ROOT: t.root, kn.LEAVES: t.leaves,
+            kn.ENTRIES: t.entries, kn.ACTION_OF: self.action_of_arr, kn.VKEYS: self.vkeys, kn.OUT_ROWS: self.out_rows,
+            kn.OUT_PARENT: self.out_parent, kn.OUT_ACTION: self.out_action, kn.OUT_FP: self.out_fp, kn.CAND: self.cand,
+            kn.CAND_ACTION: self.cand_action, kn.CAND_FP: self.cand_fp, kn.CAND_FLAG: self.cand_flag,
+            kn.GEN_BY_ACTION: self.gen_by_action, kn.NEW_BY_ACTION: self.new_by_action, kn.MISS_FN: self.miss_fn,
+            kn.MISS_PARENT: self.miss_parent, kn.MISS_ROWS: self.miss_rows, kn.MISS_NODE: self.miss_node,
+            kn.MISS_DEPTH: self.miss_depth, kn.GUARD_OF: self.guard_of, kn.ROW_LEAF: self.row_leaf,
+            kn.OUT_LEAF: self.out_leaf, kn.CAND_MASK: self.cand_mask, kn.CAND_OWN: self.cand_own,
+            kn.TRUE_MASK: t.true_mask, kn.SCRATCH_LEAF: self.scratch_leaf, kn.ROW_FP: self.cur_fps,
+            kn.FP_PROG: self.fp_prog, kn.VFP: self.interner.fps, kn.EDGE_SRC: self.edge_src, kn.EDGE_DST: self.edge_dst,
+            kn.EDGE_LABEL: self.edge_label, kn.OUT_CHECKS: self.out_checks,
+        }
 
     # -- one level ------------------------------------------------------------------------
 
@@ -862,7 +869,8 @@ class MemoBackend:
                 self._park()
                 arrs = self._arrays()
                 self._table = kn.array_table(arrs)
-                self._table_of = which + arrs  # keeps the arrays alive while the C loop has their addresses
+                # Keeps the arrays alive while the C loop has their addresses.
+                self._table_of = which + tuple(arrs.values())
             if self.crew is not None and not self._crew_running:
                 kn.crew_go(self.crew, self._table, S, self._claims, self._crew_new_level)
                 self._crew_new_level = False

@@ -2,6 +2,11 @@
 # build is keyed by this file too).  The C loop of the component-memo search: see kernel.py for the
 # arrays, the statuses and why a parent is either expanded whole or not at all.
 
+# The statuses, the order of the arrays (MC_ROWS ..) and the slots of the scalars array (S_I ..): C enums that
+# modelcheck compile makes from kernel.py's constants (modelcheck.build.c_enums), their one definition.
+cdef extern from "kernel_enums.h":
+    pass
+
 cdef extern from *:
     """
     #include <stdint.h>
@@ -20,24 +25,6 @@ cdef extern from *:
     #define MC_AVX2 1
     #include <immintrin.h>
     #endif
-
-    enum { MC_DONE = 0, MC_MISS = 1, MC_GROW_VISITED = 2, MC_GROW_OUT = 3, MC_GROW_CAND = 4, MC_EVENT = 5,
-           MC_GROW_EDGES = 6 };
-    enum {
-        MC_ROWS, MC_COMP, MC_EDGES, MC_ROOT, MC_LEAVES, MC_ENTRIES, MC_ACTION_OF,
-        MC_VKEYS, MC_OUT_ROWS, MC_OUT_PARENT, MC_OUT_ACTION, MC_OUT_FP, MC_CAND, MC_CAND_ACTION, MC_CAND_FP,
-        MC_CAND_FLAG, MC_GEN_BY_ACTION, MC_NEW_BY_ACTION, MC_MISS_FN, MC_MISS_PARENT, MC_MISS_ROWS,
-        MC_MISS_NODE, MC_MISS_DEPTH, MC_GUARD_OF, MC_ROW_LEAF, MC_OUT_LEAF, MC_CAND_MASK, MC_CAND_OWN,
-        MC_TRUE_MASK, MC_SCRATCH_LEAF, MC_ROW_FP, MC_FP_PROG, MC_VFP, MC_EDGE_SRC, MC_EDGE_DST, MC_EDGE_LABEL,
-        MC_OUT_CHECKS, MC_N_ARRAYS
-    };
-    /* The scalars array: inputs, outputs, and the place to resume. */
-    enum {
-        S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_W, S_SIMD, S_LEAF_ROWS, S_GENERATED, S_K, S_B,
-        S_CONSTRAINT_FN, S_FIRST_CHECK, S_N_CHECKS, S_CHECK_WHEN_TRUE, S_CHECK_ENABLED, S_DEADLOCK,
-        S_EV_PARENT, S_EV_CAND, S_EV_MASK, S_EV_DEADLOCK, S_RECORD, S_N_EDGES, S_CHECK_REPORT, S_N_MISS, S_PROBE,
-        S_N_SCALARS
-    };
 
     #define MC_GOLDEN 0x9E3779B97F4A7C15ULL
 

@@ -51,6 +51,19 @@ fingerprint of its items, a component's being ``VFP[id]`` (its value's); a
 successor recomputes only those above the components its step changed.  So
 the visited set and the parent records hold the fingerprints every other
 engine computes.
+
+The statuses, the order of the arrays and the slots of the scalars array
+are defined once, below, as Python constants; ``modelcheck compile`` makes
+the C enums ``kernel.pxd`` uses (``MC_DONE``.., ``MC_ROWS``.., ``S_I``..)
+from these lines (the ``# modelcheck: c enum`` markers,
+:mod:`modelcheck.build.c_enums`), into the build's own directory.  Python is
+the source rather than C because the constants are read by name throughout
+the engine (:mod:`.backend`), which an import-time parse of the C would turn
+into names no reader or tool could see, and because the array types are
+numpy's, each written beside its array's name here.  The made header is
+never in the source tree: it comes from the text whose digest names the
+build, so a build cannot be compiled against other constants than this
+file's, and an edit here leaves the module interpreted until it is rebuilt.
 """
 
 # modelcheck: compile
@@ -66,12 +79,16 @@ try:
 except ImportError:  # Cython is the optional ``compile`` extra
     COMPILED = False
 
+# modelcheck: c enum MC_
 DONE, MISS, GROW_VISITED, GROW_OUT, GROW_CAND, EVENT, GROW_EDGES = range(7)
+"""What :func:`expand` returns (see above)."""
+# modelcheck: c enum MC_
 (ROWS, COMP, EDGES, ROOT, LEAVES, ENTRIES, ACTION_OF, VKEYS, OUT_ROWS, OUT_PARENT,
  OUT_ACTION, OUT_FP, CAND, CAND_ACTION, CAND_FP, CAND_FLAG, GEN_BY_ACTION, NEW_BY_ACTION, MISS_FN, MISS_PARENT,
  MISS_ROWS, MISS_NODE, MISS_DEPTH, GUARD_OF, ROW_LEAF, OUT_LEAF, CAND_MASK, CAND_OWN, TRUE_MASK,
  SCRATCH_LEAF, ROW_FP, FP_PROG, VFP, EDGE_SRC, EDGE_DST, EDGE_LABEL, OUT_CHECKS, N_ARRAYS) = range(38)
-"""The order of the arrays handed to :func:`expand`."""
+"""The order of the arrays handed to :func:`expand` (``MC_ROWS`` .. in C)."""
+# modelcheck: c enum
 (S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_W, S_SIMD, S_LEAF_ROWS, S_GENERATED, S_K, S_B,
  S_CONSTRAINT_FN, S_FIRST_CHECK, S_N_CHECKS, S_CHECK_WHEN_TRUE, S_CHECK_ENABLED, S_DEADLOCK, S_EV_PARENT,
  S_EV_CAND, S_EV_MASK, S_EV_DEADLOCK, S_RECORD, S_N_EDGES, S_CHECK_REPORT, S_N_MISS, S_PROBE,
@@ -85,26 +102,33 @@ MASK64 = (1 << 64) - 1
 LEAF = np.dtype([("start", np.int32), ("count", np.int32), ("mask", np.uint64)], align=True)
 """A leaf of the tries (the C loop's ``mc_leaf``): where its entries start, how many, the mask of its path."""
 
-DTYPES = (np.int32, np.int32, np.int64, np.int32, LEAF, np.int32, np.int32, np.uint64,  # .. VKEYS
-          np.int32, np.int32, np.int32, np.uint64, np.int32, np.int32, np.uint64, np.int32,  # OUT_ROWS .. CAND_FLAG
-          np.int64, np.int64, np.int32, np.int32, np.int32, np.int32, np.int32, np.int32,  # .. GUARD_OF
-          np.int32, np.int32, np.uint64, np.int32, np.uint64, np.int32, np.int64,  # ROW_LEAF .. ROW_FP
-          np.int32, np.uint64,  # FP_PROG, VFP
-          np.int32, np.uint64, np.int32, np.int64)  # EDGE_SRC, EDGE_DST, EDGE_LABEL, OUT_CHECKS
-"""Each array's type, in the order above."""
+_DTYPE = {
+    ROWS: np.int32, COMP: np.int32, EDGES: np.int64, ROOT: np.int32, LEAVES: LEAF, ENTRIES: np.int32,
+    ACTION_OF: np.int32, VKEYS: np.uint64, OUT_ROWS: np.int32, OUT_PARENT: np.int32, OUT_ACTION: np.int32,
+    OUT_FP: np.uint64, CAND: np.int32, CAND_ACTION: np.int32, CAND_FP: np.uint64, CAND_FLAG: np.int32,
+    GEN_BY_ACTION: np.int64, NEW_BY_ACTION: np.int64, MISS_FN: np.int32, MISS_PARENT: np.int32,
+    MISS_ROWS: np.int32, MISS_NODE: np.int32, MISS_DEPTH: np.int32, GUARD_OF: np.int32, ROW_LEAF: np.int32,
+    OUT_LEAF: np.int32, CAND_MASK: np.uint64, CAND_OWN: np.int32, TRUE_MASK: np.uint64, SCRATCH_LEAF: np.int32,
+    ROW_FP: np.int64, FP_PROG: np.int32, VFP: np.uint64, EDGE_SRC: np.int32, EDGE_DST: np.uint64,
+    EDGE_LABEL: np.int32, OUT_CHECKS: np.int64,
+}
+DTYPES = tuple(_DTYPE[j] for j in range(N_ARRAYS))
+"""Each array's type, in the order above (each written beside its array's name, so no second order to keep)."""
 
 
-def array_table(arrs: tuple) -> np.ndarray:
+def array_table(arrs: dict[int, np.ndarray]) -> np.ndarray:
     """The table :func:`expand` reads the arrays from: their addresses, then their lengths in items.
 
-    Checked here (type, contiguity), once per change of an array, so that the
-    C loop can take raw addresses.  The caller keeps ``arrs`` alive while the
-    table is used.
+    ``arrs`` maps each array's slot (:data:`ROWS` ..) to the array, so that
+    no caller repeats the order.  Checked here (type, contiguity), once per
+    change of an array, so that the C loop can take raw addresses.  The
+    caller keeps the arrays alive while the table is used.
     """
-    if len(arrs) != N_ARRAYS or len(DTYPES) != N_ARRAYS:
-        raise ValueError(f"the memo kernel takes {N_ARRAYS} arrays, got {len(arrs)}")
+    if sorted(arrs) != list(range(N_ARRAYS)):
+        raise ValueError(f"the memo kernel takes {N_ARRAYS} arrays, one per slot, got slots {sorted(arrs)}")
     table = np.empty(2 * N_ARRAYS, np.int64)
-    for j, (a, dtype) in enumerate(zip(arrs, DTYPES)):
+    for j, dtype in enumerate(DTYPES):
+        a = arrs[j]
         if a.dtype != dtype or not a.flags.c_contiguous or not a.flags.writeable:
             raise ValueError(f"memo kernel array {j}: {a.dtype}, contiguous {a.flags.c_contiguous}; wants {dtype}")
         table[j] = a.__array_interface__["data"][0]
