@@ -138,11 +138,11 @@ def main() -> None:
     base = [a.spec] + [x for c in consts for x in ("--const", c)] + ["-q"]
     results = {}
     for name in a.runs.split(","):
+        own = ["--no-memo"] if name.endswith("/own") else []  # the executors (or the local engine) on the spec's code
         parts = ["--partitions", str(a.partitions)] if a.partitions else []
-        if name.endswith("/own"):  # the executors (or the local engine) on the spec's own code
-            parts.append("--no-memo")
+        parts += own
         if name.split("/")[0] == "local":
-            results[name] = run([*base, *parts], [])
+            results[name] = run([*base, *own], [])
         elif name.startswith("local["):
             results[name] = run([*base[:-1], "-v", "--engine", "spark", "--master", name.split("/")[0], *parts], [])
         elif name.split("/")[0] == "standalone":

@@ -62,16 +62,29 @@ def _renumbered(ids: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
     return used, index[ids].astype(_smallest(len(used)))
 
 
+def task_parts(rows: np.ndarray, values: list) -> tuple[list, np.ndarray]:
+    """The parts a task's successor rows use, and the rows as indices into them (int32): once a task, so that
+    each chunk numbers its parts among these few, not among everything the process interned."""
+    used, local = _renumbered(rows, len(values))
+    return [values[i] for i in used.tolist()], local.astype(np.int32)
+
+
 def pack_rows(dumps: Callable[[Any], bytes], shape: Any, values: list, fps: np.ndarray, parent: np.ndarray,
               sub: np.ndarray, action: np.ndarray, checks: np.ndarray, rows: np.ndarray,
               parent_keys: list, parent_fps: np.ndarray) -> bytes:
     """One chunk of candidates in the rows form.
 
-    ``parent`` indexes ``parent_keys``/``parent_fps`` (the expanding task's
-    parents); ``rows`` are ids into ``values`` (the task's interned parts);
-    ``sub`` is each candidate's index among its parent's kept successors.
+    ``parent`` (ascending) indexes ``parent_keys``/``parent_fps`` (the
+    expanding task's parents); ``rows`` are ids into ``values``: pass the
+    task's parts numbered for the task (:func:`task_parts`), since numbering
+    them per chunk costs time in the number of ``values``; ``sub`` is each
+    candidate's index among its parent's kept successors.
     """
-    up, pidx = _renumbered(parent, len(parent_keys))
+    first = np.empty(len(parent), bool)  # ``parent`` ascends (a task's successors come in parent order)
+    first[:1] = True
+    np.not_equal(parent[1:], parent[:-1], out=first[1:])
+    up = parent[first]
+    pidx = (np.cumsum(first) - 1).astype(_smallest(len(up)))
     used, local = _renumbered(rows, len(values))
     fired = np.flatnonzero(checks)
     pkeys = [parent_keys[i] for i in up.tolist()]
@@ -185,14 +198,15 @@ class Winners:
         """For each batch with winners (of ``where``, default all): (batch, positions among them, indices in
         the batch)."""
         where = self.where if where is None else where
+        starts = np.cumsum([0] + [len(b) for b in self.batches])
+        batch_of = np.searchsorted(starts, where, side="right") - 1
+        order = np.argsort(batch_of, kind="stable")
+        bounds = np.searchsorted(batch_of[order], np.arange(len(self.batches) + 1))
         out = []
-        start = 0
-        for b in self.batches:
-            end = start + len(b)
-            mine = np.flatnonzero((where >= start) & (where < end))
+        for k, b in enumerate(self.batches):
+            mine = order[bounds[k]:bounds[k + 1]]
             if len(mine):
-                out.append((b, mine, where[mine] - start))
-            start = end
+                out.append((b, mine, where[mine] - starts[k]))
         return out
 
     def checks(self) -> np.ndarray | None:
