@@ -99,7 +99,8 @@ def _last_state_caption(v: dict) -> str:
     return f": back to state {v.get('loop_start')}, forever"
 
 
-def _node_label(g: nx.DiGraph, node: str) -> str:
+def node_label(g: nx.DiGraph, node: str) -> str:
+    """A state's HTML-like label: its lanes as a table, the other changes, and the violation's frame."""
     data = g.nodes[node]
     i = data["index"]
     v = g.graph["violation"]
@@ -176,6 +177,7 @@ def _value_change(before: object, after: object) -> str:
     return _wrapped(show(after), 100)
 
 
+# DOT written as text: networkx's DOT writers need pydot or pygraphviz, and the dependencies are a fixed set.
 def to_dot(g: nx.DiGraph) -> str:
     """DOT text for a trace graph."""
     v = g.graph["violation"]
@@ -195,7 +197,7 @@ def to_dot(g: nx.DiGraph) -> str:
     for node in g.nodes:
         data = g.nodes[node]
         extra = f', color="{VIOLATING}", penwidth=2' if data["violating"] else ""
-        lines.append(f"  {node} [label={_node_label(g, node)}{extra}];")
+        lines.append(f"  {node} [label={node_label(g, node)}{extra}];")
     for a, b, data in g.edges(data=True):
         if data.get("back"):  # a lasso's loop: drawn apart, so that the chain keeps its order
             lines.append(f'  {a} -> {b} [label=" {_dot_str(data["action"])} ", style=dashed, color="{VIOLATING}", '

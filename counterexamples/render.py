@@ -56,7 +56,7 @@ def render(doc: dict, fmt: str) -> bytes:
 
     A drawing (DOT, SVG, PNG, HTML) gives every lane of every step as many
     log cells as the longest log has items: one long log in a trace of many
-    steps would multiply out (a 1 MB trace once made an 828 MB DOT file).
+    steps would multiply out (a trace file of a megabyte can make hundreds of megabytes of DOT).
     Drawings of more than :data:`MAX_LOG_CELLS` cells are refused before
     they are built, and no rendering may exceed ``OUTPUT_FACTOR`` times the
     document's size plus ``OUTPUT_SLACK``.

@@ -108,6 +108,7 @@ def state_graph_json(g: nx.MultiDiGraph) -> str:
     return json.dumps(nx.node_link_data(g, edges="edges"), indent=1) + "\n"
 
 
+# DOT written as text: networkx's DOT writers need pydot or pygraphviz, and the dependencies are a fixed set.
 def state_graph_dot(g: nx.MultiDiGraph) -> str:
     """DOT text; violating states in red, initial states grey; around a violation, :func:`around_violation_dot`."""
     if g.graph.get("around_violation"):
@@ -134,6 +135,7 @@ OFF_PATH_SHOWN = 3
 """Around a violation, how many roads not taken are drawn beside a path state; the rest are folded into one node."""
 
 
+# DOT written as text: networkx's DOT writers need pydot or pygraphviz, and the dependencies are a fixed set.
 def around_violation_dot(g: nx.MultiDiGraph, shown: int = OFF_PATH_SHOWN) -> str:
     """DOT for a counterexample's neighbourhood, to be read at laptop width.
 
@@ -144,7 +146,7 @@ def around_violation_dot(g: nx.MultiDiGraph, shown: int = OFF_PATH_SHOWN) -> str
     then only what changed); past ``shown`` of them the rest fold into one
     box (``+5 more from State 3``).  States further out are only counted.
     """
-    from modelcheck.counterexamples.dot import VIOLATING, _node_label
+    from modelcheck.counterexamples.dot import VIOLATING, node_label
     from modelcheck.counterexamples.graph import trace_graph
 
     path: list[str] = g.graph["path"]
@@ -162,7 +164,7 @@ def around_violation_dot(g: nx.MultiDiGraph, shown: int = OFF_PATH_SHOWN) -> str
     for k, n in enumerate(path, start=1):
         node = tg.nodes[f"s{k}"]
         loops = sorted({d["action"] for _, b, d in g.edges(n, data=True) if b == n})
-        inner = _node_label(tg, f"s{k}")[1:-1]
+        inner = node_label(tg, f"s{k}")[1:-1]
         rows = f"<TR><TD>{inner}</TD></TR>"
         if loops:
             rows += (f'<TR><TD ALIGN="LEFT" BALIGN="LEFT"><FONT POINT-SIZE="9" COLOR="#475569">self-loops: '

@@ -222,6 +222,7 @@ def _require(cond: bool, path: str, what: str) -> None:
         raise TraceFileError(f"trace file {path} is malformed: {what}")
 
 
+# Checked by hand, not with jsonschema: the dependencies are a fixed set, and jsonschema is not one of them.
 def validate(doc: Any, path: str = "<trace>") -> None:
     """Refuse anything a renderer could trip over, with the first problem named."""
     _require(isinstance(doc, dict), path, "the top level is not an object")
@@ -269,7 +270,7 @@ def validate(doc: Any, path: str = "<trace>") -> None:
         msgs = step.get("messages", [])
         _require(isinstance(msgs, list), path, f"step {i} messages must be a list")
         for m in msgs:
-            _require(_is_message(m), path, f"step {i} has a malformed message event: {str(m)[:80]}")
+            _require(is_message(m), path, f"step {i} has a malformed message event: {str(m)[:80]}")
 
 
 def _are_loop_actions(items: Any) -> bool:
@@ -294,7 +295,7 @@ def _is_culprit(c: Any) -> bool:
 _SEND_KEYS = {"send", "from", "to", "label", "kind", "delivered", "response"}
 
 
-def _is_message(m: Any) -> bool:
+def is_message(m: Any) -> bool:
     """One message event: a send (id, from, to, label; optional kind, delivered, response), a receive or a drop."""
     if not isinstance(m, dict):
         return False

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from modelcheck import invariant, sometimes
 from modelcheck.spec import Witness, culprit
-from modelcheck.specs.broker_state import FailureConstants, FailureState, leader_alive, replica_name
+from modelcheck.specs.broker_state import FailureConstants, FailureState, leader_alive
+from modelcheck.specs.naming import replica_name
 
 
 def _record(rec) -> str:

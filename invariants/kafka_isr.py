@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from modelcheck import invariant
 from modelcheck.spec import Witness, culprit
-from modelcheck.specs.kafka_replication import NIL, NONE, KafkaConstants, KafkaState, replica_name
-from modelcheck.specs.naming import named
+from modelcheck.specs.kafka_replication import NIL, NONE, KafkaConstants, KafkaState
+from modelcheck.specs.naming import replica_name, replica_set
 
 
 def _agree_below(s: KafkaState, r1: int, r2: int, hw: int) -> bool:
@@ -34,10 +34,6 @@ def _agree_below(s: KafkaState, r1: int, r2: int, hw: int) -> bool:
 
 def _record(rec) -> str:
     return f"{rec.id}@e{rec.epoch}"
-
-
-def _names(xs) -> str:
-    return named(xs, replica_name)
 
 
 def _isr_witness(s: KafkaState, isrs, whose: str, isr_cell: str) -> Witness:
@@ -60,11 +56,11 @@ def _isr_witness(s: KafkaState, isrs, whose: str, isr_cell: str) -> Witness:
             if len(log1) < hw:
                 return Witness(
                     f"leader {lead}'s HW {hw} is beyond its own log, which ends at offset {len(log1)}, so the "
-                    f"offsets below it cannot all be on {member} ({whose} {_names(isrs(r1, rs))})",
+                    f"offsets below it cannot all be on {member} ({whose} {replica_set(isrs(r1, rs))})",
                     (culprit(lead, "HW"), culprit(lead, "LEO"), culprit(member, isr_cell)))
             o = next(o for o in range(hw) if o >= len(log2) or log1[o] != log2[o])
             cells = (culprit(lead, "log", o), culprit(lead, "HW"), culprit(member, "log", o), culprit(member, isr_cell))
-            where = f"{member}, which is in {whose} {_names(isrs(r1, rs))}"
+            where = f"{member}, which is in {whose} {replica_set(isrs(r1, rs))}"
             if o >= len(log2):
                 return Witness(f"record {_record(log1[o])} at offset {o} is below leader {lead}'s HW {hw} "
                                f"but missing on {where}", cells)
@@ -113,9 +109,10 @@ def explain_leader_in_isr(c: KafkaConstants, s: KafkaState) -> Witness:
     q = s.quorum_state
     cells = (culprit(variable="quorumState.leader"), culprit(variable="quorumState.isr"))
     if q.leader == NONE:
-        return Witness(f"the quorum names no leader (None), and None is not in the quorum ISR {_names(q.isr)}", cells)
+        return Witness(f"the quorum names no leader (None), and None is not in the quorum ISR {replica_set(q.isr)}",
+                       cells)
     return Witness(f"the quorum names leader {replica_name(q.leader)} (epoch {q.leader_epoch}), which is not in "
-                   f"the quorum ISR {_names(q.isr)}", cells + (culprit(replica_name(q.leader), "in quorum ISR"),))
+                   f"the quorum ISR {replica_set(q.isr)}", cells + (culprit(replica_name(q.leader), "in quorum ISR"),))
 
 
 @invariant("LeaderInIsr", explain=explain_leader_in_isr)

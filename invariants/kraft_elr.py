@@ -37,7 +37,7 @@ from modelcheck.specs.kraft_state import FENCED, RUNNING, UNFENCED, KraftState, 
                      "known ELR as sets of brokers).")
 def type_ok(c: ElrConstants, s: KraftState) -> bool:
     md = s.con_partition_metadata
-    return (v35._brokers_set(c, md.elr) and v35._brokers_set(c, md.last_known_elr) and v35.type_ok(c, s))
+    return (v35.brokers_set(c, md.elr) and v35.brokers_set(c, md.last_known_elr) and v35.type_ok(c, s))
 
 
 @invariant("ValidControllerState", "The controller's fenced set matches its registrations and no fenced replica is "

@@ -70,7 +70,7 @@ def _nat(x: Any) -> bool:
     return type(x) is int and x >= 0
 
 
-def _brokers_set(c: KraftConstants, xs: Any) -> bool:
+def brokers_set(c: KraftConstants, xs: Any) -> bool:
     return type(xs) is frozenset and all(type(b) is int and 1 <= b <= c.BrokerCount for b in xs)
 
 
@@ -82,12 +82,12 @@ def _values_set(c: KraftConstants, xs: Any) -> bool:
 def type_ok(c: KraftConstants, s: KraftState) -> bool:
     n = c.BrokerCount
     md = s.con_partition_metadata
-    if not (_brokers_set(c, s.con_unfenced) and len(s.con_broker_reg) == n
+    if not (brokers_set(c, s.con_unfenced) and len(s.con_broker_reg) == n
             and all(r.status in (FENCED, UNFENCED) and _nat(r.broker_epoch) and _nat(r.incarnation_id)
                     for r in s.con_broker_reg)):
         return False
-    if not (_brokers_set(c, md.replicas) and _brokers_set(c, md.isr) and _brokers_set(c, md.adding)
-            and _brokers_set(c, md.removing) and (md.leader == NoLeader or 1 <= md.leader <= n)
+    if not (brokers_set(c, md.replicas) and brokers_set(c, md.isr) and brokers_set(c, md.adding)
+            and brokers_set(c, md.removing) and (md.leader == NoLeader or 1 <= md.leader <= n)
             and _nat(md.leader_epoch) and _nat(md.partition_epoch)):
         return False
     if not all(b.status in (OFFLINE_CLEAN, OFFLINE_DIRTY, STARTING, RUNNING) and _nat(b.broker_epoch)
@@ -102,7 +102,7 @@ def type_ok(c: KraftConstants, s: KraftState) -> bool:
                                  and _nat(p.last_fetched_epoch) and type(p.delayed) is bool):
                 return False
     for pm in s.partition_metadata:
-        if not (_brokers_set(c, pm.replicas) and _brokers_set(c, pm.isr) and _brokers_set(c, pm.maximal_isr)
+        if not (brokers_set(c, pm.replicas) and brokers_set(c, pm.isr) and brokers_set(c, pm.maximal_isr)
                 and (pm.leader == NoLeader or 1 <= pm.leader <= n) and _nat(pm.leader_epoch)
                 and _nat(pm.partition_epoch)):
             return False

@@ -42,15 +42,10 @@ from modelcheck.specs.reassignment_state import (
     STOP_OLD,
     ReassignConstants,
     ReassignState,
-    broker_name,
     replica_sets,
     target,
 )
-from modelcheck.specs.naming import named
-
-
-def _names(bs) -> str:
-    return named(bs, broker_name)
+from modelcheck.specs.naming import broker_name, broker_set
 
 
 def _and(words: list[str]) -> str:
@@ -103,18 +98,18 @@ def explain_leader_in_isr(c: ReassignConstants, s: ReassignState) -> Witness:
     new = target(c, s)
     if s.leader != NONE:
         name = broker_name(s.leader)
-        return Witness(f"the leader {name} is not in the ISR {_names(s.isr)}",
+        return Witness(f"the leader {name} is not in the ISR {broker_set(s.isr)}",
                        (culprit(name, "role"), culprit(name, "in ISR")))
     cause, cells = _leader_cause(c, s)
     waiting = sorted(new - s.isr)
     cells += tuple(culprit(broker_name(b), "in ISR") for b in waiting) + (culprit(variable="zookeeper.leader"),)
     if not cause:
-        return Witness(f"the partition has no leader, so it is offline (ISR {_names(s.isr)})", cells)
-    joined = f"; the ISR is {_names(s.isr)}"
+        return Witness(f"the partition has no leader, so it is offline (ISR {broker_set(s.isr)})", cells)
+    joined = f"; the ISR is {broker_set(s.isr)}"
     if waiting and AWAIT_ISR not in _steps_done(c, s):
         verb = "has" if len(waiting) == 1 else "have"
-        joined = (f", and {_list(waiting)} of the target {_names(new)} {verb} not joined the ISR, which is "
-                  f"{_names(s.isr)}")
+        joined = (f", and {_list(waiting)} of the target {broker_set(new)} {verb} not joined the ISR, which is "
+                  f"{broker_set(s.isr)}")
     return Witness(f"the partition has no leader: {cause}{joined}", cells)
 
 
@@ -176,9 +171,9 @@ def _off_target(c: ReassignConstants, s: ReassignState) -> tuple[list[str], tupl
     cells: tuple[dict, ...] = ()
     extra = (hosted | s.isr) - new
     for b in sorted(extra):
-        what = [w for w, yes in (("still hosts a replica", b in hosted), (f"is in the ISR {_names(s.isr)}", b in s.isr),
-                                 ("leads", b == s.leader)) if yes]
-        phrases.append(f"{broker_name(b)}, outside the target {_names(new)}, {_and(what)}")
+        what = [w for w, yes in (("still hosts a replica", b in hosted),
+                                 (f"is in the ISR {broker_set(s.isr)}", b in s.isr), ("leads", b == s.leader)) if yes]
+        phrases.append(f"{broker_name(b)}, outside the target {broker_set(new)}, {_and(what)}")
         cells += (culprit(broker_name(b), "role"),) + ((culprit(broker_name(b), "in ISR"),) if b in s.isr else ())
     for b in sorted(new - on_disk):
         phrases.append(f"{broker_name(b)} of the target hosts no replica")
@@ -188,7 +183,7 @@ def _off_target(c: ReassignConstants, s: ReassignState) -> tuple[list[str], tupl
                        else f"the leader {broker_name(s.leader)} is outside the target")
         cells += (culprit(variable="zookeeper.leader"),)
     if s.zk_assignment != new:
-        phrases.append(f"ZooKeeper's AR is {_names(s.zk_assignment)}")
+        phrases.append(f"ZooKeeper's AR is {broker_set(s.zk_assignment)}")
         cells += tuple(culprit(broker_name(b), "in AR") for b in sorted(s.zk_assignment ^ new))
     return phrases, cells, extra
 
@@ -205,8 +200,8 @@ def explain_completed_at_target(c: ReassignConstants, s: ReassignState) -> Witne
     if s.controller_up and extra and not extra & s.old_replicas:
         source = " (read from ZooKeeper's AR after the controller crash)" if s.crashes else ""
         rest = s.old_replicas - new
-        removes = "is empty" if not rest else f"is only {_names(rest)}"
-        why = (f": the controller's OAR is {_names(s.old_replicas)}{source}, so OAR - RAR {removes} and it never "
+        removes = "is empty" if not rest else f"is only {broker_set(rest)}"
+        why = (f": the controller's OAR is {broker_set(s.old_replicas)}{source}, so OAR - RAR {removes} and it never "
                f"removed or stopped {_list(extra)}")
         cells += (culprit(variable="controller.oar"),)
     return Witness(f"the move is complete, but {'; '.join(phrases)}{why}", cells)
@@ -227,8 +222,8 @@ def explain_completed_in_sync(c: ReassignConstants, s: ReassignState) -> Witness
     new = target(c, s)
     out = sorted(new - s.completed_isr)
     verb = "was" if len(out) == 1 else "were"
-    return Witness(f"the move was declared complete with the ISR {_names(s.completed_isr)}: {_list(out)} of the "
-                   f"target {_names(new)} {verb} not in sync",
+    return Witness(f"the move was declared complete with the ISR {broker_set(s.completed_isr)}: {_list(out)} of the "
+                   f"target {broker_set(new)} {verb} not in sync",
                    tuple(culprit(broker_name(b), "in ISR") for b in out) + (culprit(variable="failures.isrAtCompletion"),))
 
 
@@ -245,22 +240,22 @@ def explain_cancelled_at_original(c: ReassignConstants, s: ReassignState) -> Wit
     phrases: list[str] = []
     cells: tuple[dict, ...] = ()
     for b in sorted((hosted | s.isr) - old):
-        what = [w for w, yes in (("hosts a replica", b in hosted), (f"is in the ISR {_names(s.isr)}", b in s.isr),
+        what = [w for w, yes in (("hosts a replica", b in hosted), (f"is in the ISR {broker_set(s.isr)}", b in s.isr),
                                  ("leads", b == s.leader)) if yes]
-        phrases.append(f"{broker_name(b)}, outside OAR {_names(old)}, {_and(what)}")
+        phrases.append(f"{broker_name(b)}, outside OAR {broker_set(old)}, {_and(what)}")
         cells += (culprit(broker_name(b), "role"),) + ((culprit(broker_name(b), "in ISR"),) if b in s.isr else ())
     for b in sorted(old - on_disk):
         phrases.append(f"{broker_name(b)} of OAR hosts no replica")
         cells += (culprit(broker_name(b), "role"),)
     if s.leader == NONE or s.leader not in s.isr:
         phrases.append("the partition has no leader" if s.leader == NONE
-                       else f"the leader {broker_name(s.leader)} is not in the ISR {_names(s.isr)}")
+                       else f"the leader {broker_name(s.leader)} is not in the ISR {broker_set(s.isr)}")
         cells += (culprit(variable="zookeeper.leader"),)
     if s.zk_assignment != old:
-        phrases.append(f"ZooKeeper's AR is {_names(s.zk_assignment)}")
+        phrases.append(f"ZooKeeper's AR is {broker_set(s.zk_assignment)}")
         cells += tuple(culprit(broker_name(b), "in AR") for b in sorted(s.zk_assignment ^ old))
     if s.zk_original:
-        phrases.append(f"the persisted original replicas are still {_names(s.zk_original)}")
+        phrases.append(f"the persisted original replicas are still {broker_set(s.zk_original)}")
         cells += (culprit(variable="failures.persistedOAR"),)
     if not s.revert:
         phrases.append("the controller that finished it no longer knew of the cancellation")

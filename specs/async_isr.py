@@ -25,7 +25,7 @@ import attrs
 
 from modelcheck import Domain, Spec, action, constant, invariant
 from modelcheck.spec import Witness, culprit
-from modelcheck.specs.naming import named
+from modelcheck.specs.naming import replica_name, replica_set
 
 NIL = -1
 LEADER = 0
@@ -81,10 +81,6 @@ def _minus(a: tuple, x: int) -> tuple:
 
 def _add_message(messages: tuple, m: Message) -> tuple:
     return messages if m in messages else tuple(sorted(messages + (m,)))
-
-
-def replica_name(r: int) -> str:
-    return f"r{r + 1}"
 
 
 REPLICA = Domain("replica", lambda c: range(c.Replicas), replica_name)
@@ -193,9 +189,9 @@ def explain_valid_high_watermark(c: AsyncIsrConstants, s: AsyncIsrState) -> Witn
     r = next(r for r in s.controller_state.isr if ls.offsets[r] < hw)
     name = replica_name(r)
     return Witness(
-        f"{name} is in the controller's ISR {_names(s.controller_state.isr)} but has reached only offset "
+        f"{name} is in the controller's ISR {replica_set(s.controller_state.isr)} but has reached only offset "
         f"{ls.offsets[r]}, below leader r1's HW {hw} (the smallest offset over the ISR and pending ISR "
-        f"{_names(_union(ls.isr, ls.pending_isr))}): offset {ls.offsets[r]} is committed but missing on {name}",
+        f"{replica_set(_union(ls.isr, ls.pending_isr))}): offset {ls.offsets[r]} is committed but missing on {name}",
         (culprit(name, "LEO"), culprit(name, "controller's ISR"), culprit(replica_name(LEADER), "HW")))
 
 
@@ -244,24 +240,20 @@ def within_bounds(c: AsyncIsrConstants, s: AsyncIsrState) -> bool:
     return s.leader_state.offsets[LEADER] <= c.MaxOffset and s.controller_state.version <= c.MaxVersion
 
 
-def _names(isr: tuple) -> str:
-    return named(isr, replica_name, ordered=True)
-
-
 def view(c: AsyncIsrConstants, s: AsyncIsrState) -> dict[str, Any]:
     ls = s.leader_state
     return {
-        "controllerState": {"isr": _names(s.controller_state.isr), "version": s.controller_state.version},
+        "controllerState": {"isr": replica_set(s.controller_state.isr), "version": s.controller_state.version},
         "leaderState": {
-            "isr": _names(ls.isr),
+            "isr": replica_set(ls.isr),
             "version": ls.version,
-            "pendingIsr": _names(ls.pending_isr),
+            "pendingIsr": replica_set(ls.pending_isr),
             "pendingVersion": "Nil" if ls.pending_version == NIL else ls.pending_version,
             "offsets": {replica_name(r): o for r, o in enumerate(ls.offsets)},
         },
         "highWatermark": high_watermark(s),
-        "requests": [f"[isr {_names(m.isr)}, version {m.version}]" for m in s.requests],
-        "updates": [f"[isr {_names(m.isr)}, version {m.version}]" for m in s.updates],
+        "requests": [f"[isr {replica_set(m.isr)}, version {m.version}]" for m in s.requests],
+        "updates": [f"[isr {replica_set(m.isr)}, version {m.version}]" for m in s.updates],
     }
 
 
@@ -281,11 +273,11 @@ def lanes(c: AsyncIsrConstants, s: AsyncIsrState) -> dict[str, dict[str, Any]]:
 
 
 def _request_id(m: Message) -> str:
-    return f"AlterIsr {_names(m.isr)} v{m.version}"
+    return f"AlterIsr {replica_set(m.isr)} v{m.version}"
 
 
 def _update_id(m: Message) -> str:
-    return f"IsrUpdate {_names(m.isr)} v{m.version}"
+    return f"IsrUpdate {replica_set(m.isr)} v{m.version}"
 
 
 def messages(c: AsyncIsrConstants, s: AsyncIsrState, t: AsyncIsrState, action: str,
@@ -298,12 +290,13 @@ def messages(c: AsyncIsrConstants, s: AsyncIsrState, t: AsyncIsrState, action: s
     sent when it joins ``updates`` and applied when the leader adopts its
     version; the updates it skipped over are dropped.
     """
+    # Sends written out rather than with message_events.send, which would reorder their keys in trace files.
     out: list[dict] = []
     leader = replica_name(LEADER)
     for m in t.requests:
         if m not in s.requests:
             out.append({"send": _request_id(m), "from": leader, "to": "controller", "kind": "AlterIsr",
-                        "label": f"AlterIsr(isr {_names(m.isr)}, version {m.version})"})
+                        "label": f"AlterIsr(isr {replica_set(m.isr)}, version {m.version})"})
     cs0, cs1 = s.controller_state, t.controller_state
     if cs1.version > cs0.version:
         for m in s.requests:
@@ -315,7 +308,7 @@ def messages(c: AsyncIsrConstants, s: AsyncIsrState, t: AsyncIsrState, action: s
     for m in t.updates:
         if m not in s.updates:
             out.append({"send": _update_id(m), "from": "controller", "to": leader, "kind": "IsrUpdate",
-                        "label": f"IsrUpdate(isr {_names(m.isr)}, version {m.version})"})
+                        "label": f"IsrUpdate(isr {replica_set(m.isr)}, version {m.version})"})
     v0, v1 = s.leader_state.version, t.leader_state.version
     if v1 > v0:
         for m in s.updates:

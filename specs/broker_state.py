@@ -19,6 +19,7 @@ from typing import NamedTuple
 import attrs
 
 from modelcheck import Domain, constant
+from modelcheck.specs.naming import replica_name
 
 NONE = -1
 """No replica (the controller's leader while the partition is offline)."""
@@ -100,11 +101,6 @@ class FailureState(NamedTuple):
     visible: tuple
     """The longest log prefix consumers were ever shown (below a live leader's HW)."""
     crashes: int
-
-
-def replica_name(r: int) -> str:
-    """``r1`` for replica 0, as the seeds and the TLA+ models name brokers."""
-    return "None" if r == NONE else f"r{r + 1}"
 
 
 REPLICA = Domain("replica", lambda c: range(c.Replicas), replica_name)

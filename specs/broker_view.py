@@ -5,18 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from modelcheck.model.symmetry import renamed_set
-from modelcheck.specs.broker_state import NONE, UNKNOWN, FailureConstants, FailureState, leader_alive, replica_name
+from modelcheck.specs.broker_state import NONE, UNKNOWN, FailureConstants, FailureState, leader_alive
 from modelcheck.specs.broker_truncation import epoch_rounds
-from modelcheck.specs.naming import named
+from modelcheck.specs.message_events import send
+from modelcheck.specs.naming import replica_name, replica_set
 
 
 def log_text(log: tuple) -> str:
     """``[0@e0, 1@e1]``: record id at leader epoch, offset by offset."""
     return "[" + ", ".join(f"{rec.id}@e{rec.epoch}" for rec in log) + "]"
-
-
-def _names(rs: frozenset) -> str:
-    return named(rs, replica_name)
 
 
 def _epochs_text(epochs: tuple) -> str:
@@ -52,8 +49,8 @@ def view(c: FailureConstants, s: FailureState) -> dict[str, Any]:
     lead = s.controller_leader
     return {
         "replicas": reps,
-        "controller": {"leader": replica_name(lead), "epoch": s.controller_epoch, "isr": _names(s.controller_isr)},
-        "leaderIsr": _names(s.leader_isr),
+        "controller": {"leader": replica_name(lead), "epoch": s.controller_epoch, "isr": replica_set(s.controller_isr)},
+        "leaderIsr": replica_set(s.leader_isr),
         "remoteLEO": {
             replica_name(i): _num(leo) for i, leo in enumerate(s.remote_leo) if i != lead and lead != NONE
         },
@@ -102,18 +99,9 @@ PRODUCER = "producer"
 RESTARTS = ("restart_truncate_to_hw", "restart_truncate_by_epoch", "restart_without_leader")
 
 
-def _send(ident: str, sender: str, receiver: str, label: str, kind: str, *, delivered: bool = False,
-          response: bool = False) -> dict:
-    out = {"send": ident, "from": sender, "to": receiver, "label": label, "kind": kind}
-    if delivered:
-        out["delivered"] = True
-    if response:
-        out["response"] = True
-    return out
-
-
 def _lai(s: FailureState) -> str:
-    return f"LeaderAndIsr(epoch {s.controller_epoch}, leader {replica_name(s.controller_leader)}, isr {_names(s.controller_isr)})"
+    return (f"LeaderAndIsr(epoch {s.controller_epoch}, leader {replica_name(s.controller_leader)}, "
+            f"isr {replica_set(s.controller_isr)})")
 
 
 def _answer(answer: Any) -> str:
@@ -146,23 +134,23 @@ def messages(c: FailureConstants, s: FailureState, t: FailureState, action: str,
     who = None if rep is None else int(rep[1:]) - 1
     if action == "produce":
         rec = t.replicas[t.controller_leader].log[-1]
-        out.append(_send(f"Produce {rec.id}", PRODUCER, replica_name(t.controller_leader),
-                         f"Produce(record {rec.id}, {params['acks']})", "Produce", delivered=True))
+        out.append(send(f"Produce {rec.id}", PRODUCER, replica_name(t.controller_leader),
+                        f"Produce(record {rec.id}, {params['acks']})", "Produce", delivered=True))
     if action == "follower_fetch":
         f = s.replicas[who]
-        out.append(_send(f"Fetch by {rep}", rep, replica_name(s.controller_leader),
-                         f"Fetch(offset {len(f.log)}, epoch {_num(f.epoch)})", "Fetch", delivered=True))
+        out.append(send(f"Fetch by {rep}", rep, replica_name(s.controller_leader),
+                        f"Fetch(offset {len(f.log)}, epoch {_num(f.epoch)})", "Fetch", delivered=True))
     if action in ("elect_leader", "elect_leader_unclean"):
-        out.append(_send(f"LeaderAndIsr e{t.controller_epoch} to {rep}", CONTROLLER, rep, _lai(t), "LeaderAndIsr",
-                         delivered=True))
+        out.append(send(f"LeaderAndIsr e{t.controller_epoch} to {rep}", CONTROLLER, rep, _lai(t), "LeaderAndIsr",
+                        delivered=True))
         for r, other in enumerate(t.replicas):
             if r != who and other.alive:
-                out.append(_send(f"LeaderAndIsr e{t.controller_epoch} to {replica_name(r)}", CONTROLLER,
-                                 replica_name(r), _lai(t), "LeaderAndIsr"))
+                out.append(send(f"LeaderAndIsr e{t.controller_epoch} to {replica_name(r)}", CONTROLLER,
+                                replica_name(r), _lai(t), "LeaderAndIsr", delivered=False))
     if action in RESTARTS:
         if leader_alive(s):
-            out.append(_send(f"LeaderAndIsr e{t.controller_epoch} to {rep} on restart", CONTROLLER, rep, _lai(t),
-                             "LeaderAndIsr", delivered=True))
+            out.append(send(f"LeaderAndIsr e{t.controller_epoch} to {rep} on restart", CONTROLLER, rep, _lai(t),
+                            "LeaderAndIsr", delivered=True))
     if action.startswith("become_follower"):
         out.append({"receive": f"LeaderAndIsr e{t.controller_epoch} to {rep}"})
     if action in ("restart_truncate_by_epoch", "become_follower_truncate_by_epoch"):
@@ -170,10 +158,10 @@ def messages(c: FailureConstants, s: FailureState, t: FailureState, action: str,
         hw = min(f.checkpoint_hw, len(f.log)) if action.startswith("restart") else f.hw
         lead = replica_name(s.controller_leader)
         for i, (asked, answer) in enumerate(epoch_rounds(c.Truncation, f.log, f.epochs, hw, ld.log, ld.epochs)):
-            out.append(_send(f"OffsetsForLeaderEpoch {i} by {rep}", rep, lead, f"OffsetsForLeaderEpoch(epoch {asked})",
-                             "OffsetsForLeaderEpoch", delivered=True))
-            out.append(_send(f"OffsetsForLeaderEpoch {i} by {rep} response", lead, rep, _answer(answer),
-                             "OffsetsForLeaderEpoch", delivered=True, response=True))
+            out.append(send(f"OffsetsForLeaderEpoch {i} by {rep}", rep, lead, f"OffsetsForLeaderEpoch(epoch {asked})",
+                            "OffsetsForLeaderEpoch", delivered=True))
+            out.append(send(f"OffsetsForLeaderEpoch {i} by {rep} response", lead, rep, _answer(answer),
+                            "OffsetsForLeaderEpoch", delivered=True, response=True))
     for r in range(c.Replicas):
         before, after = s.replicas[r].fetch, t.replicas[r].fetch
         ident = f"FetchResponse to {replica_name(r)}"
@@ -190,7 +178,8 @@ def messages(c: FailureConstants, s: FailureState, t: FailureState, action: str,
                 label = f"FetchResponse(offset out of range: truncate to {start}, HW {hw})"
             else:
                 label = f"FetchResponse(records {log_text(records)}, HW {hw})"
-            out.append(_send(ident, replica_name(s.controller_leader), replica_name(r), label, "Fetch", response=True))
+            out.append(send(ident, replica_name(s.controller_leader), replica_name(r), label, "Fetch", delivered=False,
+                            response=True))
     # A LeaderAndIsr still on its way is lost when its broker crashes, or superseded by the next election.
     # (A broker whose epoch is UNKNOWN restarted since: its crash dropped what was on its way.)
     if action == "crash" and who != s.controller_leader and s.replicas[who].epoch not in (s.controller_epoch, UNKNOWN):
@@ -201,11 +190,11 @@ def messages(c: FailureConstants, s: FailureState, t: FailureState, action: str,
                 out.append({"drop": f"LeaderAndIsr e{s.controller_epoch} to {replica_name(r)}",
                             "why": f"superseded by epoch {t.controller_epoch}"})
     if t.controller_isr != s.controller_isr and action in ("follower_fetch", "shrink_isr"):
-        out.append(_send("IsrUpdate", replica_name(s.controller_leader), CONTROLLER,
-                         f"ISR update {_names(t.controller_isr)}", "IsrUpdate", delivered=True))
+        out.append(send("IsrUpdate", replica_name(s.controller_leader), CONTROLLER,
+                        f"ISR update {replica_set(t.controller_isr)}", "IsrUpdate", delivered=True))
     for rid in sorted(t.acked - s.acked):
-        out.append(_send(f"Ack {rid}", replica_name(t.controller_leader), PRODUCER, f"ack(record {rid})", "Produce",
-                         delivered=True, response=True))
+        out.append(send(f"Ack {rid}", replica_name(t.controller_leader), PRODUCER, f"ack(record {rid})", "Produce",
+                        delivered=True, response=True))
     return out
 
 

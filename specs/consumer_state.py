@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from modelcheck import Domain, constant
+from modelcheck.specs.message_events import exchange, send
 
 NONE = -1
 """No consumer (the partition is unassigned while the group rebalances), or no record in hand."""
@@ -190,22 +191,6 @@ COORDINATOR = "coordinator"
 """The group coordinator's actor name (commits, offset fetches, rebalances)."""
 
 
-def _send(ident: str, sender: str, receiver: str, label: str, kind: str, *, delivered: bool = True,
-          response: bool = False) -> dict:
-    out = {"send": ident, "from": sender, "to": receiver, "label": label, "kind": kind}
-    if delivered:
-        out["delivered"] = True
-    if response:
-        out["response"] = True
-    return out
-
-
-def _exchange(ident: str, asker: str, answerer: str, question: str, answer: str, kind: str) -> list[dict]:
-    """A request and its response within one step: the model makes this round trip one action."""
-    return [_send(ident, asker, answerer, question, kind), _send(ident + " response", answerer, asker, answer, kind,
-                                                                 response=True)]
-
-
 def _rejoin(i: int) -> str:
     """The rebalance notice on its way to member ``i``: at most one per member while the group rebalances."""
     return f"rebalance to {consumer_name(i)}"
@@ -219,8 +204,8 @@ def _leave_events(s: GroupState, who: int, why: str) -> list[dict]:
         return []
     if s.group_state != STABLE:
         return [{"drop": _rejoin(who), "why": f"{consumer_name(who)} {why}"}]
-    return [_send(_rejoin(i), COORDINATOR, consumer_name(i), f"REBALANCE_IN_PROGRESS ({consumer_name(who)} left): "
-                  "rejoin", "Rebalance", delivered=False)
+    return [send(_rejoin(i), COORDINATOR, consumer_name(i), f"REBALANCE_IN_PROGRESS ({consumer_name(who)} left): "
+                 "rejoin", "Rebalance", delivered=False)
             for i, con in enumerate(s.consumers) if con.alive and con.member and i != who]
 
 
@@ -234,10 +219,10 @@ def _rejoin_events(s: GroupState, who: int) -> list[dict]:
     """An evicted consumer's JoinGroup: the coordinator holds it until the rebalance completes, and (if the
     group was Stable) tells the members to rejoin."""
     name = consumer_name(who)
-    out = [_send(_rejoin(who), name, COORDINATOR, "JoinGroup (after its eviction)", "Rebalance", delivered=False)]
+    out = [send(_rejoin(who), name, COORDINATOR, "JoinGroup (after its eviction)", "Rebalance", delivered=False)]
     if s.group_state == STABLE:
-        out += [_send(_rejoin(i), COORDINATOR, consumer_name(i), f"REBALANCE_IN_PROGRESS ({name} joins): rejoin",
-                      "Rebalance", delivered=False)
+        out += [send(_rejoin(i), COORDINATOR, consumer_name(i), f"REBALANCE_IN_PROGRESS ({name} joins): rejoin",
+                     "Rebalance", delivered=False)
                 for i, con in enumerate(s.consumers) if con.alive and con.member and i != who]
     return out
 
@@ -252,11 +237,11 @@ def _rebalance_events(s: GroupState, t: GroupState, who: int) -> list[dict]:
         name = consumer_name(i)
         what = "the partition" if i == who else "nothing"
         out.append({"receive": _rejoin(i)})
-        out += _exchange(f"JoinGroup {name}", name, COORDINATOR, "JoinGroup, SyncGroup",
-                         f"generation {t.generation}: {what}", "Rebalance")
+        out += exchange(f"JoinGroup {name}", name, COORDINATOR, "JoinGroup, SyncGroup",
+                        f"generation {t.generation}: {what}", "Rebalance")
     name = consumer_name(who)
-    return out + _exchange(f"OffsetFetch {name}", name, COORDINATOR, "OffsetFetch",
-                           f"committed offset {s.committed}", "OffsetCommit")
+    return out + exchange(f"OffsetFetch {name}", name, COORDINATOR, "OffsetFetch",
+                          f"committed offset {s.committed}", "OffsetCommit")
 
 
 def accepts_commit(c: ConsumerConstants, s: GroupState, con: Consumer) -> bool:
@@ -288,18 +273,18 @@ def messages(c: ConsumerConstants, s: GroupState, t: GroupState, action: str, pa
     name = consumer_name(who)
     con = s.consumers[who]
     if action == "poll":
-        return _exchange(f"Fetch by {name}", name, BROKER, f"Fetch(offset {con.position})",
-                         f"record at offset {con.position}", "Fetch")
+        return exchange(f"Fetch by {name}", name, BROKER, f"Fetch(offset {con.position})",
+                        f"record at offset {con.position}", "Fetch")
     if action == "commit_offset":
         answer = "committed" if accepts_commit(c, s, con) else _refusal(s, con)
         gen = f", generation {con.generation}" if c.Evictions else ""
-        return _exchange(f"OffsetCommit by {name}", name, COORDINATOR, f"OffsetCommit(offset {con.position}{gen})",
-                         answer, "OffsetCommit")
+        return exchange(f"OffsetCommit by {name}", name, COORDINATOR, f"OffsetCommit(offset {con.position}{gen})",
+                        answer, "OffsetCommit")
     if action == "commit_fails":
-        return _exchange(f"OffsetCommit by {name}", name, COORDINATOR, f"OffsetCommit(offset {con.position})",
-                         "REBALANCE_IN_PROGRESS: not committed", "OffsetCommit") + [
-            _send(_rejoin(i), COORDINATOR, consumer_name(i), "REBALANCE_IN_PROGRESS (a member joins): rejoin",
-                  "Rebalance", delivered=False)
+        return exchange(f"OffsetCommit by {name}", name, COORDINATOR, f"OffsetCommit(offset {con.position})",
+                        "REBALANCE_IN_PROGRESS: not committed", "OffsetCommit") + [
+            send(_rejoin(i), COORDINATOR, consumer_name(i), "REBALANCE_IN_PROGRESS (a member joins): rejoin",
+                 "Rebalance", delivered=False)
             for i, other in enumerate(s.consumers) if other.alive and other.member and i != who]
     if action == "crash":
         return _crash_events(s, who)

@@ -15,7 +15,8 @@ from typing import Any, NamedTuple
 import attrs
 
 from modelcheck import Domain, constant
-from modelcheck.specs.naming import named
+from modelcheck.specs.message_events import exchange, send
+from modelcheck.specs.naming import broker_name, broker_set
 
 NONE = -1
 """No broker: /controller is empty, or the partition has no leader."""
@@ -109,11 +110,6 @@ class ClusterState(NamedTuple):
     expiries: int
 
 
-def broker_name(b: int) -> str:
-    """``b1`` for broker 0."""
-    return "none" if b == NONE else f"b{b + 1}"
-
-
 BROKER = Domain("broker", lambda c: range(c.Brokers), broker_name)
 CONTROLLER = Domain("controller", lambda c: range(c.Brokers), lambda b: f"controller {broker_name(b)}")
 NEW_LEADER = Domain("leader", lambda c: range(-1, c.Brokers), lambda b: f"leader {broker_name(b)}")
@@ -170,21 +166,17 @@ def init(c: ControllerConstants):
     )
 
 
-def _names(bs) -> str:
-    return named(bs, broker_name)
-
-
 def partition_text(p: PartitionState) -> str:
     """``b3 leads e1, ISR {b1, b3} (controller epoch 2)``."""
     who = "no leader" if p.leader == NONE else f"{broker_name(p.leader)} leads"
-    return f"{who} e{p.leader_epoch}, ISR {_names(p.isr)} (controller epoch {p.controller_epoch})"
+    return f"{who} e{p.leader_epoch}, ISR {broker_set(p.isr)} (controller epoch {p.controller_epoch})"
 
 
 def request_text(r: LeaderAndIsr) -> str:
     """``b1 -> b3: b1 leads e1, ISR {b1, b3}, controller epoch 1``."""
     who = "no leader" if r.leader == NONE else f"{broker_name(r.leader)} leads"
     return (f"{broker_name(r.sender)} -> {broker_name(r.dest)}: {who} e{r.leader_epoch}, "
-            f"ISR {_names(r.isr)}, controller epoch {r.controller_epoch}")
+            f"ISR {broker_set(r.isr)}, controller epoch {r.controller_epoch}")
 
 
 def controller_role(s: ClusterState, b: int) -> str:
@@ -213,12 +205,12 @@ def view(c: ControllerConstants, s: ClusterState) -> dict[str, Any]:
         brokers[broker_name(b)] = {
             "alive": broker.alive,
             "controller": controller_role(s, b),
-            "liveBrokers": _names(broker.live_brokers) if broker.controller_epoch else "-",
+            "liveBrokers": broker_set(broker.live_brokers) if broker.controller_epoch else "-",
             "pendingRead": partition_text(broker.pending) if broker.pending else "-",
             "seenControllerEpoch": broker.seen_controller_epoch,
             "leaderEpoch": broker.leader_epoch,
             "role": replica_role(s, b),
-            "isr": _names(broker.isr),
+            "isr": broker_set(broker.isr),
             "log": "[" + ", ".join(str(x) for x in broker.log) + "]",
         }
     return {
@@ -276,22 +268,6 @@ def controller_actor(b: int) -> str:
     return f"controller {broker_name(b)}"
 
 
-def _send(ident: str, sender: str, receiver: str, label: str, kind: str, *, delivered: bool = False,
-          response: bool = False) -> dict:
-    out = {"send": ident, "from": sender, "to": receiver, "label": label, "kind": kind}
-    if delivered:
-        out["delivered"] = True
-    if response:
-        out["response"] = True
-    return out
-
-
-def _exchange(ident: str, asker: str, answerer: str, question: str, answer: str, kind: str) -> list[dict]:
-    """A request and its response within one step: the model makes this round trip one action."""
-    return [_send(ident, asker, answerer, question, kind, delivered=True),
-            _send(ident + " response", answerer, asker, answer, kind, delivered=True, response=True)]
-
-
 def _request_id(r: LeaderAndIsr) -> str:
     """A LeaderAndIsr's message id: the request itself (the requests in flight are a set, so it is unique)."""
     return "LeaderAndIsr " + request_text(r)
@@ -300,7 +276,7 @@ def _request_id(r: LeaderAndIsr) -> str:
 def request_label(r: LeaderAndIsr) -> str:
     """``LeaderAndIsr(controller epoch 1: b1 leads e1, ISR {b1, b3})``."""
     who = "no leader" if r.leader == NONE else f"{broker_name(r.leader)} leads"
-    return f"LeaderAndIsr(controller epoch {r.controller_epoch}: {who} e{r.leader_epoch}, ISR {_names(r.isr)})"
+    return f"LeaderAndIsr(controller epoch {r.controller_epoch}: {who} e{r.leader_epoch}, ISR {broker_set(r.isr)})"
 
 
 def _expiry_id(b: int) -> str:
@@ -323,8 +299,8 @@ def _leader_and_isr_events(c: ControllerConstants, s: ClusterState, t: ClusterSt
     """Requests sent in this step, and those handled (an error response when ignored) or lost with their broker."""
     out: list[dict] = []
     for r in sorted(t.requests - s.requests):
-        out.append(_send(_request_id(r), controller_actor(r.sender), broker_name(r.dest), request_label(r),
-                         "LeaderAndIsr"))
+        out.append(send(_request_id(r), controller_actor(r.sender), broker_name(r.dest), request_label(r),
+                        "LeaderAndIsr", delivered=False))
     for r in sorted(s.requests - t.requests):
         if action == "crash":
             out.append({"drop": _request_id(r), "why": f"{broker_name(r.dest)} crashed"})
@@ -332,8 +308,8 @@ def _leader_and_isr_events(c: ControllerConstants, s: ClusterState, t: ClusterSt
         out.append({"receive": _request_id(r)})
         error = _rejection(c, s, r)
         if error is not None:
-            out.append(_send(_request_id(r) + " response", broker_name(r.dest), controller_actor(r.sender), error,
-                             "LeaderAndIsr", delivered=True, response=True))
+            out.append(send(_request_id(r) + " response", broker_name(r.dest), controller_actor(r.sender), error,
+                            "LeaderAndIsr", delivered=True, response=True))
     return out
 
 
@@ -356,38 +332,39 @@ def _zookeeper_events(c: ControllerConstants, s: ClusterState, t: ClusterState, 
         if zombie:
             return [{"drop": _expiry_id(b), "why": f"{name} crashed"}]
         if s.zk_controller not in (NONE, b):
-            return [_send(f"{name} left", ZOOKEEPER, controller_actor(s.zk_controller),
-                          f"watch: {name} left /brokers/ids", "ZooKeeper", delivered=True)]
+            return [send(f"{name} left", ZOOKEEPER, controller_actor(s.zk_controller),
+                         f"watch: {name} left /brokers/ids", "ZooKeeper", delivered=True)]
         return []
     if action == "expire_session":
         if s.zk_controller == b:
-            return [_send(_expiry_id(b), ZOOKEEPER, ctl, "session expired: /controller deleted", "ZooKeeper")]
+            return [send(_expiry_id(b), ZOOKEEPER, ctl, "session expired: /controller deleted", "ZooKeeper",
+                         delivered=False)]
         if s.zk_controller != NONE:
-            return [_send(f"{name} left", ZOOKEEPER, controller_actor(s.zk_controller),
-                          f"watch: {name} left /brokers/ids (its session expired)", "ZooKeeper", delivered=True)]
+            return [send(f"{name} left", ZOOKEEPER, controller_actor(s.zk_controller),
+                         f"watch: {name} left /brokers/ids (its session expired)", "ZooKeeper", delivered=True)]
         return []
     if action == "resign_controller":
         return [{"receive": _expiry_id(b)}]
     if action == "elect_controller":
-        return _exchange(f"{name} elected", ctl, ZOOKEEPER,
-                         f"create /controller, /controller_epoch := {t.zk_controller_epoch}",
-                         f"won; partition state: {partition_text(s.zk_partition)}", "ZooKeeper")
+        return exchange(f"{name} elected", ctl, ZOOKEEPER,
+                        f"create /controller, /controller_epoch := {t.zk_controller_epoch}",
+                        f"won; partition state: {partition_text(s.zk_partition)}", "ZooKeeper")
     if action == "read_partition_state":
-        return _exchange(f"{name} reads", ctl, ZOOKEEPER, "read the partition state",
-                         partition_text(s.zk_partition), "ZooKeeper")
+        return exchange(f"{name} reads", ctl, ZOOKEEPER, "read the partition state",
+                        partition_text(s.zk_partition), "ZooKeeper")
     guard = _write_guard(c, me)
     if action == "elect_leader":
-        return [_send(f"{name} writes", ctl, ZOOKEEPER, f"write{guard}: {partition_text(t.zk_partition)}",
-                      "ZooKeeper", delivered=True)]
+        return [send(f"{name} writes", ctl, ZOOKEEPER, f"write{guard}: {partition_text(t.zk_partition)}",
+                     "ZooKeeper", delivered=True)]
     if action == "abort_election":
         if t.brokers[b].controller_epoch == 0:
-            out = _exchange(f"{name} writes", ctl, ZOOKEEPER, f"write{guard}",
-                            f"refused: /controller_epoch is {s.zk_controller_epoch}", "ZooKeeper")
+            out = exchange(f"{name} writes", ctl, ZOOKEEPER, f"write{guard}",
+                           f"refused: /controller_epoch is {s.zk_controller_epoch}", "ZooKeeper")
             return out + ([{"drop": _expiry_id(b), "why": f"{name} resigned at the refused write"}] if zombie else [])
         again = t.brokers[b].pending
-        return _exchange(f"{name} writes", ctl, ZOOKEEPER, f"write{guard}",
-                         f"refused: the state changed; now {partition_text(s.zk_partition)}"
-                         + ("" if again else ", nothing to elect"), "ZooKeeper")
+        return exchange(f"{name} writes", ctl, ZOOKEEPER, f"write{guard}",
+                        f"refused: the state changed; now {partition_text(s.zk_partition)}"
+                        + ("" if again else ", nothing to elect"), "ZooKeeper")
     return []
 
 
@@ -397,14 +374,14 @@ def _data_events(s: ClusterState, t: ClusterState, action: str, b: int) -> list[
     name = broker_name(b)
     lead = b if action == "produce" else s.brokers[b].leader
     if action == "produce":
-        out.append(_send(f"Produce {s.next_id}", PRODUCER, name, f"Produce(record {s.next_id}, acks=all)", "Produce",
-                         delivered=True))
+        out.append(send(f"Produce {s.next_id}", PRODUCER, name, f"Produce(record {s.next_id}, acks=all)", "Produce",
+                        delivered=True))
     if action == "follower_fetch":
-        out += _exchange(f"Fetch by {name}", name, broker_name(lead), f"Fetch(offset {len(s.brokers[b].log)})",
-                         f"log {_log(t.brokers[b].log)}", "Fetch")
+        out += exchange(f"Fetch by {name}", name, broker_name(lead), f"Fetch(offset {len(s.brokers[b].log)})",
+                        f"log {_log(t.brokers[b].log)}", "Fetch")
     for rid in sorted(t.acked - s.acked):
-        out.append(_send(f"Ack {rid}", broker_name(lead), PRODUCER, f"ack(record {rid})", "Produce", delivered=True,
-                         response=True))
+        out.append(send(f"Ack {rid}", broker_name(lead), PRODUCER, f"ack(record {rid})", "Produce", delivered=True,
+                        response=True))
     return out
 
 

@@ -30,7 +30,8 @@ import attrs
 from modelcheck import Domain, Symmetry, action, all_of, constant, eventually, leads_to, liveness, step_property
 from modelcheck.model.symmetry import renamed_set
 from modelcheck.spec.replace import replace_at, replacer
-from modelcheck.specs.naming import named
+from modelcheck.specs.message_events import exchange, send
+from modelcheck.specs.naming import replica_name, replica_set
 from modelcheck.specs.replicated_log import EMPTY_LOG, Record, end_offset, has_offset
 
 NONE = -1
@@ -81,11 +82,6 @@ class KafkaState(NamedTuple):
 with_replica_state = replacer(KafkaState, "replica_state")
 with_logs_and_states = replacer(KafkaState, "replica_log", "replica_state")
 with_quorum_and_states = replacer(KafkaState, "quorum_state", "replica_state")
-
-
-def replica_name(r: int) -> str:
-    """How a replica index is shown: ``r1`` for 0, as the TLA+ model values are named."""
-    return "None" if r == NONE else f"r{r + 1}"
 
 
 REPLICA = Domain("replica", lambda c: range(c.Replicas), replica_name)
@@ -353,10 +349,6 @@ REPLICA_SYMMETRY = Symmetry(size=lambda c: c.Replicas, permute=permute, signatur
 # -- how a state is shown ------------------------------------------------------------
 
 
-def _names(xs: frozenset) -> str:
-    return named(xs, replica_name)
-
-
 def _log_text(log: tuple) -> str:
     return "[" + ", ".join(f"{rec.id}@e{rec.epoch}" for rec in log) + "]"
 
@@ -375,20 +367,20 @@ def view(c: KafkaConstants, s: KafkaState) -> dict[str, Any]:
                 "hw": rs.hw,
                 "leaderEpoch": _epoch(rs.leader_epoch),
                 "leader": replica_name(rs.leader),
-                "isr": _names(rs.isr),
+                "isr": replica_set(rs.isr),
             }
             for i, rs in enumerate(s.replica_state)
         },
         "nextRecordId": s.next_record_id,
         "nextLeaderEpoch": s.next_leader_epoch,
         "leaderAndIsrRequests": [
-            f"[epoch {q.leader_epoch}, leader {replica_name(q.leader)}, isr {_names(q.isr)}]"
+            f"[epoch {q.leader_epoch}, leader {replica_name(q.leader)}, isr {replica_set(q.isr)}]"
             for q in s.leader_and_isr_requests
         ],
         "quorumState": {
             "leaderEpoch": _epoch(s.quorum_state.leader_epoch),
             "leader": replica_name(s.quorum_state.leader),
-            "isr": _names(s.quorum_state.isr),
+            "isr": replica_set(s.quorum_state.isr),
         },
     }
 
@@ -416,7 +408,7 @@ def lanes(c: KafkaConstants, s: KafkaState) -> dict[str, dict[str, Any]]:
             "HW": rs.hw,
             "epoch": _epoch(rs.leader_epoch),
             "role": role,
-            "ISR": _names(rs.isr),
+            "ISR": replica_set(rs.isr),
             "in quorum ISR": i in q.isr,
         }
     return out
@@ -437,24 +429,7 @@ def replica_index(name: str) -> int:
 
 def lai_label(q: QuorumState) -> str:
     """A LeaderAndIsr request as a sequence diagram labels it."""
-    return f"LeaderAndIsr(epoch {q.leader_epoch}, leader {replica_name(q.leader)}, isr {_names(q.isr)})"
-
-
-def send(ident: str, sender: str, receiver: str, label: str, kind: str, *, delivered: bool = False,
-         response: bool = False) -> dict:
-    """One message leaving ``sender`` in this step (``delivered``: its receiver applies it in the same step)."""
-    out = {"send": ident, "from": sender, "to": receiver, "label": label, "kind": kind}
-    if delivered:
-        out["delivered"] = True
-    if response:
-        out["response"] = True
-    return out
-
-
-def exchange(ident: str, asker: str, answerer: str, question: str, answer: str, kind: str) -> list[dict]:
-    """A request and its response within one step: the model makes this round trip one atomic action."""
-    return [send(ident, asker, answerer, question, kind, delivered=True),
-            send(ident + " response", answerer, asker, answer, kind, delivered=True, response=True)]
+    return f"LeaderAndIsr(epoch {q.leader_epoch}, leader {replica_name(q.leader)}, isr {replica_set(q.isr)})"
 
 
 def messages(c: KafkaConstants, s: KafkaState, t: KafkaState, action: str, params: dict[str, str]) -> list[dict]:
@@ -477,7 +452,7 @@ def messages(c: KafkaConstants, s: KafkaState, t: KafkaState, action: str, param
     for q in t.leader_and_isr_requests[len(s.leader_and_isr_requests):]:
         for r in range(c.Replicas):
             out.append(send(f"LeaderAndIsr e{q.leader_epoch} to {replica_name(r)}", CONTROLLER, replica_name(r),
-                            lai_label(q), "LeaderAndIsr"))
+                            lai_label(q), "LeaderAndIsr", delivered=False))
     for r in range(c.Replicas):
         before, after = s.replica_state[r].leader_epoch, t.replica_state[r].leader_epoch
         if after > before:
@@ -489,7 +464,7 @@ def messages(c: KafkaConstants, s: KafkaState, t: KafkaState, action: str, param
     q0, q1 = s.quorum_state, t.quorum_state
     if q1.isr != q0.isr and q1.leader_epoch == q0.leader_epoch and q1.leader != NONE:
         out.append(send("IsrUpdate", replica_name(q1.leader), CONTROLLER,
-                        f"ISR update {_names(q1.isr)} (epoch {q1.leader_epoch})", "IsrUpdate", delivered=True))
+                        f"ISR update {replica_set(q1.isr)} (epoch {q1.leader_epoch})", "IsrUpdate", delivered=True))
     if action in FETCH_ACTIONS:
         follower, leader = replica_index(params["follower"]), replica_index(params["leader"])
         f_log = s.replica_log[follower]

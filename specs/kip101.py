@@ -12,6 +12,7 @@ from modelcheck import Spec, action, strong, weak
 from modelcheck.invariants.kafka_isr import KAFKA_INVARIANTS
 from modelcheck.specs import kafka_replication as kr
 from modelcheck.specs.kafka_replication import REPLICA, KafkaConstants, KafkaState
+from modelcheck.specs.message_events import exchange
 
 
 def lookup_offset_for_epoch(s: KafkaState, leader: int, follower: int, epoch: int) -> int:
@@ -48,8 +49,8 @@ def messages(c: KafkaConstants, s: KafkaState, t: KafkaState, action: str, param
             l_log = s.replica_log[leader]
             known = bool(l_log) and (l_log[-1].epoch == epoch or any(rec.epoch > epoch for rec in l_log))
             text = f"end offset {answer}" if known else f"no end offset for epoch {epoch}: truncate to own HW {answer}"
-            out += kr.exchange(f"OffsetsForLeaderEpoch by {params['replica']}", params["replica"], params["leader"],
-                               f"OffsetsForLeaderEpoch(epoch {epoch})", text, "OffsetsForLeaderEpoch")
+            out += exchange(f"OffsetsForLeaderEpoch by {params['replica']}", params["replica"], params["leader"],
+                            f"OffsetsForLeaderEpoch(epoch {epoch})", text, "OffsetsForLeaderEpoch")
     return out
 
 

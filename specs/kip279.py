@@ -12,6 +12,7 @@ from modelcheck import Spec, action, strong, weak
 from modelcheck.invariants.kafka_isr import KAFKA_INVARIANTS
 from modelcheck.specs import kafka_replication as kr
 from modelcheck.specs.kafka_replication import REPLICA, KafkaConstants, KafkaState
+from modelcheck.specs.message_events import exchange
 from modelcheck.specs.replicated_log import first_non_matching_offset_from_tail
 
 
@@ -46,9 +47,9 @@ def truncation_exchange(s: KafkaState, params: dict[str, str], question: str) ->
     if not log or leader == kr.NONE:
         return []
     offset = first_non_matching_offset(s, leader, replica)
-    return kr.exchange(f"OffsetsForLeaderEpoch by {params['replica']}", params["replica"], params["leader"],
-                       question.format(epoch=log[-1].epoch), f"logs match below offset {offset}",
-                       "OffsetsForLeaderEpoch")
+    return exchange(f"OffsetsForLeaderEpoch by {params['replica']}", params["replica"], params["leader"],
+                    question.format(epoch=log[-1].epoch), f"logs match below offset {offset}",
+                    "OffsetsForLeaderEpoch")
 
 
 def messages(c: KafkaConstants, s: KafkaState, t: KafkaState, action: str, params: dict[str, str]) -> list[dict]:

@@ -15,6 +15,7 @@ from modelcheck.specs import kafka_replication as kr
 from modelcheck.specs.kafka_replication import REPLICA, KafkaConstants, KafkaState, ReplicaState, replace_at
 from modelcheck.specs.kip279 import first_non_matching_offset
 from modelcheck.specs.kip320 import has_high_watermark_reached_current_epoch
+from modelcheck.specs.message_events import exchange
 
 
 def is_follower_caught_up_to_leader_epoch(s: KafkaState, leader: int, follower: int, end: int) -> bool:
@@ -122,9 +123,9 @@ def messages(c: KafkaConstants, s: KafkaState, t: KafkaState, action: str, param
         follower = kr.replica_index(params["follower"])
         log = s.replica_log[follower]
         offset = len(t.replica_log[follower])
-        out += kr.exchange(f"Fetch by {params['follower']}", params["follower"], params["leader"],
-                           f"Fetch(offset {len(log)}, last epoch {log[-1].epoch if log else 'Nil'})",
-                           f"error: diverging epoch, logs match below offset {offset}", "Fetch")
+        out += exchange(f"Fetch by {params['follower']}", params["follower"], params["leader"],
+                        f"Fetch(offset {len(log)}, last epoch {log[-1].epoch if log else 'Nil'})",
+                        f"error: diverging epoch, logs match below offset {offset}", "Fetch")
     return out
 
 

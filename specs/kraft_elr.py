@@ -234,7 +234,7 @@ def _become_leader_in_new_epoch(c: ElrConstants, s: KraftState, b: int, new_part
         partition_replica_state=(reset_all_follower_state(c, s, b) if is_new_leader
                                  else reset_follower_state_of_all_but_isr(c, s, b, new_part_md)),
         partition_pending_ap=at(s.partition_pending_ap, b, BlankPendingAp),
-        broker_fetchers=v35._remove_partition_from_fetchers(c, s, b)), pd, inv)
+        broker_fetchers=v35.remove_partition_from_fetchers(c, s, b)), pd, inv)
 
 
 def receive_metadata_update(c: ElrConstants, s: KraftState, b: int) -> Any:
@@ -264,7 +264,7 @@ def receive_metadata_update(c: ElrConstants, s: KraftState, b: int) -> Any:
             changes["partition_metadata"] = at(s.partition_metadata, b,
                                                new_md if b in new_md.replicas else BlankMetadata)
             if b in curr.replicas and b not in new_md.replicas:
-                changes.update(v35._delete_partition(c, s, b, new_md))
+                changes.update(v35.delete_partition(c, s, b, new_md))
             elif curr.leader == b and rec.leader == b:
                 if curr.leader_epoch == new_md.leader_epoch:
                     changes.update(_remain_leader(c, s, b, new_md))
@@ -277,11 +277,11 @@ def receive_metadata_update(c: ElrConstants, s: KraftState, b: int) -> Any:
                     # RemainFollower leaves aux_flo unassigned: TLC stops with "not completely specified".
                     raise TlcWouldFail("ReceiveMetadataUpdate: the RemainFollower sub-action does not assign "
                                        "aux_flo, so TLC stops (the successor is not completely specified)")
-                changes.update(v35._become_follower_in_new_epoch(c, s, b, new_md))
+                changes.update(v35.become_follower_in_new_epoch(c, s, b, new_md))
             else:
                 if b not in new_md.replicas:
                     continue
-                changes.update(v35._wait_for_leader_change(c, s, b, new_md))
+                changes.update(v35.wait_for_leader_change(c, s, b, new_md))
         out.extend([s._replace(**changes)] * needs)
     return out
 
@@ -550,10 +550,8 @@ NEXT_PER_BROKER = [
 FAIR = v35.FAIR
 
 
-_for_broker = v35._for_broker  # one action per (action, broker), broker-major: TLC's successor order
-
-
-ACTIONS = [_for_broker(name, fn, n) for n in range(1, MAX_BROKERS + 1) for name, fn in NEXT_PER_BROKER]
+# One action per (action, broker), broker-major: TLC's successor order.
+ACTIONS = [v35.for_broker(name, fn, n) for n in range(1, MAX_BROKERS + 1) for name, fn in NEXT_PER_BROKER]
 FAIRNESS = [weak(a) for a, (name, _fn) in zip(ACTIONS, NEXT_PER_BROKER * MAX_BROKERS) if name in FAIR]
 ACTIONS.append(perform_partition_reassignment)
 

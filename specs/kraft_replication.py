@@ -5,7 +5,7 @@ Source: ``Vanlightly/kafka-tlaplus``, ``kafka_data_replication/kraft/v3.5``
 Vanlightly).  The port keeps the TLA+ names: the 23 variables (fields of
 :class:`~modelcheck.specs.kraft_state.KraftState`), the 16 actions of
 ``Next`` (each broker action takes the broker ``b``, as in the TLA+, and is
-declared once per broker, in TLC's order: see :func:`_for_broker`), the
+declared once per broker, in TLC's order: see :func:`for_broker`), the
 constants of the published ``kafka_replication_v3_5.cfg`` (``Values``, a set
 of model values there, is a count here; the model values the .cfg assigns
 to themselves are the constants of :mod:`~modelcheck.specs.kraft_state`).
@@ -289,7 +289,7 @@ def _add_partition_to_fetcher(c: KraftConstants, s: KraftState, b: int, leader: 
     return s.broker_fetchers
 
 
-def _remove_partition_from_fetchers(c: KraftConstants, s: KraftState, b: int) -> tuple:
+def remove_partition_from_fetchers(c: KraftConstants, s: KraftState, b: int) -> tuple:
     """``RemovePartitionFromFetchers``: broker_fetchers'."""
     row = s.broker_fetchers[b - 1]
     return at(s.broker_fetchers, b, tuple(BrokerFetcher(Nil, row[b1 - 1].pending_response) for b1 in brokers(c)))
@@ -327,10 +327,10 @@ def _become_leader_in_new_epoch(c: KraftConstants, s: KraftState, b: int, new_pa
         partition_replica_state=(reset_all_follower_state(c, s, b) if is_new_leader
                                  else reset_follower_state_of_all_but_isr(c, s, b, new_part_md)),
         partition_pending_ap=at(s.partition_pending_ap, b, BlankPendingAp),
-        broker_fetchers=_remove_partition_from_fetchers(c, s, b)), pd, inv)
+        broker_fetchers=remove_partition_from_fetchers(c, s, b)), pd, inv)
 
 
-def _become_follower_in_new_epoch(c: KraftConstants, s: KraftState, b: int,
+def become_follower_in_new_epoch(c: KraftConstants, s: KraftState, b: int,
                                   new_part_md: ReplicaPartitionMetadata) -> dict:
     changes = dict(partition_status=at(s.partition_status, b, Follower),
                    broker_fetchers=_add_partition_to_fetcher(c, s, b, new_part_md.leader, new_part_md.leader_epoch),
@@ -339,17 +339,17 @@ def _become_follower_in_new_epoch(c: KraftConstants, s: KraftState, b: int,
     return changes
 
 
-def _wait_for_leader_change(c: KraftConstants, s: KraftState, b: int, new_part_md: ReplicaPartitionMetadata) -> dict:
+def wait_for_leader_change(c: KraftConstants, s: KraftState, b: int, new_part_md: ReplicaPartitionMetadata) -> dict:
     changes = dict(partition_status=at(s.partition_status, b, Nil),
-                   broker_fetchers=_remove_partition_from_fetchers(c, s, b),
+                   broker_fetchers=remove_partition_from_fetchers(c, s, b),
                    partition_leso=at(s.partition_leso, b, Nil))
     changes.update(_renounce(c, s, b, new_part_md))
     return changes
 
 
-def _delete_partition(c: KraftConstants, s: KraftState, b: int, new_part_md: ReplicaPartitionMetadata) -> dict:
+def delete_partition(c: KraftConstants, s: KraftState, b: int, new_part_md: ReplicaPartitionMetadata) -> dict:
     changes = dict(partition_status=at(s.partition_status, b, Nil),
-                   broker_fetchers=_remove_partition_from_fetchers(c, s, b),
+                   broker_fetchers=remove_partition_from_fetchers(c, s, b),
                    partition_leso=at(s.partition_leso, b, Nil),
                    partition_data=at(s.partition_data, b, PartitionData((), 1, 1)))
     changes.update(_renounce(c, s, b, new_part_md))
@@ -383,7 +383,7 @@ def receive_metadata_update(c: KraftConstants, s: KraftState, b: int) -> Any:
             changes["partition_metadata"] = at(s.partition_metadata, b,
                                                new_md if b in new_md.replicas else BlankMetadata)
             if b in curr.replicas and b not in new_md.replicas:
-                changes.update(_delete_partition(c, s, b, new_md))
+                changes.update(delete_partition(c, s, b, new_md))
             elif curr.leader == b and rec.leader == b:
                 if curr.leader_epoch == new_md.leader_epoch:
                     changes.update(_remain_leader(c, s, b, new_md))
@@ -396,11 +396,11 @@ def receive_metadata_update(c: KraftConstants, s: KraftState, b: int) -> Any:
                     # RemainFollower leaves aux_flo unassigned: TLC stops with "not completely specified".
                     raise TlcWouldFail("ReceiveMetadataUpdate: the RemainFollower sub-action does not assign "
                                        "aux_flo, so TLC stops (the successor is not completely specified)")
-                changes.update(_become_follower_in_new_epoch(c, s, b, new_md))
+                changes.update(become_follower_in_new_epoch(c, s, b, new_md))
             else:
                 if b not in new_md.replicas:
                     continue
-                changes.update(_wait_for_leader_change(c, s, b, new_md))
+                changes.update(wait_for_leader_change(c, s, b, new_md))
         out.extend([s._replace(**changes)] * needs)
     return out
 
@@ -812,7 +812,7 @@ FAIR = {"BrokerStart", "ReceiveBrokerRegResponse", "ReceiveMetadataUpdate", "Sen
         "ReceiveBrokerRegRequest", "ReceiveAlterPartitionRequest", "UnfenceBroker"}
 
 
-def _for_broker(name: str, fn: Any, n: int) -> Any:
+def for_broker(name: str, fn: Any, n: int) -> Any:
     """Action ``name`` of broker ``n`` alone (no parameter value when BrokerCount < n).
 
     TLC splits ``\\E b \\in Brokers : \\/ A1(b) \\/ ... \\/ A15(b)`` into one
@@ -832,7 +832,7 @@ def _for_broker(name: str, fn: Any, n: int) -> Any:
     return action(f"{name}[b{n}]", label=name + "(b={b})", b=broker)(one)
 
 
-ACTIONS = [_for_broker(name, fn, n) for n in range(1, MAX_BROKERS + 1) for name, fn in NEXT_PER_BROKER]
+ACTIONS = [for_broker(name, fn, n) for n in range(1, MAX_BROKERS + 1) for name, fn in NEXT_PER_BROKER]
 FAIRNESS = [weak(a) for a, (name, _fn) in zip(ACTIONS, NEXT_PER_BROKER * MAX_BROKERS) if name in FAIR]
 ACTIONS.append(perform_partition_reassignment)
 

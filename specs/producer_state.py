@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from modelcheck import Domain, constant
+from modelcheck.specs.message_events import send
 from modelcheck.specs.naming import named
 
 NONE_ERROR = 0
@@ -132,7 +133,8 @@ def init(c: ProducerConstants):
     )
 
 
-def _names(batches) -> str:
+def _batches(batches) -> str:
+    """``[batch2, batch0]``: in the sequence's own order (FIFO), unlike the sorted sets of replicas and brokers."""
     return named(batches, batch_name, ordered=True, brackets="[]")
 
 
@@ -140,16 +142,16 @@ def view(c: ProducerConstants, s: ProducerState) -> dict[str, Any]:
     """Every variable by name: the producer's side, the connection, and the log."""
     return {
         "producer": {
-            "accumulator": _names(s.queue),
+            "accumulator": _batches(s.queue),
             "attempts": {batch_name(b): n for b, n in enumerate(s.attempts)},
-            "acked": _names(sorted(s.acked)),
-            "failed": _names(sorted(s.failed)),
+            "acked": _batches(sorted(s.acked)),
+            "failed": _batches(sorted(s.failed)),
         },
         "connection": {
-            "requests": _names(s.requests),
+            "requests": _batches(s.requests),
             "responses": "[" + ", ".join(f"{batch_name(b)}: {CODE_NAMES[code]}" for b, code in s.responses) + "]",
         },
-        "log": _names(s.log),
+        "log": _batches(s.log),
     } | (_epochs(s) if c.Kip360 else {})
 
 
@@ -195,7 +197,7 @@ def lanes(c: ProducerConstants, s: ProducerState) -> dict[str, dict[str, Any]]:
     come first: a note beside its lifeline lists the changed fields in this
     order.
     """
-    out: dict[str, dict[str, Any]] = {LEADER: {"log": _names(s.log)}}
+    out: dict[str, dict[str, Any]] = {LEADER: {"log": _batches(s.log)}}
     for b in range(c.Batches):
         offsets = [str(i) for i, x in enumerate(s.log) if x == b]
         out[batch_name(b)] = {
@@ -210,13 +212,6 @@ PRODUCER = "producer"
 """The producer's actor name in sequence diagrams (its sender thread and callbacks)."""
 LEADER = "leader"
 """The partition leader's actor name, and its lane (its log; the batches have a lane each)."""
-
-
-def _send(ident: str, sender: str, receiver: str, label: str, *, response: bool = False) -> dict:
-    out = {"send": ident, "from": sender, "to": receiver, "label": label, "kind": "Produce"}
-    if response:
-        out["response"] = True
-    return out
 
 
 def _request(b: int, attempt: int) -> str:
@@ -256,13 +251,15 @@ def messages(c: ProducerConstants, s: ProducerState, t: ProducerState, action: s
         attempt = t.attempts[b]
         seq = f", seq {t.seqs[b]}" if c.Idempotent else ""
         seq += f", epoch {t.epoch}" if c.Kip360 else ""
-        return [_send(_request(b, attempt), PRODUCER, LEADER, f"Produce({batch_name(b)}{seq}, attempt {attempt})")]
+        return [send(_request(b, attempt), PRODUCER, LEADER, f"Produce({batch_name(b)}{seq}, attempt {attempt})",
+                     "Produce", delivered=False)]
     if action in ("broker_handles_produce", "broker_rejects_produce"):
         b = s.requests[0]
         attempt = s.attempts[b]
         code = t.responses[-1][1]
         return [{"receive": _request(b, attempt)},
-                _send(_response(b, attempt), LEADER, PRODUCER, _answer(b, code, len(s.log)), response=True)]
+                send(_response(b, attempt), LEADER, PRODUCER, _answer(b, code, len(s.log)), "Produce", delivered=False,
+                     response=True)]
     if action == "receive_response":
         b = s.responses[0][0]
         return [{"receive": _response(b, s.attempts[b])}]

@@ -15,7 +15,8 @@ from typing import Any, NamedTuple
 import attrs
 
 from modelcheck import Domain, constant
-from modelcheck.specs.naming import named
+from modelcheck.specs.message_events import exchange, send
+from modelcheck.specs.naming import broker_name, broker_set
 
 NONE = -1
 """No leader (the partition is offline)."""
@@ -167,11 +168,6 @@ class ReassignState(NamedTuple):
     """Cancellations the controller accepted (the operator was told the move is being reverted)."""
 
 
-def broker_name(b: int) -> str:
-    """``b1`` for broker 0."""
-    return "none" if b == NONE else f"b{b + 1}"
-
-
 BROKER = Domain("broker", lambda c: range(broker_count(c)), broker_name)
 
 
@@ -196,10 +192,6 @@ def init(c: ReassignConstants):
     )
 
 
-def _names(bs) -> str:
-    return named(bs, broker_name)
-
-
 def next_step(c: ReassignConstants, s: ReassignState) -> str:
     """The controller's next step, as the seeds name it."""
     if not s.controller_up:
@@ -214,15 +206,15 @@ def view(c: ReassignConstants, s: ReassignState) -> dict[str, Any]:
     new = target(c, s)
     return {
         "zookeeper": {
-            "assignedReplicas": _names(s.zk_assignment),
-            "reassignPartitions": _names(new) if s.reassigning else "-",
+            "assignedReplicas": broker_set(s.zk_assignment),
+            "reassignPartitions": broker_set(new) if s.reassigning else "-",
             "leader": broker_name(s.leader),
             "leaderEpoch": s.leader_epoch,
-            "isr": _names(s.isr),
+            "isr": broker_set(s.isr),
         },
         "controller": {
             "up": s.controller_up,
-            "oar": _names(s.old_replicas) if s.controller_up else "-",
+            "oar": broker_set(s.old_replicas) if s.controller_up else "-",
             "nextStep": next_step(c, s),
             "crashes": s.crashes,
         },
@@ -240,13 +232,13 @@ def with_failures(c: ReassignConstants) -> bool:
 
 
 def _failures_view(s: ReassignState) -> dict[str, Any]:
-    flying = [f"{r[0]} e{r[1]} AR {_names(r[2])}" if r[0] == "LeaderAndIsr" else f"StopReplica to {broker_name(r[1])}"
-              for r in s.in_flight]
-    return {"failures": {"down": _names(s.down), "brokerCrashes": s.broker_crashes, "isrShrinks": s.isr_shrinks,
-                         "leaderKnowsEpoch": s.known_epoch, "leaderKnowsAR": _names(s.known_assignment),
-                         "inFlight": flying, "persistedOAR": _names(s.zk_original),
-                         "isrAtCompletion": _names(s.completed_isr), "cancels": s.cancels,
-                         "revertTo": _names(s.revert)}}
+    flying = [f"{r[0]} e{r[1]} AR {broker_set(r[2])}" if r[0] == "LeaderAndIsr"
+              else f"StopReplica to {broker_name(r[1])}" for r in s.in_flight]
+    return {"failures": {"down": broker_set(s.down), "brokerCrashes": s.broker_crashes, "isrShrinks": s.isr_shrinks,
+                         "leaderKnowsEpoch": s.known_epoch, "leaderKnowsAR": broker_set(s.known_assignment),
+                         "inFlight": flying, "persistedOAR": broker_set(s.zk_original),
+                         "isrAtCompletion": broker_set(s.completed_isr), "cancels": s.cancels,
+                         "revertTo": broker_set(s.revert)}}
 
 
 def lanes(c: ReassignConstants, s: ReassignState) -> dict[str, dict[str, Any]]:
@@ -276,65 +268,54 @@ ZOOKEEPER = "zookeeper"
 PRODUCER = "producer"
 
 
-def _send(ident: str, sender: str, receiver: str, label: str, kind: str, *, response: bool = False) -> dict:
-    """A message applied by its receiver in the step that sends it: this spec makes every delivery atomic."""
-    out = {"send": ident, "from": sender, "to": receiver, "label": label, "kind": kind, "delivered": True}
-    if response:
-        out["response"] = True
-    return out
-
-
-def _exchange(ident: str, asker: str, answerer: str, question: str, answer: str, kind: str) -> list[dict]:
-    return [_send(ident, asker, answerer, question, kind), _send(ident + " response", answerer, asker, answer, kind,
-                                                                 response=True)]
-
-
 def _log(log: tuple) -> str:
     return "[" + ", ".join(str(x) for x in log) + "]"
 
 
 def _leader_and_isr(t: ReassignState) -> list[dict]:
     """LeaderAndIsr from the controller to every replica on disk of AR (ZooKeeper's, or the one it tells)."""
-    label = (f"LeaderAndIsr(leader {broker_name(t.leader)}, epoch {t.leader_epoch}, AR {_names(t.known_assignment)}, "
-             f"ISR {_names(t.isr)})")
+    label = (f"LeaderAndIsr(leader {broker_name(t.leader)}, epoch {t.leader_epoch}, "
+             f"AR {broker_set(t.known_assignment)}, ISR {broker_set(t.isr)})")
     to = sorted(b for b in t.zk_assignment | t.known_assignment if t.replicas[b].hosted)
-    return [_send(f"LeaderAndIsr e{t.leader_epoch} to {broker_name(b)}", CONTROLLER, broker_name(b), label,
-                  "LeaderAndIsr") for b in to]
+    return [send(f"LeaderAndIsr e{t.leader_epoch} to {broker_name(b)}", CONTROLLER, broker_name(b), label,
+                 "LeaderAndIsr", delivered=True) for b in to]
 
 
 def _write(ident: str, label: str) -> dict:
-    return _send(ident, CONTROLLER, ZOOKEEPER, label, "ZooKeeper")
+    return send(ident, CONTROLLER, ZOOKEEPER, label, "ZooKeeper", delivered=True)
 
 
 def _controller_events(c: ReassignConstants, s: ReassignState, t: ReassignState, action: str) -> list[dict]:
     """The controller's steps: its writes to ZooKeeper, then what it tells the brokers."""
     new = target(c, s)
     if action == "cancel_reassignment":
-        return [_write("write revert", f"target := {_names(t.revert)}, original replicas := {_names(t.zk_original)}, "
-                                       f"AR {_names(t.zk_assignment)}")] + _leader_and_isr(t)
+        return [_write("write revert", f"target := {broker_set(t.revert)}, "
+                                       f"original replicas := {broker_set(t.zk_original)}, "
+                                       f"AR {broker_set(t.zk_assignment)}")] + _leader_and_isr(t)
     if action == "add_reassigned_replicas":
-        return [_write("write AR", f"AR := {_names(t.zk_assignment)}")] + _leader_and_isr(t)
+        return [_write("write AR", f"AR := {broker_set(t.zk_assignment)}")] + _leader_and_isr(t)
     if action == "elect_leader_from_reassigned":
         leader = f"leader := {broker_name(t.leader)}, epoch {t.leader_epoch}"
         return [_write("write leader", leader)] + _leader_and_isr(t)
     if action == "remove_old_replicas_from_isr":
-        isr = f"ISR := {_names(t.isr)}, leader {broker_name(t.leader)}, epoch {t.leader_epoch}"
+        isr = f"ISR := {broker_set(t.isr)}, leader {broker_name(t.leader)}, epoch {t.leader_epoch}"
         return [_write("write ISR", isr)] + ([] if c.DelayedRequests else _leader_and_isr(t))
     if action in ("stop_old_replicas", "deliver_stop_replica"):
-        return [_send(f"StopReplica to {broker_name(b)}", CONTROLLER, broker_name(b), "StopReplica(delete)",
-                      "StopReplica") for b in range(len(s.replicas)) if s.replicas[b].hosted and not t.replicas[b].hosted]
+        return [send(f"StopReplica to {broker_name(b)}", CONTROLLER, broker_name(b), "StopReplica(delete)",
+                     "StopReplica", delivered=True)
+                for b in range(len(s.replicas)) if s.replicas[b].hosted and not t.replicas[b].hosted]
     if action == "deliver_leader_and_isr" and t.leader != NONE:
-        label = f"LeaderAndIsr(epoch {s.in_flight[0][1]}, AR {_names(s.in_flight[0][2])})"
-        return [_send(f"LeaderAndIsr e{s.in_flight[0][1]} to {broker_name(t.leader)}", CONTROLLER,
-                      broker_name(t.leader), label, "LeaderAndIsr")]
+        label = f"LeaderAndIsr(epoch {s.in_flight[0][1]}, AR {broker_set(s.in_flight[0][2])})"
+        return [send(f"LeaderAndIsr e{s.in_flight[0][1]} to {broker_name(t.leader)}", CONTROLLER,
+                     broker_name(t.leader), label, "LeaderAndIsr", delivered=True)]
     if action == "update_assigned_replicas":
-        return [_write("write AR", f"AR := {_names(t.zk_assignment)}")]
+        return [_write("write AR", f"AR := {broker_set(t.zk_assignment)}")]
     if action == "complete_reassignment":
         return [_write("delete target", "delete /admin/reassign_partitions")]
     if action == "elect_controller":
-        goal = f"target {_names(new)}" if s.reassigning else "no reassignment"
-        return _exchange("read", CONTROLLER, ZOOKEEPER, "read AR and /admin/reassign_partitions",
-                         f"AR {_names(s.zk_assignment)}, {goal}", "ZooKeeper")
+        goal = f"target {broker_set(new)}" if s.reassigning else "no reassignment"
+        return exchange("read", CONTROLLER, ZOOKEEPER, "read AR and /admin/reassign_partitions",
+                        f"AR {broker_set(s.zk_assignment)}, {goal}", "ZooKeeper")
     return []
 
 
@@ -343,16 +324,17 @@ def _data_events(s: ReassignState, t: ReassignState, action: str, params: dict[s
     out: list[dict] = []
     lead = broker_name(s.leader)
     if action == "produce":
-        out.append(_send(f"Produce {s.next_id}", PRODUCER, lead, f"Produce(record {s.next_id}, acks=all)", "Produce"))
+        out.append(send(f"Produce {s.next_id}", PRODUCER, lead, f"Produce(record {s.next_id}, acks=all)", "Produce",
+                        delivered=True))
     if action == "follower_fetch":
         b = params["broker"]
         f = s.replicas[int(b[1:]) - 1]
-        out += _exchange(f"Fetch by {b}", b, lead, f"Fetch(offset {len(f.log)})",
-                         f"log {_log(s.replicas[s.leader].log)}", "Fetch")
+        out += exchange(f"Fetch by {b}", b, lead, f"Fetch(offset {len(f.log)})",
+                        f"log {_log(s.replicas[s.leader].log)}", "Fetch")
         if t.isr != s.isr:
-            out.append(_send("IsrUpdate", lead, ZOOKEEPER, f"ISR := {_names(t.isr)}", "IsrUpdate"))
+            out.append(send("IsrUpdate", lead, ZOOKEEPER, f"ISR := {broker_set(t.isr)}", "IsrUpdate", delivered=True))
     for rid in sorted(t.acked - s.acked):
-        out.append(_send(f"Ack {rid}", lead, PRODUCER, f"ack(record {rid})", "Produce", response=True))
+        out.append(send(f"Ack {rid}", lead, PRODUCER, f"ack(record {rid})", "Produce", delivered=True, response=True))
     return out
 
 

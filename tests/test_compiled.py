@@ -75,7 +75,7 @@ def test_the_finder_takes_a_build_only_for_the_current_source(tmp_path: Path) ->
 
     name = "modelcheck.specs.kip320"
     source = importlib.machinery.PathFinder.find_spec(name, pkg.__path__).origin
-    rewrite = compiled._rewrite_version()  # a spec module's build is also specific to the record rewrite
+    rewrite = compiled.rewrite_version()  # a spec module's build is also specific to the record rewrite
     digest = compiled.source_digest(Path(source).read_bytes(), "9.9", rewrite)
     so = _fake_build(tmp_path / "current", name, digest)
     spec = compiled.CompiledFinder(str(tmp_path / "current")).find_spec(name, pkg.__path__)

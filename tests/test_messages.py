@@ -74,7 +74,7 @@ def test_message_events_are_well_formed(name, consts):
         events = spec.messages(c, s, t, action, params)
         lanes = set(spec.lanes(c, t))
         for ev in events:
-            assert tracefile._is_message(ev), ev
+            assert tracefile.is_message(ev), ev
             if "send" in ev:
                 assert ev["from"] != ev["to"] and (ev["from"] in lanes or ev["to"] in lanes), ev
             checked += 1
@@ -230,7 +230,7 @@ def test_seed_spec_message_events_are_well_formed(name, consts):
     for spec, c, s, t, action, params in transitions(name, consts, limit=1500):
         known = set(spec.lanes(c, t)) | _other_actors(name, c)
         for ev in spec.messages(c, s, t, action, params):
-            assert tracefile._is_message(ev), ev
+            assert tracefile.is_message(ev), ev
             if "send" in ev:
                 assert ev["from"] != ev["to"] and {ev["from"], ev["to"]} <= known, (action, ev)
                 checked += 1

@@ -80,7 +80,8 @@ def build_dir() -> str:
     return os.environ.get(BUILD_DIR_ENV) or os.path.join(sys.prefix, "modelcheck-compiled")
 
 
-def _cython_version() -> str:
+def cython_version() -> str:
+    """The installed Cython's version (``none`` without it): part of what every build's digest is taken over."""
     try:
         from Cython import __version__  # type: ignore[import-not-found]
     except ImportError:
@@ -97,7 +98,7 @@ def source_digest(source: bytes, cython_version: str, rewrite: str = "") -> str:
     return h.hexdigest()[:20]
 
 
-def _rewrite_version() -> str:
+def rewrite_version() -> str:
     """The rewrite's own source, as a digest: changing :mod:`modelcheck.build.record_rewrite` rebuilds the specs,
     and so does changing :mod:`modelcheck.memo.split` (the rewrite appends the guards and effects it derives)."""
     here = os.path.dirname(os.path.abspath(__file__))
@@ -150,7 +151,7 @@ DEPENDS = "depends"
 """In an artefact's directory: ``module sha256`` per module whose source the rewrite read (its records)."""
 
 
-def _is_current(so: str, dirs: dict[str, str] | None = None) -> bool:
+def is_current(so: str, dirs: dict[str, str] | None = None) -> bool:
     """The artefact exists, and every module its rewrite read is still the source it read.
 
     ``dirs`` maps packages to their directories, where those modules are
@@ -170,7 +171,7 @@ def _is_current(so: str, dirs: dict[str, str] | None = None) -> bool:
         return True
     except OSError:
         return False
-    dirs = dirs if dirs is not None else _package_dirs()
+    dirs = dirs if dirs is not None else package_dirs()
     for module, digest in zip(lines[::2], lines[1::2]):
         pkg, _, leaf = module.rpartition(".")
         try:
@@ -209,7 +210,7 @@ def _artefact_for(fullname: str, source: str, version: str, root: str) -> str:
         with open(pxd, "rb") as f:
             data += b"\0augmenting pxd\0" + f.read()
     if is_spec_module(fullname):
-        rewrite = _rewrite_version()
+        rewrite = rewrite_version()
     elif c_enums.has_enums(data):  # its C enums are made from its source
         rewrite = c_enums.version()
     else:
@@ -357,7 +358,7 @@ def status(root: str | None = None) -> list[tuple[str, bool]]:
 def _is_built_from(so: str) -> bool:
     """A package module's build is current, and its own bytes say it was built from the source its path names
     (``<root>/<module>/<digest>/``): a file put there is not run, nor called current."""
-    return _is_current(so) and records_digest(so, os.path.basename(os.path.dirname(so)))
+    return is_current(so) and records_digest(so, os.path.basename(os.path.dirname(so)))
 
 
 def c_compiler() -> list[str]:
@@ -447,7 +448,7 @@ def _write_enum_header(fullname: str, source: str, workdir: str) -> list[str]:
     return ["-I", folder]
 
 
-def _package_dirs() -> dict[str, str]:
+def package_dirs() -> dict[str, str]:
     """Each compiled package's directory, where :mod:`modelcheck.build.record_rewrite` reads record classes."""
     out = {}
     for pkg in PACKAGES:
@@ -464,7 +465,7 @@ def _rewritten(fullname: str, source: str) -> record_rewrite.Rewritten | None:
     with open(source, encoding="utf-8") as f:
         from modelcheck.build.record_rewrite import rewrite
 
-        result = rewrite(f.read(), fullname, _package_dirs())
+        result = rewrite(f.read(), fullname, package_dirs())
     return result if result.changed else None
 
 
@@ -479,7 +480,7 @@ def build(root: str | None = None, jobs: int | None = None) -> BuildReport:
 
 def _build(root: str, jobs: int | None) -> BuildReport:
     start = time.monotonic()
-    version = _cython_version()
+    version = cython_version()
     if version == "none":
         raise CompileError("Cython is not installed: pip install 'modelcheck[compile]' (bin/setup does)")
     os.makedirs(root, exist_ok=True)

@@ -81,13 +81,13 @@ def _stamp() -> str:
 
 
 def _dirs(module: UserModule) -> dict[str, str]:
-    dirs = compiled._package_dirs()
+    dirs = compiled.package_dirs()
     dirs.update(dict(module.package_dirs))
     return dirs
 
 
 def _rewrite_version() -> str:
-    return compiled._rewrite_version() + ":user"
+    return compiled.rewrite_version() + ":user"
 
 
 def _digest(data: bytes, cython_version: str) -> str:
@@ -101,7 +101,7 @@ def _artefact(module: UserModule, digest: str) -> str:
 
 def _is_current(so: str, digest: str, dirs: dict[str, str]) -> bool:
     """The build at ``so`` is of the source with ``digest``: by its own record, not only by where it lies."""
-    return compiled._is_current(so, dirs) and compiled.records_digest(so, digest)
+    return compiled.is_current(so, dirs) and compiled.records_digest(so, digest)
 
 
 _warned: set[str] = set()
@@ -132,7 +132,7 @@ def current_build(module: UserModule) -> str | None:
     except OSError:
         return None
     so = _artefact(module, digest)
-    if not compiled._is_current(so, _dirs(module)):
+    if not compiled.is_current(so, _dirs(module)):
         return None
     if not compiled.records_digest(so, digest):
         _warn_foreign(so)
@@ -185,10 +185,11 @@ def for_module(name: str) -> UserModule | None:
     return UserModule(name, os.path.abspath(origin), extra)
 
 
-def mode(module: UserModule, loaded: ModuleType) -> str:
-    """How the check runs the module, for its header; starts a background build when it should.
+def settled_mode(loaded: ModuleType) -> str | None:
+    """How the check runs the module when no build can change it; None when a build may be asked for.
 
-    ``compiled``, or ``interpreted (why, and what happens next)``.
+    ``compiled``, or ``interpreted (the switch that keeps it so)``.  A
+    lookup: it starts nothing (:func:`request_build` does).
     """
     if compiled.is_compiled(loaded):
         return "compiled"
@@ -196,7 +197,17 @@ def mode(module: UserModule, loaded: ModuleType) -> str:
         return f"interpreted ({compiled.DISABLE_ENV} is set)"
     if not enabled():
         return f"interpreted ({BUILD_ENV}=off)"
-    return f"interpreted ({request_build(module)})"
+    return None
+
+
+def mode(module: UserModule, loaded: ModuleType) -> str:
+    """How the check runs the module, for its header, starting a background build when it has none.
+
+    What :func:`settled_mode` says; otherwise ``interpreted (...)`` with what
+    :func:`request_build` did (started a build, found one under way, ready or failed).
+    """
+    # Lookup and request together: the check's header line (modelcheck.api) wants the build started as it reports.
+    return settled_mode(loaded) or f"interpreted ({request_build(module)})"
 
 
 def _missing_tool() -> str | None:
@@ -215,7 +226,7 @@ def request_build(module: UserModule) -> str:
     if missing:
         return missing
     try:
-        digest = _digest(_read(module.source), compiled._cython_version())
+        digest = _digest(_read(module.source), compiled.cython_version())
     except OSError as exc:
         return f"cannot read {module.source}: {exc.strerror}"
     so = _artefact(module, digest)
@@ -285,7 +296,7 @@ def build(module: UserModule) -> str:
     missing = _missing_tool()  # not recorded as the source's failure: installing the tool fixes it
     if missing:
         raise compiled.CompileError(missing)
-    version = compiled._cython_version()
+    version = compiled.cython_version()
     data = _read(module.source)
     digest = _digest(data, version)
     so = _artefact(module, digest)

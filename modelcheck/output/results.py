@@ -128,6 +128,7 @@ class CheckResult:
         ``trace.json`` (with ``.txt``, ``.dot``, ``.svg``, ``.html``) for the
         first violation, ``trace-2.*``... for the others; returns the paths.
         """
+        # A thin delegate, kept because the README's Python API shows r.write_trace(); the writing is trace_files'.
         from modelcheck.output.trace_files import write_traces
 
         return write_traces(self._spec(), self.constants_object, self.violations, directory)
