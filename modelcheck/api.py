@@ -253,7 +253,10 @@ def _spec_mode(given: str | Spec, loaded: Spec) -> str | None:
         return "compiled" if compiled.is_compiled(module) else None
     package = name.rpartition(".")[0]
     extra = ((package, os.path.dirname(source)),) if package else ()
-    return user_specs.mode(user_specs.UserModule(name, os.path.abspath(source), extra), module)
+    settled = user_specs.settled_mode(module)
+    if settled is not None:
+        return settled
+    return f"interpreted ({user_specs.request_build(user_specs.UserModule(name, os.path.abspath(source), extra))})"
 
 
 @attrs.frozen

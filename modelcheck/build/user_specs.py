@@ -200,16 +200,6 @@ def settled_mode(loaded: ModuleType) -> str | None:
     return None
 
 
-def mode(module: UserModule, loaded: ModuleType) -> str:
-    """How the check runs the module, for its header, starting a background build when it has none.
-
-    What :func:`settled_mode` says; otherwise ``interpreted (...)`` with what
-    :func:`request_build` did (started a build, found one under way, ready or failed).
-    """
-    # Lookup and request together: the check's header line (modelcheck.api) wants the build started as it reports.
-    return settled_mode(loaded) or f"interpreted ({request_build(module)})"
-
-
 def _missing_tool() -> str | None:
     """Why nothing can be built here (no Cython, no C compiler), or None."""
     if importlib.util.find_spec("Cython") is None:
