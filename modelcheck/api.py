@@ -142,8 +142,8 @@ def prepare(
         raise UsageError(f"workers must be a whole number from 1 to {MAX_WORKERS}, got {workers!r}")
     if fairness not in FAIRNESS_CHOICES:
         raise UsageError(f"fairness must be one of: {', '.join(FAIRNESS_CHOICES)}; got {fairness!r}")
-    if memo and (engine == "spark" or simulate):
-        raise UsageError("--memo applies to the exhaustive search on this machine only (not with Spark or --simulate)")
+    if memo and simulate:
+        raise UsageError("--memo applies to the exhaustive search (--simulate walks with the spec's own code)")
     if memo_verify and memo is False:
         raise UsageError("--memo-verify checks the memo tables, and --no-memo turns them off: use one of them")
     if memo_seed is not None and (type(memo_seed) is not int or memo_seed < 0):

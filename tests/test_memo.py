@@ -136,7 +136,7 @@ def test_cli_json_names_the_tables_and_no_memo_turns_them_off():
 def test_memo_with_simulate_is_refused_in_one_line():
     p = run_cli("check", "kip320", "--memo", "--simulate")
     assert p.returncode == 2
-    assert p.stderr.strip().splitlines()[-1].startswith("error: --memo applies to the exhaustive search on this")
+    assert p.stderr.strip().splitlines()[-1].startswith("error: --memo applies to the exhaustive search (--simulate")
     assert "Traceback" not in p.stderr
 
 

@@ -73,6 +73,20 @@ def test_spark_on_the_specs_own_code_matches_local(sc, ref, consts, opts):
     assert spark.engine_report["shuffle"]["candidates"] > 0
 
 
+def test_memo_on_spark_insists_on_the_tables_in_every_worker():
+    """``--memo`` with Spark: a run whose workers all ran on the tables reports it; one whose worker could not
+    is refused in one line (exit 2), as the local engine refuses it."""
+    ok = run_cli("check", "kip320", "--const", "Replicas=2", "--engine", "spark", "--master", "local[1]", "--memo",
+                 "-q", "--json")
+    assert ok.returncode == 0, ok.stderr[-2000:]
+    assert set(json.loads(ok.stdout)["spark"]["executor_successors"].values()) == {"memo tables"}
+    refused = run_cli("check", str(MODELS.parent / "memo_corpus" / "cache_lru.py"), "--engine", "spark",
+                      "--master", "local[1]", "--memo", "-q")
+    assert refused.returncode == 2, refused.stderr[-2000:]
+    lines = [ln for ln in refused.stderr.splitlines() if ln.startswith("error:")]
+    assert len(lines) == 1 and "lru_cache" in lines[0] and "Traceback" not in refused.stderr
+
+
 def test_spec_error_on_an_executor_is_reported_like_the_local_engine(sc):
     """An action that raises on an executor: the same message and the same trace to the failing state.
 
