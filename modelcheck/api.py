@@ -390,17 +390,26 @@ class PreparedCheck:
         return attrs.evolve(result, warnings=tuple(warnings) + result.warnings, spec_object=self.spec,
                             constants_object=self.constants)
 
-    def _tables_reason(self, model: Any) -> str | None:
-        """Why Spark's executors run the spec's own code instead of the memo tables, or None (each executor
-        may still find its own reason, and says it)."""
+    def _tables_refused(self, model: Any) -> tuple[str | None, str | None]:
+        """Why the spec's own code computes the successors before any memo tables are built (None: the tables
+        may), and the note to print; ``--memo`` makes a reason an error.  Spark's executors each build their own
+        tables and may still find a reason of their own, which the run reports."""
         if self.memo is False:
-            return "--no-memo"
+            return "--no-memo", None
         from modelcheck.memo.backend import build_reason, option_reason, spec_reason
 
-        reason = build_reason() or option_reason(model) or spec_reason(model)
-        if reason is not None and self.memo:
-            raise UsageError(f"--memo: this run cannot use the memo tables: {reason}")
-        return reason
+        built = build_reason()
+        reason = built or option_reason(model)
+        if reason is not None:
+            if self.memo:
+                raise UsageError(f"--memo: this run cannot use the memo tables: {reason}")
+            return reason, _not_used_note(reason) if built else None
+        reason = spec_reason(model)
+        if reason is not None:
+            if self.memo:
+                raise UsageError(f"--memo: spec {self.spec.name} cannot run on the memo tables: {reason}")
+            return reason, _not_used_note(reason)
+        return None, None
 
     def _backend(self, model: Any) -> tuple[Any, str | None, str | None]:
         """The backend for this check, a note when the memo tables could not be used for the spec (printed),
@@ -409,41 +418,28 @@ class PreparedCheck:
             from modelcheck.spark_explore.backend import SparkBackend
 
             assert self.reference is not None
-            why_not = self._tables_reason(model)
+            why_not, note = self._tables_refused(model)
             tables = None if why_not is not None else ("every" if self.memo_verify else "sample", self.memo_seed,
                                                        not self.memo)
             return (SparkBackend(model, self.reference, master=self.master, partitions=self.partitions,
-                                 sc=self.spark_context, verbose=self.verbose, tables=tables), None, why_not)
-        if self.memo is False:
-            return self._spec_backend(model), None, "--no-memo"
-        if self.workers > 1 and self.worker_timeout is not None:
+                                 sc=self.spark_context, verbose=self.verbose, tables=tables), note, why_not)
+        if self.workers > 1 and self.worker_timeout is not None and self.memo is not False:
             return self._spec_backend(model), None, "--worker-timeout runs --workers as processes"
-        from modelcheck.memo.backend import MemoBackend, MemoUnsupported, build_reason, option_reason, spec_reason
+        why_not, note = self._tables_refused(model)
+        if why_not is not None:
+            return self._spec_backend(model), note, why_not
+        from modelcheck.memo.backend import MemoBackend, MemoUnsupported
 
-        reason = build_reason()
-        if reason is not None:
-            if self.memo:
-                raise UsageError(f"--memo: this run cannot use the memo tables: {reason}")
-            return self._spec_backend(model), (f"the memo tables are not used: {reason}; the spec's own code "
-                                               "computes every successor"), reason
-        reason = option_reason(model)
-        if reason is not None:
-            if self.memo:
-                raise UsageError(f"--memo: this run cannot use the memo tables: {reason}")
-            return self._spec_backend(model), None, reason
-        reason = spec_reason(model)
-        if reason is None:
-            try:
-                return MemoBackend(model, threads=self.workers, verify="every" if self.memo_verify else "sample",
-                                   verify_seed=self.memo_seed, may_give_up=not self.memo), None, None
-            except MemoUnsupported as why:
-                reason = why.reason
-            except Exception:  # noqa: BLE001 - the spec fails in its first states: the spec's own code reports it
-                return self._spec_backend(model), None, "the spec fails in its first states"
+        try:
+            return MemoBackend(model, threads=self.workers, verify="every" if self.memo_verify else "sample",
+                               verify_seed=self.memo_seed, may_give_up=not self.memo), None, None
+        except MemoUnsupported as why:
+            reason = why.reason
+        except Exception:  # noqa: BLE001 - the spec fails in its first states: the spec's own code reports it
+            return self._spec_backend(model), None, "the spec fails in its first states"
         if self.memo:
             raise UsageError(f"--memo: spec {self.spec.name} cannot run on the memo tables: {reason}")
-        return (self._spec_backend(model),
-                f"the memo tables are not used: {reason}; the spec's own code computes every successor", reason)
+        return self._spec_backend(model), _not_used_note(reason), reason
 
     def _spec_backend(self, model: Any) -> Any:
         """The backend that runs the spec's own code: this process, or ``--workers`` processes."""
@@ -457,6 +453,11 @@ class PreparedCheck:
         from modelcheck.search.local import LocalBackend
 
         return LocalBackend(model)
+
+
+def _not_used_note(reason: str) -> str:
+    """The one line a run prints when the memo tables are not used for a reason of the spec or the build."""
+    return f"the memo tables are not used: {reason}; the spec's own code computes every successor"
 
 
 def _stderr_notice(message: str) -> None:

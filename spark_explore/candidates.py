@@ -40,7 +40,7 @@ from typing import Any, Callable
 import numpy as np
 
 from modelcheck.search.discovery import digit
-from modelcheck.search.frontier_rows import assembler, shape_width
+from modelcheck.search.frontier_rows import assembler, renumbered, shape_width
 from modelcheck.search.visited import in_sorted
 
 ROWS_FORMAT = 1
@@ -52,20 +52,10 @@ def _smallest(n: int) -> Any:
     return np.uint8 if n <= 1 << 8 else np.uint16 if n <= 1 << 16 else np.uint32
 
 
-def _renumbered(ids: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct ``ids`` (all below ``bound``) ascending, and ``ids`` as indices into them, in the smallest
-    unsigned type (a dense map: ``np.unique`` sorts, several times slower on chunks of this size)."""
-    present = np.zeros(bound + 1, bool)
-    present[ids] = True
-    used = np.flatnonzero(present)
-    index = np.cumsum(present, dtype=np.int64) - 1
-    return used, index[ids].astype(_smallest(len(used)))
-
-
 def task_parts(rows: np.ndarray, values: list) -> tuple[list, np.ndarray]:
     """The parts a task's successor rows use, and the rows as indices into them (int32): once a task, so that
     each chunk numbers its parts among these few, not among everything the process interned."""
-    used, local = _renumbered(rows, len(values))
+    used, local = renumbered(rows, len(values))
     return [values[i] for i in used.tolist()], local.astype(np.int32)
 
 
@@ -85,7 +75,8 @@ def pack_rows(dumps: Callable[[Any], bytes], shape: Any, values: list, fps: np.n
     np.not_equal(parent[1:], parent[:-1], out=first[1:])
     up = parent[first]
     pidx = (np.cumsum(first) - 1).astype(_smallest(len(up)))
-    used, local = _renumbered(rows, len(values))
+    used, local = renumbered(rows, len(values))
+    local = local.astype(_smallest(len(used)))
     fired = np.flatnonzero(checks)
     pkeys = [parent_keys[i] for i in up.tolist()]
     lengths = np.fromiter(map(len, pkeys), np.int64, len(pkeys))

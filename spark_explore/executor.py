@@ -315,7 +315,6 @@ def _level_task(job: tuple, stats: Any, level: int | None, expand: bool, unreach
             check.states(win, states)
     visited = shard.fps
     shipped = [0, 0, 0.0]  # candidates, bytes, seconds packing them
-    error = None
     if expand and tables is not None and tables.backend is not None:
         backend = tables.backend
         try:
@@ -337,7 +336,7 @@ def _level_task(job: tuple, stats: Any, level: int | None, expand: bool, unreach
         if states is None:
             assert win is not None
             states = win.states()
-        error = yield from _expand_own(model, job, index, keys, fps, states, visited, shipped)
+        yield from _expand_own(model, job, index, keys, fps, states, visited, shipped)
     if check is not None and level is not None:
         stats.add({(level, index): (check.new, (executor_name(), len(shard)),
                                     check.distinct, check.violations,
@@ -433,7 +432,6 @@ def _expand_own(model: BoundModel, job: tuple, index: int, keys: list, fps: np.n
         yield index, error
     # Keyed by this partition, so the shuffle brings it to this shard's next level task.
     yield index, (GEN_STATS, index, generated, deadlocked)
-    return error
 
 
 def _blob(q: int, cands: list, shard: np.ndarray | None, shipped: list) -> Iterator[tuple]:
@@ -492,18 +490,19 @@ class _Checks:
             self.violations.append((key, fp, failed))
             self.reported.update(failed)
 
-    def by_bits(self, win: Winners, bits: np.ndarray, tables: Any) -> bool:
+    def by_bits(self, win: Winners, bits: np.ndarray, backend: Any) -> bool:
         """Check the new states by the bits the tables kept with each, the first state of each check that
         fired confirmed by the spec's own code; False (nothing recorded) where the spec's code disagrees."""
         hits: dict[int, list[str]] = {}
-        for name, bit in tables.check_bits("invariant").items():
+        for name, bit in backend.check_bits("invariant").items():
             if name not in self.reported:
                 at = np.flatnonzero(bits & bit)
                 if len(at):
                     hits.setdefault(int(at[0]), []).append(name)
         reached: dict[str, int] = {}
+        property_bits = backend.check_bits("sometimes")
         for p in self.properties:
-            at = np.flatnonzero(bits & tables.check_bits("sometimes")[p.name])
+            at = np.flatnonzero(bits & property_bits[p.name])
             if len(at):
                 reached[p.name] = int(at[0])
         if not hits and not reached:

@@ -74,16 +74,27 @@ def write_rows_part(directory: str, index: int, shape: Shape, values: list, rows
     from modelcheck.search.safe_pickle import dump_states
 
     rows = np.ascontiguousarray(rows, np.int32)
-    used = np.unique(rows) if rows.size else np.empty(0, np.int32)
-    renumber = np.zeros(int(used[-1]) + 1 if len(used) else 0, np.int32)
-    renumber[used] = np.arange(len(used), dtype=np.int32)
-    packed = renumber[rows].astype(np.uint16 if len(used) <= 1 << 16 else np.int32)
+    used, ids = renumbered(rows, len(values))
+    packed = ids.astype(np.uint16 if len(used) <= 1 << 16 else np.int32)
     parts_file, rows_file = f"frontier-{index}.parts.pickle", f"frontier-{index}.rows.npy"
     with open(os.path.join(directory, parts_file), "xb") as f:
         dump_states(f, [plain_shape(shape)] + [values[i] for i in used.tolist()])
     with open(os.path.join(directory, rows_file), "xb") as f:
         np.save(f, packed, allow_pickle=False)
     return parts_file, rows_file, len(used)
+
+
+def renumbered(ids: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``ids`` (each below ``bound``) ascending, and ``ids`` as indices into them (int64).
+
+    A dense map over ``0 .. bound``: ``np.unique`` sorts, several times
+    slower for the chunks of a few thousand rows Spark ships.
+    """
+    present = np.zeros(bound + 1, bool)
+    present[ids] = True
+    used = np.flatnonzero(present)
+    index = np.cumsum(present, dtype=np.int64) - 1
+    return used, index[ids]
 
 
 def read_rows_part(parts: BinaryIO, rows: BinaryIO, count: int, n_parts: int,
