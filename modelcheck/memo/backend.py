@@ -32,6 +32,7 @@ from modelcheck.memo import kernel as kn
 from modelcheck.memo.allowlist import review
 from modelcheck.memo.layout import MAX_FINGERPRINT_NODES, Layout, LayoutMismatch, LayoutTooLarge, derive_layout
 from modelcheck.memo.split import split_guard
+from modelcheck.memo.steps import StepTrees
 from modelcheck.memo.tries import MISSING, BadResult, Learner, NotDeterministic, TracedOf, Tries
 from modelcheck.memo.view import NotAProjection, projection
 from modelcheck.memo.values import Interner, MixedTypes, MixedWatch, NotCanonical
@@ -118,8 +119,6 @@ def option_reason(model: BoundModel) -> str | None:
         return build_reason() or f"compiled modules are turned off ({compiled.DISABLE_ENV})"
     if model.permutations is not None:
         return "--symmetry fingerprints orbits, not states"
-    if model.step_properties:
-        return "step properties are checked by the spec's own code"
     return None
 
 
@@ -134,7 +133,7 @@ def spec_reason(model: BoundModel) -> str | None:
 def checked_functions(model: BoundModel) -> list[Callable]:
     """The spec functions a check runs on the tables: its actions, constraint, invariants and properties."""
     spec = model.spec
-    fns = [a.fn for a in model.actions] + [p.fn for p in (*model.invariants, *model.sometimes)]
+    fns = [a.fn for a in model.actions] + [p.fn for p in (*model.invariants, *model.sometimes, *model.step_properties)]
     fns += [spec.fingerprint_view] if model.view is not None else []
     return fns + ([spec.state_constraint] if spec.state_constraint is not None else [])
 
@@ -288,6 +287,15 @@ class MemoBackend:
         self.functions = functions
         self.tries = Tries(len(functions), self.width)
         self.learner = Learner(self.layout, self.tries, self.interner, model.c, functions, model.state_type)
+        self.steps = (StepTrees(self.layout, self.interner, model.c, model.step_properties, model.state_type)
+                      if model.step_properties else None)
+        """The step properties' trees (None without step properties): every transition the C loop keeps is
+        walked through them (:mod:`modelcheck.memo.steps`)."""
+        self.steps_done = 0
+        """The level's transitions (edges) already walked through the step properties' trees."""
+        self.steps_reported: set = set()
+        self.pending_steps: list = []
+        """Step violations found since the last report: (position, the parent's fingerprint, names)."""
         self.crew = kn.crew_new(threads - 1, only_helpers, own_ring) if threads > 1 else None
         """Helper threads (or None): they run passes 1 and 2 of parents ahead of this thread's C loop."""
         self._crew_running = False
@@ -321,6 +329,9 @@ class MemoBackend:
         self.edge_dst = np.zeros(1024, np.uint64)
         self.edge_label = np.zeros(1024, np.int32)
         """With liveness: the level's transitions (parent rank, target, binding), ``S_N_EDGES`` of them."""
+        self.edge_rows = np.zeros((1024 if self.steps else 1, self.width), np.int32)
+        self.edge_step = np.zeros(1024 if self.steps else 1, np.int32)
+        """With step properties: each transition's target row and its index among its parent's successors."""
         self.action_of_arr = np.array(self.action_of or [0], np.int32)
         self.miss_fn = np.zeros(MISSES, np.int32)
         self.miss_parent = np.zeros(MISSES, np.int32)
@@ -435,7 +446,7 @@ class MemoBackend:
             "components": self.width,
             "split_actions": self.split_actions,
             "layout": self.layout.describe(),
-            "evaluations": self.learner.evaluations,
+            "evaluations": self.learner.evaluations + (self.steps.evaluations if self.steps else 0),
             "tree_nodes": self.tries.n_nodes,
             "leaves": self.tries.n_leaves,
             "values": len(self.interner.values),
@@ -527,6 +538,8 @@ class MemoBackend:
         for i in self.sampler.pick(n):
             leaves = leaves or Leaves(self.tries)
             found = difference(self, self.rows[i], leaves, self.row_leaf[i] if i < len(self.row_leaf) else None)
+            if found is None and self.steps is not None:
+                found = self._verify_steps(i)
             if found is not None:
                 raise MemoUnsupported(f"the tables differ from the spec's own code: {found}")
 
@@ -740,9 +753,9 @@ class MemoBackend:
         """Room for ``more`` transitions past those of the level so far (keeping them)."""
         n = int(self.S[kn.S_N_EDGES])
         size = max(n + more, 2 * len(self.edge_src))
-        for name in ("edge_src", "edge_dst", "edge_label"):
+        for name in ("edge_src", "edge_dst", "edge_label") + (("edge_rows", "edge_step") if self.steps else ()):
             a = getattr(self, name)
-            b = np.empty(size, a.dtype)
+            b = np.empty((size,) + a.shape[1:], a.dtype)
             b[:n] = a[:n]
             setattr(self, name, b)
 
@@ -769,7 +782,8 @@ class MemoBackend:
             kn.OUT_LEAF: self.out_leaf, kn.CAND_MASK: self.cand_mask, kn.CAND_OWN: self.cand_own,
             kn.TRUE_MASK: t.true_mask, kn.SCRATCH_LEAF: self.scratch_leaf, kn.ROW_FP: self.cur_fps,
             kn.FP_PROG: self.fp_prog, kn.VFP: self.interner.fps, kn.EDGE_SRC: self.edge_src, kn.EDGE_DST: self.edge_dst,
-            kn.EDGE_LABEL: self.edge_label, kn.OUT_CHECKS: self.out_checks,
+            kn.EDGE_LABEL: self.edge_label, kn.OUT_CHECKS: self.out_checks, kn.EDGE_ROWS: self.edge_rows,
+            kn.EDGE_STEP: self.edge_step,
         }
 
     # -- one level ------------------------------------------------------------------------
@@ -817,8 +831,12 @@ class MemoBackend:
         S[kn.S_DEADLOCK] = 1 if model.check_deadlock else 0
         S[kn.S_PROBE] = PROBE
         S[kn.S_SIMD] = 1 if self.simd else 0
-        S[kn.S_RECORD] = 1 if request.record else 0
+        S[kn.S_RECORD] = 1 if request.record or self.steps else 0
+        S[kn.S_EDGE_ROWS] = 1 if self.steps else 0
         self.recording = request.record
+        self.steps_done = 0
+        self.steps_reported = set(request.violated)
+        self.pending_steps = []
         S[kn.S_I] = 0
         S[kn.S_N_OUT] = 0
         S[kn.S_GENERATED] = 0
@@ -834,6 +852,12 @@ class MemoBackend:
                 sometimes: dict = {}
                 failures: list = []
                 status = self._run()
+                if self.steps is not None:
+                    failure = self._walk_steps()
+                    if failure is not None:
+                        failures.append(failure)
+                        yield self._report(failure[0] - 1, violations, deadlocks, sometimes, failures)
+                        return
                 if status == kn.MISS:
                     failure = self._learn_miss()
                     if failure is not None:
@@ -999,5 +1023,103 @@ class MemoBackend:
 
     def _report(self, through: int, violations: list, deadlocks: list, sometimes: dict,
                 failures: list) -> LevelReport:
+        steps, self.pending_steps = self.pending_steps, []
         return LevelReport(through, int(self.S[kn.S_GENERATED]), self.n_out, violations, deadlocks, sometimes,
-                           failures)
+                           failures, steps)
+
+    # -- step properties ---------------------------------------------------------------------
+
+    def _walk_steps(self) -> tuple[int, int, SpecFailure] | None:
+        """Walk the transitions the C loop kept since the last walk through the step properties' trees.
+
+        The first violation of each property not yet reported is confirmed by
+        the spec's own code and kept for the next report.  Returns (parent,
+        its fingerprint, failure) where the spec's code fails on a step (its
+        own code reports it, on plain states); without liveness the
+        transitions are dropped once walked.
+        """
+        S = self.S
+        lo, n = self.steps_done, int(S[kn.S_N_EDGES])
+        if n > lo:
+            src = self.edge_src[lo:n]
+            pairs = self.steps.pair_rows(self.rows, src, self.edge_rows[lo:n])
+            try:
+                found = self._first_violations(pairs)
+            except MemoUnsupported:
+                raise
+            except (Exception, NotCanonical, BadResult):  # noqa: BLE001 - the spec's own code names it
+                self._watch()
+                failure = self._step_failure(src)
+                # The steps of the parents before the failing one are checked as the local engine checks them.
+                before = np.flatnonzero(src < failure[0])
+                self._steps_found(self._first_violations(pairs[before]), src[before], lo + before, pairs[before])
+                return failure
+            self._watch()
+            self._steps_found(found, src, lo + np.arange(n - lo), pairs)
+        if self.recording:
+            self.steps_done = n
+        else:
+            S[kn.S_N_EDGES] = 0
+        return None
+
+    def _first_violations(self, pairs: np.ndarray) -> dict[int, list[str]]:
+        try:
+            return self.steps.first_violations(pairs, self.steps_reported)
+        except NotDeterministic:
+            raise MemoUnsupported("two runs of a step property on steps that agree on what it read "
+                                  "read different components (is it deterministic?)") from None
+        except MixedTypes as m:
+            raise MemoUnsupported(m.reason()) from None
+
+    def _steps_found(self, found: dict[int, list[str]], src: np.ndarray, edges: np.ndarray, pairs: np.ndarray) -> None:
+        """Confirm the violations ``found`` (pair index -> names) and keep them for the next report."""
+        for j in sorted(found):
+            i, c = int(src[j]), int(self.edge_step[edges[j]])
+            names = self._confirm_step(i, pairs[j], found[j])
+            self.steps_reported.update(names)
+            self.pending_steps.append(((i, c), int(self.cur_fps[i]), tuple(names)))
+
+    def _step_failure(self, src: np.ndarray) -> tuple[int, int, SpecFailure]:
+        """The spec's code failed on a traced step: the first parent among ``src`` whose steps fail by the
+        spec's own code, and its failure, as the local engine reports it."""
+        model = self.model
+        for i in dict.fromkeys(src.tolist()):
+            s = self.layout.state(tuple(self.rows[i].tolist()), self.interner.values)
+            fp = int(self.cur_fps[i])
+            try:
+                model.step_violations(s, fp, ((j, t if model.in_model(t) else None, model.fingerprint(t))
+                                              for j, (_a, _b, t) in enumerate(model.successors(s))), set())
+            except SpecRuntimeError as err:
+                return i, fp, SpecFailure.of(err)
+        raise MemoUnsupported("a step property failed on traced components but not on plain ones")
+
+    def _confirm_step(self, i: int, pair: np.ndarray, names: list[str]) -> list[str]:
+        """The step properties the tables say this pair row violates, as the spec's own code says it."""
+        found = difference(self, self.rows[i])
+        if found is None:
+            s = self.layout.state(tuple(pair[:self.width].tolist()), self.interner.values)
+            t = self.layout.state(tuple(pair[self.width:].tolist()), self.interner.values)
+            own = {p.name for p in self.model.failed_steps(s, t)}
+            if not set(names) <= own:
+                found = (f"step property {', '.join(sorted(set(names) - own))} holds on the step from {s!r:.160} "
+                         f"to {t!r:.160} by the spec's own code, the tables say violated")
+        if found is not None:
+            raise MemoUnsupported(f"the tables differ from the spec's own code: {found}")
+        return names
+
+    def _verify_steps(self, i: int) -> str | None:
+        """Parent ``i``'s steps: the step properties each violates by the trees and by the spec's own code."""
+        model = self.model
+        row = self.rows[i]
+        s = self.layout.state(tuple(row.tolist()), self.interner.values)
+        s_fp = int(self.cur_fps[i])
+        for _a, _b, t in model.successors(s):
+            if not model.in_model(t) or model.fingerprint(t) == s_fp:
+                continue
+            own = {p.name for p in model.failed_steps(s, t)}
+            pair = np.concatenate((row, np.array(self._row_of(t), np.int32)))
+            tables = self.steps.failed(pair)
+            if own != tables:
+                return (f"the step from {s!r:.160} to {t!r:.160} violates {sorted(own) or 'nothing'} by the spec's "
+                        f"own code, {sorted(tables) or 'nothing'} by the tables")
+        return None

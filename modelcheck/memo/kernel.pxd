@@ -71,6 +71,11 @@ cdef extern from *:
         }
     }
 
+    static inline int64_t mc_min3(int64_t a, int64_t b, int64_t c) {
+        const int64_t m = a < b ? a : b;
+        return m < c ? m : c;
+    }
+
     /* The same walk, for a miss: the last inner node passed (-1: the root is not learnt) and how many. */
     static void mc_walk_miss(int32_t code, const int32_t *row, const int32_t *comp, const int64_t *edges,
                              uint64_t esize, int32_t *last, int32_t *depth) {
@@ -880,7 +885,12 @@ cdef extern from *:
             int32_t *edge_src = p[MC_EDGE_SRC], *edge_label = p[MC_EDGE_LABEL];
             uint64_t *edge_dst = p[MC_EDGE_DST];
             int64_t *out_checks = p[MC_OUT_CHECKS];
-            const int64_t ecap = len[MC_EDGE_SRC];
+            /* With S_EDGE_ROWS each edge also keeps its target's row and its index among the parent's
+               successors (the step properties' trees read them). */
+            const int edge_rows_too = S[S_EDGE_ROWS] != 0;
+            int32_t *edge_rows = p[MC_EDGE_ROWS], *edge_step = p[MC_EDGE_STEP];
+            const int64_t ecap = !edge_rows_too ? len[MC_EDGE_SRC]
+                : mc_min3(len[MC_EDGE_SRC], S[S_K] ? len[MC_EDGE_ROWS] / S[S_K] : len[MC_EDGE_SRC], len[MC_EDGE_STEP]);
             int64_t first_miss = -1, end = hi;
             uint64_t *guard_true, *pm;
             int64_t *tail_of;  /* per helper, its ring's first slot not consumed, until published */
@@ -985,6 +995,10 @@ cdef extern from *:
                         edge_src[n_edges] = (int32_t)i;
                         edge_dst[n_edges] = c.fp[cidx];
                         edge_label[n_edges] = c.action[cidx];
+                        if (edge_rows_too) {
+                            memcpy(edge_rows + n_edges * K, c.rows + cidx * K, K * sizeof(int32_t));
+                            edge_step[n_edges] = (int32_t)cidx;
+                        }
                         n_edges++;
                     }
                 }
@@ -1092,6 +1106,36 @@ cdef extern from *:
         }
         PyBuffer_Release(&a); PyBuffer_Release(&b);
         return n;
+    }
+
+    /* out[j] = the code row j of `rows` (n x k int32) reaches from `root` in the tree of `comp` and `edges`. */
+    static int64_t mc_walk_rows(int64_t root, PyObject *comp, PyObject *edges, PyObject *rows, PyObject *out) {
+        Py_buffer cv, ev, rv, ov;
+        int64_t j, n, k;
+        int ok = 0;
+        if (PyObject_GetBuffer(comp, &cv, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
+        if (PyObject_GetBuffer(edges, &ev, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) { PyBuffer_Release(&cv); return -1; }
+        if (PyObject_GetBuffer(rows, &rv, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_ND) < 0) {
+            PyBuffer_Release(&cv); PyBuffer_Release(&ev); return -1;
+        }
+        if (PyObject_GetBuffer(out, &ov, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+            PyBuffer_Release(&cv); PyBuffer_Release(&ev); PyBuffer_Release(&rv); return -1;
+        }
+        n = rv.ndim == 2 ? rv.shape[0] : 0;
+        k = rv.ndim == 2 ? rv.shape[1] : 0;
+        if (cv.itemsize != 4 || ev.itemsize != 8 || rv.itemsize != 4 || ov.itemsize != 4 || rv.ndim != 2
+                || ov.len / 4 < n || ev.len < 16) {
+            PyErr_SetString(PyExc_ValueError, "memo kernel: walk_rows wants int32 comp, rows and out, int64 edges");
+        } else {
+            const int32_t *cp = cv.buf, *rp = rv.buf;
+            const int64_t *ep = ev.buf;
+            int32_t *op = ov.buf;
+            const uint64_t esize = (uint64_t)ev.len / 16;
+            for (j = 0; j < n; j++) op[j] = mc_walk((int32_t)root, rp + j * k, cp, ep, esize);
+            ok = 1;
+        }
+        PyBuffer_Release(&cv); PyBuffer_Release(&ev); PyBuffer_Release(&rv); PyBuffer_Release(&ov);
+        return ok ? n : -1;
     }
 
     /* Insert keys[j] -> vals[j] (keys distinct from those present, positive) into the pair table `edges`. */
@@ -1268,3 +1312,4 @@ cdef extern from *:
     long long mc_put_list(object arr, long long at, object values, long long start) except -1
     long long mc_put_leaves(object leaves, long long at, object starts, object counts, object masks) except -1
     long long mc_pair_insert_codes(object edges, object pending, object comps) except -1
+    long long mc_walk_rows(long long root, object comp, object edges, object rows, object out) except -1

@@ -37,6 +37,12 @@ being too small (``GROW_*``).  After a parent with a new state whose checks
 fired, or without successors (when deadlocks are checked), it returns
 ``EVENT`` with that parent's candidates still in the scratch arrays.
 
+Recording (``S_RECORD``), every transition of a kept parent inside the model
+but a stuttering one is written out as an edge (parent rank, target
+fingerprint, binding) for liveness; with ``S_EDGE_ROWS`` also the target's row
+and its index among the parent's successors, for the step properties, whose
+trees read a parent's row and a successor's side by side (:func:`walk_rows`).
+
 Since passes 1 and 2 write nothing but the parent's leaves and its
 candidates, helper threads (:func:`crew_new`, ``--workers``) run them on
 parents ahead of the loop, into rings of their own; the loop takes a
@@ -86,13 +92,14 @@ DONE, MISS, GROW_VISITED, GROW_OUT, GROW_CAND, EVENT, GROW_EDGES = range(7)
 (ROWS, COMP, EDGES, ROOT, LEAVES, ENTRIES, ACTION_OF, VKEYS, OUT_ROWS, OUT_PARENT,
  OUT_ACTION, OUT_FP, CAND, CAND_ACTION, CAND_FP, CAND_FLAG, GEN_BY_ACTION, NEW_BY_ACTION, MISS_FN, MISS_PARENT,
  MISS_ROWS, MISS_NODE, MISS_DEPTH, GUARD_OF, ROW_LEAF, OUT_LEAF, CAND_MASK, CAND_OWN, TRUE_MASK,
- SCRATCH_LEAF, ROW_FP, FP_PROG, VFP, EDGE_SRC, EDGE_DST, EDGE_LABEL, OUT_CHECKS, N_ARRAYS) = range(38)
+ SCRATCH_LEAF, ROW_FP, FP_PROG, VFP, EDGE_SRC, EDGE_DST, EDGE_LABEL, OUT_CHECKS, EDGE_ROWS, EDGE_STEP,
+ N_ARRAYS) = range(40)
 """The order of the arrays handed to :func:`expand` (``MC_ROWS`` .. in C)."""
 # modelcheck: c enum
 (S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_W, S_SIMD, S_LEAF_ROWS, S_GENERATED, S_K, S_B,
  S_CONSTRAINT_FN, S_FIRST_CHECK, S_N_CHECKS, S_CHECK_WHEN_TRUE, S_CHECK_ENABLED, S_DEADLOCK, S_EV_PARENT,
  S_EV_CAND, S_EV_MASK, S_EV_DEADLOCK, S_RECORD, S_N_EDGES, S_CHECK_REPORT, S_N_MISS, S_PROBE,
- S_N_SCALARS) = range(27)
+ S_EDGE_ROWS, S_N_SCALARS) = range(28)
 """The slots of the scalars array (int64): inputs, outputs and where to resume."""
 
 GOLDEN = 0x9E3779B97F4A7C15
@@ -110,7 +117,7 @@ _DTYPE = {
     MISS_ROWS: np.int32, MISS_NODE: np.int32, MISS_DEPTH: np.int32, GUARD_OF: np.int32, ROW_LEAF: np.int32,
     OUT_LEAF: np.int32, CAND_MASK: np.uint64, CAND_OWN: np.int32, TRUE_MASK: np.uint64, SCRATCH_LEAF: np.int32,
     ROW_FP: np.int64, FP_PROG: np.int32, VFP: np.uint64, EDGE_SRC: np.int32, EDGE_DST: np.uint64,
-    EDGE_LABEL: np.int32, OUT_CHECKS: np.int64,
+    EDGE_LABEL: np.int32, OUT_CHECKS: np.int64, EDGE_ROWS: np.int32, EDGE_STEP: np.int32,
 }
 DTYPES = tuple(_DTYPE[j] for j in range(N_ARRAYS))
 """Each array's type, in the order above (each written beside its array's name, so no second order to keep)."""
@@ -146,6 +153,14 @@ def expand(table: np.ndarray, scalars: np.ndarray, crew: object = None) -> int:
     if not COMPILED:
         raise RuntimeError("the memo kernel runs compiled only (modelcheck compile)")
     return mc_memo_expand(table, scalars, crew)
+
+
+def walk_rows(root: int, comp: np.ndarray, edges: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
+    """``out[j]``: the code each row of ``rows`` (int32, 2-d, C-contiguous) reaches from ``root`` in the tree
+    whose nodes read ``comp`` and whose edge table is ``edges``: a leaf (``<= -2``) or -1 at a branch not learnt."""
+    if not COMPILED:
+        raise RuntimeError("the memo kernel runs compiled only (modelcheck compile)")
+    mc_walk_rows(root, comp, edges, rows, out)
 
 
 def crew_new(n: int, only_helpers: bool = False, own_ring: bool = False) -> object:
