@@ -12,8 +12,10 @@ row alike:
   use: on a run this short no checkpoint falls due) and with
   ``--checkpoint-every 0`` (one at every level boundary, 26 of them);
 * ``--property DesignatedLeaderTakesOver`` (liveness);
-* the same checkpointing and liveness runs with ``--no-memo``, the spec's own
-  code, for the comparison.
+* ``--property LeaderHwMonotonic`` (a step property, which holds: every
+  transition is checked);
+* the same checkpointing, liveness and step property runs with
+  ``--no-memo``, the spec's own code, for the comparison.
 
 ``--large`` adds Kip320 with ``MaxLeaderEpoch=3`` (about ten million states),
 plain and with ``--checkpoint-every 10``.  ``--kraft`` adds kraft-replication
@@ -51,10 +53,12 @@ def rows(large: bool, kraft: bool = False) -> dict[str, tuple[list[str], str]]:
         "checkpoint every 120 s": (KIP320 + ["--checkpoint", "{ck}", "--checkpoint-every", "120"], "plain"),
         "checkpoint every level": (KIP320 + ["--checkpoint", "{ck}", "--checkpoint-every", "0"], "plain"),
         "liveness": (KIP320 + ["--property", "DesignatedLeaderTakesOver"], "plain"),
+        "step property": (KIP320 + ["--property", "LeaderHwMonotonic"], "plain"),
         "spec's code: plain": (KIP320 + ["--no-memo"], "plain"),
         "spec's code: checkpoint every level": (KIP320 + ["--no-memo", "--checkpoint", "{ck}",
                                                           "--checkpoint-every", "0"], "plain"),
         "spec's code: liveness": (KIP320 + ["--no-memo", "--property", "DesignatedLeaderTakesOver"], "plain"),
+        "spec's code: step property": (KIP320 + ["--no-memo", "--property", "LeaderHwMonotonic"], "plain"),
     }
     if large:
         out["large plain"] = (LARGE, "large plain")
