@@ -1,0 +1,60 @@
+"""In one level, a violating step from an earlier state and a raising step from a later one.
+
+``BUDGET`` has no entry for the ``"audit"`` kind, so the property raises
+``KeyError`` on a step into an audit.  Breadth-first order meets the
+over-budget step first (from the state ``Start(kind="bulk")`` made), so
+the spec's answer is the violation.  A fast path that evaluates the later
+state of the level first, while learning, must still give the violation.
+"""
+
+from typing import NamedTuple
+
+import attrs
+
+from modelcheck import Domain, Spec, action, constant, step_property
+
+EXPECTED = "violated"
+PROPERTY = "WithinBudget"
+KIND = Domain("kind", lambda c: ("bulk", "small", "tiny", "mini", "audit"), str)
+BUDGET = {"bulk": 3, "small": 2, "tiny": 1, "mini": 1}
+COST = {"bulk": 4, "small": 2, "tiny": 1, "mini": 1, "audit": 1}
+
+
+@attrs.frozen
+class Config:
+    Rounds: int = constant(2, "rounds of work", minimum=1, maximum=3)
+
+
+class State(NamedTuple):
+    kind: str
+    spent: int
+    rounds: int
+
+
+def init(c):
+    return [State(kind="", spent=0, rounds=0)]
+
+
+@action("Start", kind=KIND)
+def start(c, s, kind):
+    if s.kind:
+        return None
+    return s._replace(kind=kind)
+
+
+@action("Work")
+def work(c, s):
+    if not s.kind or s.rounds >= c.Rounds:
+        return None
+    return State(s.kind, s.spent + COST[s.kind], s.rounds + 1)
+
+
+@step_property("WithinBudget", "No step spends more than the budget of the kind of work it is in.")
+def within_budget(c, s, t):
+    if t.spent == s.spent:
+        return True
+    return t.spent - s.spent <= BUDGET[t.kind]
+
+
+SPEC = Spec(name="raise-after-violation", title="a violation before an error in one level", constants=Config,
+            init=init, actions=[start, work], properties=[within_budget], deadlock_expected=True)
