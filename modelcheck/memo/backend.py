@@ -77,6 +77,10 @@ MAX_CHECKS = 29
 int32 flags in the C loop, above its two own bits."""
 SAMPLE_STATES = 1000
 """States explored with the readable spec before the search, to read the layout off more than the initial states."""
+ORBIT_CACHE_SLOTS = 1 << 20
+"""With symmetry: (own fingerprint, orbit fingerprint) pairs the C loop keeps (16 MiB), emptied when three quarters
+full.  A state is generated several times (Kip320 with three replicas: 128,727 distinct states met among 328,998
+successors), and its orbit costs a call of the spec's ``signature`` and ``permute`` each time it is not cached."""
 
 
 class MemoUnsupported(Exception):
@@ -114,11 +118,8 @@ def build_reason() -> str | None:
 
 def option_reason(model: BoundModel) -> str | None:
     """Why this run's options keep it off the memo tables (the run is as the user asked), or None."""
-    opts = model.options
     if not kn.COMPILED:
         return build_reason() or f"compiled modules are turned off ({compiled.DISABLE_ENV})"
-    if model.permutations is not None:
-        return "--symmetry fingerprints orbits, not states"
     return None
 
 
@@ -209,6 +210,8 @@ class MemoBackend:
         sample.  ``may_give_up``: stop (for the spec's own code) where the tables learn too much to pay
         (:data:`LEARN_LIMIT`); not where the tables were asked for (``--memo``)."""
         self.model = model
+        if model.orbit_fingerprint is not None and threads > 1:
+            raise MemoUnsupported("--symmetry with --workers: the helper threads cannot run the spec's permute")
         self.may_give_up = may_give_up
         self.share = share
         """The part of the run's successors these tables expand (a Spark worker's, about one over the workers):
@@ -338,6 +341,10 @@ class MemoBackend:
         self.miss_rows = np.zeros((MISSES, self.width), np.int32)
         self.miss_node = np.zeros(MISSES, np.int32)
         self.miss_depth = np.zeros(MISSES, np.int32)
+        self.orbit_cache = np.zeros(2 * ORBIT_CACHE_SLOTS + 1 if model.orbit_fingerprint else 3, np.int64)
+        """With symmetry: the C loop's memo of orbit fingerprints by own fingerprint (``kernel.ORBIT_CACHE``)."""
+        self.orbit_error: BaseException | None = None
+        """What the spec's symmetry functions raised in the last orbit asked for by the C loop."""
         self._table: np.ndarray | None = None
         self._table_of: tuple | None = None
         self._froze = False
@@ -783,7 +790,7 @@ class MemoBackend:
             kn.TRUE_MASK: t.true_mask, kn.SCRATCH_LEAF: self.scratch_leaf, kn.ROW_FP: self.cur_fps,
             kn.FP_PROG: self.fp_prog, kn.VFP: self.interner.fps, kn.EDGE_SRC: self.edge_src, kn.EDGE_DST: self.edge_dst,
             kn.EDGE_LABEL: self.edge_label, kn.OUT_CHECKS: self.out_checks, kn.EDGE_ROWS: self.edge_rows,
-            kn.EDGE_STEP: self.edge_step,
+            kn.EDGE_STEP: self.edge_step, kn.ORBIT_CACHE: self.orbit_cache,
         }
 
     # -- one level ------------------------------------------------------------------------
@@ -858,6 +865,11 @@ class MemoBackend:
                         failures.append(failure)
                         yield self._report(failure[0] - 1, violations, deadlocks, sometimes, failures)
                         return
+                if status == kn.ORBIT_FAILED:
+                    i = int(S[kn.S_I])
+                    failures.append((i, int(self.cur_fps[i]), self._orbit_failure()))
+                    yield self._report(i - 1, violations, deadlocks, sometimes, failures)
+                    return
                 if status == kn.MISS:
                     failure = self._learn_miss()
                     if failure is not None:
@@ -899,7 +911,7 @@ class MemoBackend:
                 kn.crew_go(self.crew, self._table, S, self._claims, self._crew_new_level)
                 self._crew_new_level = False
                 self._crew_running = True
-            status = kn.expand(self._table, S, self.crew)
+            status = kn.expand(self._table, S, self.crew, self._orbit if self.model.orbit_fingerprint else None)
             self.n_out = int(S[kn.S_N_OUT])
             self.vcount = int(S[kn.S_VCOUNT])
             if status == kn.GROW_VISITED:
@@ -912,6 +924,26 @@ class MemoBackend:
                 self._grow_cand(self._successor_count(int(S[kn.S_I])))
             else:
                 return status
+
+    def _orbit(self, row: tuple, h: int) -> int | None:
+        """The orbit fingerprint of ``row``'s state, whose own fingerprint is ``h`` (the C loop asks where its
+        cache misses); None where the spec's symmetry functions fail (kept in :attr:`orbit_error`)."""
+        try:
+            return self.model.orbit_fingerprint(self.layout.state(row, self.interner.values), h)
+        except BaseException as exc:  # noqa: BLE001 - reported after the C loop returns
+            self.orbit_error = exc
+            return None
+
+    def _orbit_failure(self) -> SpecFailure:
+        """What the spec's symmetry raised on a successor, as the local engine reports it; anything else the
+        spec's own code reports, on the whole run."""
+        exc, self.orbit_error = self.orbit_error, None
+        if isinstance(exc, SpecRuntimeError):
+            return SpecFailure.of(exc)
+        if exc is None or isinstance(exc, Exception):
+            raise MemoUnsupported(f"a successor's orbit could not be taken on the tables "
+                                  f"({type(exc).__name__ if exc else 'no error'})") from None
+        raise exc
 
     def _learn_miss(self) -> SpecFailure | None:
         """Learn the branches the C loop missed; a spec failure (from the readable path) if the spec fails

@@ -252,7 +252,51 @@ cdef extern from *:
         const uint64_t *vfp;
         mc_fp_prog fpp;
         int64_t K, B, NOWN, constraint_fn, first_check, n_checks, when_true;
+        /* With symmetry (the committer only): the caller's orbit function and its cache. */
+        PyObject *orbit;
+        int64_t *ocache;
+        uint64_t osize;
     } mc_trees;
+
+    /* The orbit fingerprint of row `r`, whose own fingerprint is `plain` (not 0): from the cache, or asked of
+       t->orbit and cached.  0 where the orbit function failed (it returned None, or raised: then its error is
+       set and the expansion ends in an error). */
+    static uint64_t mc_orbit(const mc_trees *t, const int32_t *r, uint64_t plain) {
+        int64_t *oc = t->ocache;
+        const uint64_t size = t->osize;
+        uint64_t h = mc_slot(plain, size), o;
+        int64_t k;
+        PyObject *row, *res;
+        for (;;) {
+            const int64_t kk = oc[2 * h];
+            if ((uint64_t)kk == plain) return (uint64_t)oc[2 * h + 1];
+            if (kk == 0) break;
+            if (++h == size) h = 0;
+        }
+        row = PyTuple_New(t->K);
+        if (!row) return 0;
+        for (k = 0; k < t->K; k++) {
+            PyObject *v = PyLong_FromLong(r[k]);
+            if (!v) { Py_DECREF(row); return 0; }
+            PyTuple_SET_ITEM(row, k, v);
+        }
+        res = PyObject_CallFunction(t->orbit, "OL", row, (long long)(int64_t)plain);
+        Py_DECREF(row);
+        if (!res) return 0;
+        if (res == Py_None) { Py_DECREF(res); return 0; }
+        o = (uint64_t)PyLong_AsUnsignedLongLongMask(res);
+        Py_DECREF(res);
+        if (o == (uint64_t)-1 && PyErr_Occurred()) return 0;
+        o = o ? o : 1;
+        if ((uint64_t)oc[2 * size] * 4 >= size * 3) {  /* full: start afresh (a memo of a pure function) */
+            memset(oc, 0, (2 * size + 1) * sizeof(int64_t));
+            h = mc_slot(plain, size);
+        }
+        oc[2 * h] = (int64_t)plain;
+        oc[2 * h + 1] = (int64_t)o;
+        oc[2 * size]++;
+        return o;
+    }
 
     /* Where a parent's candidates go: rows, action, fingerprint, changed components, flags, own leaves. */
     typedef struct {
@@ -267,7 +311,7 @@ cdef extern from *:
         int64_t cap, n;
     } mc_misses;
 
-    enum { MC_P_MISS = -1, MC_P_FULL = -2 };
+    enum { MC_P_MISS = -1, MC_P_FULL = -2, MC_P_ORBIT = -3 };
 
     /* Passes 1 and 2 of parent `i` (row `row`, fingerprint `rz`, binding leaves `pl`): its candidates into
        `c`, and the count of them; MC_P_MISS if a walk reached a branch not learnt (noted in `m` when given,
@@ -284,6 +328,7 @@ cdef extern from *:
         int64_t nc = 0, b, base, k, s, cc;
         int missed = 0, have_nodes = 0;
         int32_t code;
+        uint64_t pplain = 0;  /* with symmetry: the parent's own fingerprint (rz is its orbit's) */
         /* The parent's node fingerprints, and a successor's: the nodes its changes lie under (`dirty[j] ==
            gen`) are recomputed into `sn`. */
         uint64_t pn[MC_FP_MAX_NODES], sn[MC_FP_MAX_NODES];
@@ -335,14 +380,15 @@ cdef extern from *:
                    written, and its visited slot prefetched: the walks of the bindings after it hide the
                    miss. */
                 if (!have_nodes) {
-                    mc_fp_all(&t->fpp, t->vfp, row, pn);
+                    pplain = mc_fp_all(&t->fpp, t->vfp, row, pn);
+                    pplain = pplain ? pplain : 1;
                     memset(dirty, 0, (size_t)t->fpp.n * sizeof(uint32_t));
                     have_nodes = 1;
                 }
                 for (s = 0; s < cnt; s++, nc++) {
                     int32_t *r = c->rows + nc * K;
                     int32_t n_changes = *e++, low = INT32_MAX, j;
-                    uint64_t changed = 0, h = rz;
+                    uint64_t changed = 0, h = t->orbit ? pplain : rz;
                     memcpy(r, row, K * sizeof(int32_t));
                     if (++gen == 0) {
                         memset(dirty, 0, sizeof(dirty));
@@ -402,6 +448,11 @@ cdef extern from *:
                 if (!leaves[own[0]].count) { c->flag[cc] = 0; continue; }
             }
             flag = 1;
+            if (t->orbit) {
+                const uint64_t o = mc_orbit(t, r, c->fp[cc]);
+                if (!o) return MC_P_ORBIT;
+                c->fp[cc] = o;
+            }
             if (mc_visit(t->vkeys, t->vsize, c->fp[cc], 0)) {
                 flag |= 2;
                 for (k = 0; k < t->n_checks; k++) {
@@ -731,6 +782,9 @@ cdef extern from *:
         t->esize = (uint64_t)len[MC_EDGES] / 2;
         t->vkeys = p[MC_VKEYS]; t->vsize = (uint64_t)len[MC_VKEYS];
         t->vfp = p[MC_VFP];
+        t->orbit = NULL;
+        t->ocache = p[MC_ORBIT_CACHE];
+        t->osize = len[MC_ORBIT_CACHE] > 2 ? (uint64_t)(len[MC_ORBIT_CACHE] - 1) / 2 : 0;
         {
             const int32_t *prog = p[MC_FP_PROG];
             t->fpp.n = prog[0];
@@ -841,7 +895,7 @@ cdef extern from *:
        caller keeps the arrays alive and C-contiguous of the documented types, and rebuilds the table
        whenever it replaces one (one buffer here, not one per array: a call costs little).  `crew` is
        None, or helper threads (mc_crew_new) given this table by mc_crew_go. */
-    static int64_t mc_memo_expand(PyObject *table, PyObject *scalars, PyObject *crew_obj) {
+    static int64_t mc_memo_expand(PyObject *table, PyObject *scalars, PyObject *crew_obj, PyObject *orbit) {
         Py_buffer sv;
         void *p[MC_N_ARRAYS];
         Py_ssize_t len[MC_N_ARRAYS];
@@ -895,6 +949,14 @@ cdef extern from *:
             uint64_t *guard_true, *pm;
             int64_t *tail_of;  /* per helper, its ring's first slot not consumed, until published */
             mc_trees_of(&t, p, len, S);
+            if (orbit != Py_None) {
+                if (crew || !t.osize) {
+                    PyBuffer_Release(&sv);
+                    PyErr_SetString(PyExc_ValueError, "memo kernel: orbits need an orbit cache and no helper threads");
+                    return -1;
+                }
+                t.orbit = orbit;
+            }
             K = t.K; B = t.B; NOWN = t.NOWN;
             mine.rows = p[MC_CAND]; mine.action = p[MC_CAND_ACTION]; mine.fp = p[MC_CAND_FP];
             mine.flag = p[MC_CAND_FLAG]; mine.mask = p[MC_CAND_MASK]; mine.own = p[MC_CAND_OWN];
@@ -972,6 +1034,7 @@ cdef extern from *:
                 nc = mc_parent(&t, i, row, mc_parent_fp(&t, row_fp, i, row), pl, &c, S[S_CHECK_ENABLED], &m,
                                first_miss < 0);
                 if (nc == MC_P_FULL) { status = MC_GROW_CAND; goto stop; }
+                if (nc == MC_P_ORBIT) { status = MC_ORBIT_FAILED; goto stop; }
                 if (nc == MC_P_MISS || first_miss >= 0) {
                     if (first_miss < 0) {
                         first_miss = i;
@@ -1082,7 +1145,7 @@ cdef extern from *:
             free(guard_true);
         }
         PyBuffer_Release(&sv);
-        return status;
+        return status == MC_ORBIT_FAILED && PyErr_Occurred() ? -1 : status;
     }
 
     /* Re-insert the non-zero keys of `old` into the empty, larger table `new` (the visited set). */
@@ -1300,7 +1363,7 @@ cdef extern from *:
         return n;
     }
     """
-    long long mc_memo_expand(object table, object scalars, object crew) except -1
+    long long mc_memo_expand(object table, object scalars, object crew, object orbit) except -1
     object mc_crew_new(long long n, long long test_mode)
     long long mc_crew_stop(object crew) except -1
     long long mc_crew_go(object crew, object table, object scalars, object state, long long new_level) except -1

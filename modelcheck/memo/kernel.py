@@ -37,6 +37,13 @@ being too small (``GROW_*``).  After a parent with a new state whose checks
 fired, or without successors (when deadlocks are checked), it returns
 ``EVENT`` with that parent's candidates still in the scratch arrays.
 
+With symmetry, a successor's fingerprint is its orbit's: pass 2 takes the
+state's own fingerprint, for a successor inside the model, to the orbit
+cache (``ORBIT_CACHE``: own fingerprint -> orbit fingerprint, a pure
+function's memo, emptied when three quarters full; its last item is its
+count) and asks the caller's ``orbit`` function where it misses.  Everything
+after (the visited set, the new states, the events) sees orbits.
+
 Recording (``S_RECORD``), every transition of a kept parent inside the model
 but a stuttering one is written out as an edge (parent rank, target
 fingerprint, binding) for liveness; with ``S_EDGE_ROWS`` also the target's row
@@ -86,14 +93,14 @@ except ImportError:  # Cython is the optional ``compile`` extra
     COMPILED = False
 
 # modelcheck: c enum MC_
-DONE, MISS, GROW_VISITED, GROW_OUT, GROW_CAND, EVENT, GROW_EDGES = range(7)
+DONE, MISS, GROW_VISITED, GROW_OUT, GROW_CAND, EVENT, GROW_EDGES, ORBIT_FAILED = range(8)
 """What :func:`expand` returns (see above)."""
 # modelcheck: c enum MC_
 (ROWS, COMP, EDGES, ROOT, LEAVES, ENTRIES, ACTION_OF, VKEYS, OUT_ROWS, OUT_PARENT,
  OUT_ACTION, OUT_FP, CAND, CAND_ACTION, CAND_FP, CAND_FLAG, GEN_BY_ACTION, NEW_BY_ACTION, MISS_FN, MISS_PARENT,
  MISS_ROWS, MISS_NODE, MISS_DEPTH, GUARD_OF, ROW_LEAF, OUT_LEAF, CAND_MASK, CAND_OWN, TRUE_MASK,
  SCRATCH_LEAF, ROW_FP, FP_PROG, VFP, EDGE_SRC, EDGE_DST, EDGE_LABEL, OUT_CHECKS, EDGE_ROWS, EDGE_STEP,
- N_ARRAYS) = range(40)
+ ORBIT_CACHE, N_ARRAYS) = range(41)
 """The order of the arrays handed to :func:`expand` (``MC_ROWS`` .. in C)."""
 # modelcheck: c enum
 (S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_W, S_SIMD, S_LEAF_ROWS, S_GENERATED, S_K, S_B,
@@ -117,7 +124,7 @@ _DTYPE = {
     MISS_ROWS: np.int32, MISS_NODE: np.int32, MISS_DEPTH: np.int32, GUARD_OF: np.int32, ROW_LEAF: np.int32,
     OUT_LEAF: np.int32, CAND_MASK: np.uint64, CAND_OWN: np.int32, TRUE_MASK: np.uint64, SCRATCH_LEAF: np.int32,
     ROW_FP: np.int64, FP_PROG: np.int32, VFP: np.uint64, EDGE_SRC: np.int32, EDGE_DST: np.uint64,
-    EDGE_LABEL: np.int32, OUT_CHECKS: np.int64, EDGE_ROWS: np.int32, EDGE_STEP: np.int32,
+    EDGE_LABEL: np.int32, OUT_CHECKS: np.int64, EDGE_ROWS: np.int32, EDGE_STEP: np.int32, ORBIT_CACHE: np.int64,
 }
 DTYPES = tuple(_DTYPE[j] for j in range(N_ARRAYS))
 """Each array's type, in the order above (each written beside its array's name, so no second order to keep)."""
@@ -143,16 +150,20 @@ def array_table(arrs: dict[int, np.ndarray]) -> np.ndarray:
     return table
 
 
-def expand(table: np.ndarray, scalars: np.ndarray, crew: object = None) -> int:
+def expand(table: np.ndarray, scalars: np.ndarray, crew: object = None, orbit: object = None) -> int:
     """Expand parents ``scalars[S_I]`` .. ``scalars[S_HI]``; the status (see the module docstring).
 
     ``crew`` is None or helper threads (:func:`crew_new`) that :func:`crew_go`
     gave this table: they run passes 1 and 2 of parents ahead, and this call
-    takes their candidates where they are ready.
+    takes their candidates where they are ready.  ``orbit`` (with symmetry,
+    and then without a crew) is called as ``orbit(row, h)`` for a successor
+    inside the model whose own fingerprint ``h`` (signed) is not in the
+    ``ORBIT_CACHE`` yet, and returns its orbit's fingerprint, or None where
+    the spec's code failed (``ORBIT_FAILED``, ``S_I`` at that parent).
     """
     if not COMPILED:
         raise RuntimeError("the memo kernel runs compiled only (modelcheck compile)")
-    return mc_memo_expand(table, scalars, crew)
+    return mc_memo_expand(table, scalars, crew, orbit)
 
 
 def walk_rows(root: int, comp: np.ndarray, edges: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:

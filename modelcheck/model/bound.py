@@ -36,7 +36,22 @@ MAX_PREDICATES = 62
 """State predicates of the liveness properties checked together: each is one bit of a state's int64 mask."""
 
 
-def _cached(canonical_fp: Callable[[State, int], int], spec_name: str, limit: int = 200_000) -> Callable[[State], int]:
+def _spec_orbit(canonical_fp: Callable[[State, int], int], spec_name: str) -> Callable[[State, int], int]:
+    """``canonical_fp(s, h)``, where what the spec's ``permute`` and ``signature`` raise is the spec's error
+    (a state that cannot be fingerprinted still raises TypeError, which the engines look for)."""
+
+    def orbit(s: State, h: int) -> int:
+        try:
+            return canonical_fp(s, h)
+        except BaseException as exc:  # noqa: BLE001 - permute and signature are spec code
+            if passes_through(exc):
+                raise
+            raise spec_error(spec_name, "symmetry", exc) from exc
+
+    return orbit
+
+
+def _cached(orbit: Callable[[State, int], int], limit: int = 200_000) -> Callable[[State], int]:
     """Memoise an orbit fingerprint by the state's own fingerprint (bounded; cleared when full).
 
     With symmetry every successor costs a signature per value, a permuted copy
@@ -47,9 +62,7 @@ def _cached(canonical_fp: Callable[[State, int], int], spec_name: str, limit: in
     state and no comparison of states.  Two states with one fingerprint would
     share an entry, the same (negligible) risk as two states sharing a
     fingerprint in the visited set.  It holds the current neighbourhood only:
-    it is emptied when it reaches ``limit``.  The symmetry's functions are spec
-    code: what they raise is the spec's error (a state that cannot be
-    fingerprinted still raises TypeError, which the engines look for).
+    it is emptied when it reaches ``limit``.
     """
     cache: dict[int, int] = {}
 
@@ -59,13 +72,7 @@ def _cached(canonical_fp: Callable[[State, int], int], spec_name: str, limit: in
         if got is None:
             if len(cache) >= limit:
                 cache.clear()
-            try:
-                got = canonical_fp(s, h)
-            except BaseException as exc:  # noqa: BLE001 - permute and signature are spec code
-                if passes_through(exc):
-                    raise
-                raise spec_error(spec_name, "symmetry", exc) from exc
-            cache[h] = got
+            got = cache[h] = orbit(s, h)
         return got
 
     return fp
@@ -142,6 +149,9 @@ class BoundModel:
         )
         self.permutations: list[tuple[int, ...]] | None = None
         self.fingerprint: Callable[[State], int] = fingerprint
+        self.orbit_fingerprint: Callable[[State, int], int] | None = None
+        """With ``--symmetry``: ``(s, fingerprint(s)) ->`` the fingerprint of ``s``'s orbit (what
+        :attr:`fingerprint` gives, without its cache: for a caller that has the state's own fingerprint)."""
         if options.symmetry and spec.symmetry is not None:
             sym = spec.symmetry
             self.permutations = self._call("symmetry", sym.permutations, consts)
@@ -149,7 +159,8 @@ class BoundModel:
                 orbit_fp = min_over_sorted(consts, sym.permute, sym.signature, len(self.permutations[0]))
             else:
                 orbit_fp = min_over_all(consts, sym.permute, self.permutations)
-            self.fingerprint = _cached(orbit_fp, spec.name)
+            self.orbit_fingerprint = _spec_orbit(orbit_fp, spec.name)
+            self.fingerprint = _cached(self.orbit_fingerprint)
         self.view: Callable[[State], Any] | None = None
         """TLC's VIEW in force for this run (the spec's ``fingerprint_view`` over these constants), or None."""
         if spec.fingerprint_view is not None and (spec.fingerprint_view_when is None or self._holds(
