@@ -14,6 +14,8 @@ row alike:
 * ``--property DesignatedLeaderTakesOver`` (liveness);
 * ``--property LeaderHwMonotonic`` (a step property, which holds: every
   transition is checked);
+* ``--symmetry`` (123,311 orbits; its counts are compared with the spec's
+  own code's symmetric run, and its ratio is to the plain run);
 * the same checkpointing, liveness and step property runs with
   ``--no-memo``, the spec's own code, for the comparison.
 
@@ -47,18 +49,20 @@ KRAFT = ["kraft-replication", "--max-depth", "14"]
 
 
 def rows(large: bool, kraft: bool = False) -> dict[str, tuple[list[str], str]]:
-    """Name -> (arguments, the name of its plain row).  ``{ck}`` is a fresh checkpoint directory."""
+    """Name -> (arguments, the row whose counts it must find).  ``{ck}`` is a fresh checkpoint directory."""
     out = {
         "plain": (KIP320, "plain"),
         "checkpoint every 120 s": (KIP320 + ["--checkpoint", "{ck}", "--checkpoint-every", "120"], "plain"),
         "checkpoint every level": (KIP320 + ["--checkpoint", "{ck}", "--checkpoint-every", "0"], "plain"),
         "liveness": (KIP320 + ["--property", "DesignatedLeaderTakesOver"], "plain"),
         "step property": (KIP320 + ["--property", "LeaderHwMonotonic"], "plain"),
+        "symmetry": (KIP320 + ["--symmetry"], "spec's code: symmetry"),
         "spec's code: plain": (KIP320 + ["--no-memo"], "plain"),
         "spec's code: checkpoint every level": (KIP320 + ["--no-memo", "--checkpoint", "{ck}",
                                                           "--checkpoint-every", "0"], "plain"),
         "spec's code: liveness": (KIP320 + ["--no-memo", "--property", "DesignatedLeaderTakesOver"], "plain"),
         "spec's code: step property": (KIP320 + ["--no-memo", "--property", "LeaderHwMonotonic"], "plain"),
+        "spec's code: symmetry": (KIP320 + ["--no-memo", "--symmetry"], "symmetry"),
     }
     if large:
         out["large plain"] = (LARGE, "large plain")
@@ -105,20 +109,22 @@ def main() -> None:
             results[name].append(run(argv))
             print(f"round {r + 1}: {name}: {results[name][-1]['wall']:.2f} s", file=sys.stderr, flush=True)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
-    print("| run | successors | wall (median) | CPU | peak RSS | / plain (wall) |")
-    print("|---|---|---|---|---|---|")
-    for name, (argv, plain) in table.items():
+    print("| run | successors | wall (median) | CPU | peak RSS | / plain (wall) | / plain (CPU) |")
+    print("|---|---|---|---|---|---|---|")
+    for name, (argv, same) in table.items():
         runs = results[name]
-        counts = {x["counts"] for x in runs} | {x["counts"] for x in results[plain]}
+        counts = {x["counts"] for x in runs} | {x["counts"] for x in results[same]}
         if len(counts) != 1:
-            raise SystemExit(f"{name}: counts differ from the plain run's: {sorted(counts)}")
+            raise SystemExit(f"{name}: counts differ from the {same} run's: {sorted(counts)}")
+        plain = "large plain" if name.startswith("large") else "kraft plain" if "kraft" in name else "plain"
         wall = statistics.median(x["wall"] for x in runs)
         base = statistics.median(x["wall"] for x in results[plain])
         cpu = statistics.median(x["cpu"] for x in runs)
+        base_cpu = statistics.median(x["cpu"] for x in results[plain])
         rss = max(x["rss"] for x in runs)
         each = ", ".join(f"{x['wall']:.2f}" for x in runs)
         print(f"| {name} | {runs[0]['path']} | {wall:.2f} s ({each}) | {cpu:.2f} s | {rss:.0f} MiB "
-              f"| {wall / base:.2f} |")
+              f"| {wall / base:.2f} | {cpu / base_cpu:.2f} |")
 
 
 if __name__ == "__main__":
