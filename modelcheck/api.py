@@ -413,12 +413,11 @@ class PreparedCheck:
 
     def _symmetry_reason(self, model: Any) -> str | None:
         """Why a run with ``--symmetry`` keeps off the tables: the tables take orbits in the thread that runs
-        their C loop, which calls the spec's ``permute``; helper threads and Spark's executors do not yet."""
+        their C loop, which calls the spec's ``permute``; their helper threads cannot (Spark's executors run
+        one thread each, and take orbits as one process does)."""
         if model.permutations is None:
             return None
-        if self.engine == "spark":
-            return "--symmetry on Spark runs the spec's own code"
-        if self.workers > 1:
+        if self.engine != "spark" and self.workers > 1:
             return "--symmetry with --workers runs the spec's own code in processes"
         return None
 

@@ -52,7 +52,7 @@ def test_symmetry_on_the_tables_answers_as_the_spec_s_own_code(name, consts):
     assert default.distinct_states < modelcheck.check(name, consts, continue_after_violation=True).distinct_states
 
 
-def test_with_workers_or_spark_symmetry_stays_on_the_spec_s_own_code():
+def test_with_workers_symmetry_stays_on_the_spec_s_own_code():
     r = modelcheck.check("kip320", {"MaxLeaderEpoch": 1}, symmetry=True, workers=2)
     assert not _on_tables(r) and r.successors_why == "--symmetry with --workers runs the spec's own code in processes"
     assert not any(w.startswith("the memo tables") for w in r.warnings), r.warnings
