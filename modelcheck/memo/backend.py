@@ -124,10 +124,8 @@ def option_reason(model: BoundModel) -> str | None:
 
 
 def spec_reason(model: BoundModel) -> str | None:
-    """Why this spec cannot run on the memo tables whatever the options, or None."""
-    spec = model.spec
-    if spec.action_constraint is not None:
-        return "the spec has an action constraint (a condition on pairs of states)"
+    """Why this spec cannot run on the memo tables whatever the options, or None (none so far: what the tables
+    cannot hold is found while they are built, :class:`MemoUnsupported`)."""
     return None
 
 
@@ -136,6 +134,7 @@ def checked_functions(model: BoundModel) -> list[Callable]:
     spec = model.spec
     fns = [a.fn for a in model.actions] + [p.fn for p in (*model.invariants, *model.sometimes, *model.step_properties)]
     fns += [spec.fingerprint_view] if model.view is not None else []
+    fns += [spec.action_constraint] if spec.action_constraint is not None else []
     return fns + ([spec.state_constraint] if spec.state_constraint is not None else [])
 
 
@@ -290,12 +289,18 @@ class MemoBackend:
         self.functions = functions
         self.tries = Tries(len(functions), self.width)
         self.learner = Learner(self.layout, self.tries, self.interner, model.c, functions, model.state_type)
-        self.steps = (StepTrees(self.layout, self.interner, model.c, model.step_properties, model.state_type)
-                      if model.step_properties else None)
+        self.steps = (StepTrees(self.layout, self.interner, model.c, [(p.name, p.fn) for p in model.step_properties],
+                                model.state_type) if model.step_properties else None)
         """The step properties' trees (None without step properties): every transition the C loop keeps is
         walked through them (:mod:`modelcheck.memo.steps`)."""
         self.steps_done = 0
         """The level's transitions (edges) already walked through the step properties' trees."""
+        self.action_constraint = (StepTrees(self.layout, self.interner, model.c,
+                                            [("action_constraint", spec.action_constraint)], model.state_type)
+                                  if spec.action_constraint is not None else None)
+        """The action constraint's tree over pair rows (None without one): the C loop walks it in pass 2."""
+        ac_tries = self.action_constraint.tries if self.action_constraint else Tries(1, 2 * self.width)
+        self.ac_tries = ac_tries
         self.steps_reported: set = set()
         self.pending_steps: list = []
         """Step violations found since the last report: (position, the parent's fingerprint, names)."""
@@ -308,6 +313,7 @@ class MemoBackend:
         """The level's claims on its parents (this thread's, a helper's, ready): read by the C loop."""
         if self.crew is not None:
             self.tries.before_replace = self._park
+            self.ac_tries.before_replace = self._park
             self.interner.before_replace = self._park
         self.poll: Callable[[], None] = lambda: None
         self.rows = self._rows_buf = np.zeros((0, self.width), np.int32)
@@ -453,7 +459,8 @@ class MemoBackend:
             "components": self.width,
             "split_actions": self.split_actions,
             "layout": self.layout.describe(),
-            "evaluations": self.learner.evaluations + (self.steps.evaluations if self.steps else 0),
+            "evaluations": self.learner.evaluations + sum(t.evaluations for t in (self.steps, self.action_constraint)
+                                                          if t is not None),
             "tree_nodes": self.tries.n_nodes,
             "leaves": self.tries.n_leaves,
             "values": len(self.interner.values),
@@ -547,6 +554,8 @@ class MemoBackend:
             found = difference(self, self.rows[i], leaves, self.row_leaf[i] if i < len(self.row_leaf) else None)
             if found is None and self.steps is not None:
                 found = self._verify_steps(i)
+            if found is None and self.action_constraint is not None:
+                found = self._verify_action_constraint(i)
             if found is not None:
                 raise MemoUnsupported(f"the tables differ from the spec's own code: {found}")
 
@@ -790,7 +799,8 @@ class MemoBackend:
             kn.TRUE_MASK: t.true_mask, kn.SCRATCH_LEAF: self.scratch_leaf, kn.ROW_FP: self.cur_fps,
             kn.FP_PROG: self.fp_prog, kn.VFP: self.interner.fps, kn.EDGE_SRC: self.edge_src, kn.EDGE_DST: self.edge_dst,
             kn.EDGE_LABEL: self.edge_label, kn.OUT_CHECKS: self.out_checks, kn.EDGE_ROWS: self.edge_rows,
-            kn.EDGE_STEP: self.edge_step, kn.ORBIT_CACHE: self.orbit_cache,
+            kn.EDGE_STEP: self.edge_step, kn.ORBIT_CACHE: self.orbit_cache, kn.AC_COMP: self.ac_tries.comp,
+            kn.AC_EDGES: self.ac_tries.edges, kn.AC_ROOT: self.ac_tries.root, kn.AC_LEAVES: self.ac_tries.leaves,
         }
 
     # -- one level ------------------------------------------------------------------------
@@ -840,6 +850,7 @@ class MemoBackend:
         S[kn.S_SIMD] = 1 if self.simd else 0
         S[kn.S_RECORD] = 1 if request.record or self.steps else 0
         S[kn.S_EDGE_ROWS] = 1 if self.steps else 0
+        S[kn.S_ACTION_CONSTRAINT] = 1 if self.action_constraint else 0
         self.recording = request.record
         self.steps_done = 0
         self.steps_reported = set(request.violated)
@@ -870,6 +881,14 @@ class MemoBackend:
                     failures.append((i, int(self.cur_fps[i]), self._orbit_failure()))
                     yield self._report(i - 1, violations, deadlocks, sometimes, failures)
                     return
+                if status == kn.PAIR_MISS:
+                    failure = self._learn_action_constraint(int(S[kn.S_EV_PARENT]), int(S[kn.S_EV_CAND]))
+                    if failure is not None:
+                        i = int(S[kn.S_I])
+                        failures.append((i, int(self.cur_fps[i]), failure))
+                        yield self._report(i - 1, violations, deadlocks, sometimes, failures)
+                        return
+                    continue
                 if status == kn.MISS:
                     failure = self._learn_miss()
                     if failure is not None:
@@ -895,12 +914,14 @@ class MemoBackend:
         S = self.S
         while True:
             self.tries.flush()
+            self.ac_tries.flush()
             S[kn.S_N_OUT] = self.n_out
             S[kn.S_VCOUNT] = self.vcount
             # The arrays are replaced together: rows, row_leaf and cur_fps; out_*; cand_*; vkeys; the counts per
             # level; the tries'.
             which = (self.rows, self.row_leaf, self.cur_fps, self.out_rows, self.out_leaf, self.cand, self.vkeys,
-                     self.gen_by_action, self.tries.version, self.interner.fps, self.edge_src, self.out_checks)
+                     self.gen_by_action, self.tries.version, self.interner.fps, self.edge_src, self.out_checks,
+                     self.ac_tries.version)
             if self._table_of is None or any(a is not b for a, b in zip(which, self._table_of)):
                 self._park()
                 arrs = self._arrays()
@@ -924,6 +945,23 @@ class MemoBackend:
                 self._grow_cand(self._successor_count(int(S[kn.S_I])))
             else:
                 return status
+
+    def _learn_action_constraint(self, i: int, c: int) -> SpecFailure | None:
+        """Learn the action constraint's branch the C loop missed on parent ``i``'s candidate ``c`` (in the
+        scratch arrays); the failure the spec's own code reports on that parent where the constraint fails."""
+        pair = np.concatenate((self.rows[i], self.cand[c])).reshape(1, -1)
+        try:
+            self.action_constraint.holds(0, np.ascontiguousarray(pair, np.int32))
+        except NotDeterministic:
+            raise MemoUnsupported("two runs of the action constraint on steps that agree on what it read "
+                                  "read different components (is it deterministic?)") from None
+        except MixedTypes as m:
+            raise MemoUnsupported(m.reason()) from None
+        except (Exception, NotCanonical, BadResult):  # noqa: BLE001 - the spec's own code names it
+            self._watch()
+            return self._readable_failure(self.rows[i])
+        self._watch()
+        return None
 
     def _orbit(self, row: tuple, h: int) -> int | None:
         """The orbit fingerprint of ``row``'s state, whose own fingerprint is ``h`` (the C loop asks where its
@@ -992,7 +1030,7 @@ class MemoBackend:
         try:
             for ai, _b, t in model.successors(s):
                 model.check_state(t, f"action {model.actions[ai].name}")
-                if model.in_model(t):
+                if model.in_model(t) and model.action_allowed(s, t):
                     model.failed_invariants(t)
                     for p in model.sometimes:
                         model.property_holds(p, t)
@@ -1138,6 +1176,23 @@ class MemoBackend:
         if found is not None:
             raise MemoUnsupported(f"the tables differ from the spec's own code: {found}")
         return names
+
+    def _verify_action_constraint(self, i: int) -> str | None:
+        """Parent ``i``'s successors inside the state constraint: the action constraint's verdict on each step
+        by its tree and by the spec's own code."""
+        model = self.model
+        row = self.rows[i]
+        s = self.layout.state(tuple(row.tolist()), self.interner.values)
+        for _a, _b, t in model.successors(s):
+            if not model.in_model(t):
+                continue
+            own = model.action_allowed(s, t)
+            pair = np.concatenate((row, np.array(self._row_of(t), np.int32))).reshape(1, -1)
+            tables = bool(self.action_constraint.holds(0, np.ascontiguousarray(pair, np.int32))[0])
+            if own != tables:
+                return (f"the action constraint on the step from {s!r:.160} to {t!r:.160}: the tables gave "
+                        f"{tables}, the spec's own code {own}")
+        return None
 
     def _verify_steps(self, i: int) -> str | None:
         """Parent ``i``'s steps: the step properties each violates by the trees and by the spec's own code."""

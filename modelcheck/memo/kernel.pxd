@@ -252,6 +252,13 @@ cdef extern from *:
         const uint64_t *vfp;
         mc_fp_prog fpp;
         int64_t K, B, NOWN, constraint_fn, first_check, n_checks, when_true;
+        /* With an action constraint: its tree over pair rows (the parent's row, then the successor's). */
+        const int32_t *ac_comp;
+        const int64_t *ac_edges;
+        const mc_leaf *ac_leaves;
+        uint64_t ac_esize;
+        const int32_t *ac_root;  /* read at each walk: learning sets it in place (the helpers keep this table) */
+        int has_ac;
         /* With symmetry (the committer only): the caller's orbit function and its cache. */
         PyObject *orbit;
         int64_t *ocache;
@@ -311,7 +318,8 @@ cdef extern from *:
         int64_t cap, n;
     } mc_misses;
 
-    enum { MC_P_MISS = -1, MC_P_FULL = -2, MC_P_ORBIT = -3 };
+    enum { MC_P_MISS = -1, MC_P_FULL = -2, MC_P_ORBIT = -3, MC_P_PAIR_MISS = -4 };
+    /* MC_P_PAIR_MISS - cc: the action constraint's walk for candidate cc reached a branch not learnt. */
 
     /* Passes 1 and 2 of parent `i` (row `row`, fingerprint `rz`, binding leaves `pl`): its candidates into
        `c`, and the count of them; MC_P_MISS if a walk reached a branch not learnt (noted in `m` when given,
@@ -446,6 +454,14 @@ cdef extern from *:
                 MC_OWN_LEAF(0, t->constraint_fn, r, own[0]);
                 if (own[0] == -1) { MC_MISSED(t->constraint_fn, r); return MC_P_MISS; }
                 if (!leaves[own[0]].count) { c->flag[cc] = 0; continue; }
+            }
+            if (t->has_ac) {
+                int32_t pair[2 * K], ac;
+                memcpy(pair, row, K * sizeof(int32_t));
+                memcpy(pair + K, r, K * sizeof(int32_t));
+                ac = mc_walk(__atomic_load_n(t->ac_root, __ATOMIC_ACQUIRE), pair, t->ac_comp, t->ac_edges, t->ac_esize);
+                if (ac == -1) return MC_P_PAIR_MISS - cc;
+                if (!t->ac_leaves[-2 - ac].count) { c->flag[cc] = 0; continue; }
             }
             flag = 1;
             if (t->orbit) {
@@ -783,6 +799,10 @@ cdef extern from *:
         t->vkeys = p[MC_VKEYS]; t->vsize = (uint64_t)len[MC_VKEYS];
         t->vfp = p[MC_VFP];
         t->orbit = NULL;
+        t->has_ac = S[S_ACTION_CONSTRAINT] != 0;
+        t->ac_comp = p[MC_AC_COMP]; t->ac_edges = p[MC_AC_EDGES]; t->ac_leaves = p[MC_AC_LEAVES];
+        t->ac_esize = (uint64_t)len[MC_AC_EDGES] / 2;
+        t->ac_root = p[MC_AC_ROOT];
         t->ocache = p[MC_ORBIT_CACHE];
         t->osize = len[MC_ORBIT_CACHE] > 2 ? (uint64_t)(len[MC_ORBIT_CACHE] - 1) / 2 : 0;
         {
@@ -1035,6 +1055,13 @@ cdef extern from *:
                                first_miss < 0);
                 if (nc == MC_P_FULL) { status = MC_GROW_CAND; goto stop; }
                 if (nc == MC_P_ORBIT) { status = MC_ORBIT_FAILED; goto stop; }
+                if (nc <= MC_P_PAIR_MISS) {
+                    if (first_miss >= 0) continue;  /* probing: its own turn learns it */
+                    S[S_EV_PARENT] = i;
+                    S[S_EV_CAND] = MC_P_PAIR_MISS - nc;
+                    status = MC_PAIR_MISS;
+                    goto stop;
+                }
                 if (nc == MC_P_MISS || first_miss >= 0) {
                     if (first_miss < 0) {
                         first_miss = i;

@@ -37,6 +37,14 @@ being too small (``GROW_*``).  After a parent with a new state whose checks
 fired, or without successors (when deadlocks are checked), it returns
 ``EVENT`` with that parent's candidates still in the scratch arrays.
 
+With an action constraint (``S_ACTION_CONSTRAINT``), pass 2 walks its tree
+(``AC_*``: a tree over the parent's row and the successor's side by side,
+:mod:`.steps`) for each successor inside the state constraint; a successor
+it rejects is generated but not kept, as one outside the state constraint.
+A walk that reaches a branch not learnt returns ``PAIR_MISS`` with ``S_I``
+at the parent (not kept) and ``S_EV_CAND`` the successor, still in the
+scratch arrays: the caller learns that branch and calls again.
+
 With symmetry, a successor's fingerprint is its orbit's: pass 2 takes the
 state's own fingerprint, for a successor inside the model, to the orbit
 cache (``ORBIT_CACHE``: own fingerprint -> orbit fingerprint, a pure
@@ -93,20 +101,20 @@ except ImportError:  # Cython is the optional ``compile`` extra
     COMPILED = False
 
 # modelcheck: c enum MC_
-DONE, MISS, GROW_VISITED, GROW_OUT, GROW_CAND, EVENT, GROW_EDGES, ORBIT_FAILED = range(8)
+DONE, MISS, GROW_VISITED, GROW_OUT, GROW_CAND, EVENT, GROW_EDGES, ORBIT_FAILED, PAIR_MISS = range(9)
 """What :func:`expand` returns (see above)."""
 # modelcheck: c enum MC_
 (ROWS, COMP, EDGES, ROOT, LEAVES, ENTRIES, ACTION_OF, VKEYS, OUT_ROWS, OUT_PARENT,
  OUT_ACTION, OUT_FP, CAND, CAND_ACTION, CAND_FP, CAND_FLAG, GEN_BY_ACTION, NEW_BY_ACTION, MISS_FN, MISS_PARENT,
  MISS_ROWS, MISS_NODE, MISS_DEPTH, GUARD_OF, ROW_LEAF, OUT_LEAF, CAND_MASK, CAND_OWN, TRUE_MASK,
  SCRATCH_LEAF, ROW_FP, FP_PROG, VFP, EDGE_SRC, EDGE_DST, EDGE_LABEL, OUT_CHECKS, EDGE_ROWS, EDGE_STEP,
- ORBIT_CACHE, N_ARRAYS) = range(41)
+ ORBIT_CACHE, AC_COMP, AC_EDGES, AC_ROOT, AC_LEAVES, N_ARRAYS) = range(45)
 """The order of the arrays handed to :func:`expand` (``MC_ROWS`` .. in C)."""
 # modelcheck: c enum
 (S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_W, S_SIMD, S_LEAF_ROWS, S_GENERATED, S_K, S_B,
  S_CONSTRAINT_FN, S_FIRST_CHECK, S_N_CHECKS, S_CHECK_WHEN_TRUE, S_CHECK_ENABLED, S_DEADLOCK, S_EV_PARENT,
  S_EV_CAND, S_EV_MASK, S_EV_DEADLOCK, S_RECORD, S_N_EDGES, S_CHECK_REPORT, S_N_MISS, S_PROBE,
- S_EDGE_ROWS, S_N_SCALARS) = range(28)
+ S_EDGE_ROWS, S_ACTION_CONSTRAINT, S_N_SCALARS) = range(29)
 """The slots of the scalars array (int64): inputs, outputs and where to resume."""
 
 GOLDEN = 0x9E3779B97F4A7C15
@@ -125,6 +133,7 @@ _DTYPE = {
     OUT_LEAF: np.int32, CAND_MASK: np.uint64, CAND_OWN: np.int32, TRUE_MASK: np.uint64, SCRATCH_LEAF: np.int32,
     ROW_FP: np.int64, FP_PROG: np.int32, VFP: np.uint64, EDGE_SRC: np.int32, EDGE_DST: np.uint64,
     EDGE_LABEL: np.int32, OUT_CHECKS: np.int64, EDGE_ROWS: np.int32, EDGE_STEP: np.int32, ORBIT_CACHE: np.int64,
+    AC_COMP: np.int32, AC_EDGES: np.int64, AC_ROOT: np.int32, AC_LEAVES: LEAF,
 }
 DTYPES = tuple(_DTYPE[j] for j in range(N_ARRAYS))
 """Each array's type, in the order above (each written beside its array's name, so no second order to keep)."""

@@ -1,6 +1,7 @@
-"""Step properties on the memo tables: decision trees over a parent's row and a successor's, side by side.
+"""Predicates of steps on the memo tables: decision trees over a parent's row and a successor's, side by side.
 
-A step property ``P(c, s, t)`` is a pure function of two states, so the
+Step properties and the action constraint are predicates of a step
+``P(c, s, t)``.  Such a predicate is a pure function of two states, so the
 argument of :mod:`modelcheck.memo.tries` holds for it unchanged once the two
 rows are read as one: component ``k`` of the parent is position ``k`` of a
 *pair row*, component ``k`` of the successor is position ``width + k``.  An
@@ -19,6 +20,11 @@ What the trees say is checked as every answer of the tables is: a
 violation they find is confirmed by the spec's own code before it is
 reported, and each step of the parents the run samples is compared with
 it (both in :class:`modelcheck.memo.backend.MemoBackend`).
+
+The action constraint's tree is walked by the C loop itself, in pass 2, on
+each successor inside the state constraint (:mod:`.kernel`), since what it
+rejects is not kept; a branch not learnt returns to the caller, which
+learns it here (:meth:`StepTrees.holds`).
 """
 
 from __future__ import annotations
@@ -57,14 +63,15 @@ def _on_pair(fn: Callable) -> Callable:
 
 
 class StepTrees:
-    """One tree per step property, learnt on pair rows.  All run state lives on the instance."""
+    """One tree per predicate of steps (``(name, fn)``), learnt on pair rows.  All run state lives on the
+    instance."""
 
-    def __init__(self, layout: Layout, interner: Interner, c: Any, properties: Sequence[Any],
+    def __init__(self, layout: Layout, interner: Interner, c: Any, predicates: Sequence[tuple[str, Callable]],
                  state_type: type) -> None:
         self.width = layout.width
-        self.names = [p.name for p in properties]
-        self.tries = Tries(len(properties), 2 * layout.width)
-        functions = [(_on_pair(p.fn), (), "predicate") for p in properties]
+        self.names = [name for name, _fn in predicates]
+        self.tries = Tries(len(predicates), 2 * layout.width)
+        functions = [(_on_pair(fn), (), "predicate") for _name, fn in predicates]
         self.learner = Learner(PairLayout(layout), self.tries, interner, c, functions, state_type)
 
     @property
