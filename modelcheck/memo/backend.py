@@ -552,10 +552,8 @@ class MemoBackend:
         for i in self.sampler.pick(n):
             leaves = leaves or Leaves(self.tries)
             found = difference(self, self.rows[i], leaves, self.row_leaf[i] if i < len(self.row_leaf) else None)
-            if found is None and self.steps is not None:
+            if found is None and (self.steps is not None or self.action_constraint is not None):
                 found = self._verify_steps(i)
-            if found is None and self.action_constraint is not None:
-                found = self._verify_action_constraint(i)
             if found is not None:
                 raise MemoUnsupported(f"the tables differ from the spec's own code: {found}")
 
@@ -951,12 +949,9 @@ class MemoBackend:
         scratch arrays); the failure the spec's own code reports on that parent where the constraint fails."""
         pair = np.concatenate((self.rows[i], self.cand[c])).reshape(1, -1)
         try:
-            self.action_constraint.holds(0, np.ascontiguousarray(pair, np.int32))
-        except NotDeterministic:
-            raise MemoUnsupported("two runs of the action constraint on steps that agree on what it read "
-                                  "read different components (is it deterministic?)") from None
-        except MixedTypes as m:
-            raise MemoUnsupported(m.reason()) from None
+            self._pair_learning("the action constraint", self.action_constraint.holds, 0, pair)
+        except MemoUnsupported:
+            raise
         except (Exception, NotCanonical, BadResult):  # noqa: BLE001 - the spec's own code names it
             self._watch()
             return self._readable_failure(self.rows[i])
@@ -1133,10 +1128,16 @@ class MemoBackend:
         return None
 
     def _first_violations(self, pairs: np.ndarray) -> dict[int, list[str]]:
+        return self._pair_learning("a step property", self.steps.first_violations, pairs, self.steps_reported)
+
+    @staticmethod
+    def _pair_learning(what: str, fn: Callable, *args: Any) -> Any:
+        """``fn(*args)``, a walk of pair trees that may learn; what breaks the tables' rules while learning
+        ``what`` is raised as :class:`MemoUnsupported` (the spec's own errors pass through)."""
         try:
-            return self.steps.first_violations(pairs, self.steps_reported)
+            return fn(*args)
         except NotDeterministic:
-            raise MemoUnsupported("two runs of a step property on steps that agree on what it read "
+            raise MemoUnsupported(f"two runs of {what} on steps that agree on what it read "
                                   "read different components (is it deterministic?)") from None
         except MixedTypes as m:
             raise MemoUnsupported(m.reason()) from None
@@ -1177,35 +1178,29 @@ class MemoBackend:
             raise MemoUnsupported(f"the tables differ from the spec's own code: {found}")
         return names
 
-    def _verify_action_constraint(self, i: int) -> str | None:
-        """Parent ``i``'s successors inside the state constraint: the action constraint's verdict on each step
-        by its tree and by the spec's own code."""
-        model = self.model
-        row = self.rows[i]
-        s = self.layout.state(tuple(row.tolist()), self.interner.values)
-        for _a, _b, t in model.successors(s):
-            if not model.in_model(t):
-                continue
-            own = model.action_allowed(s, t)
-            pair = np.concatenate((row, np.array(self._row_of(t), np.int32))).reshape(1, -1)
-            tables = bool(self.action_constraint.holds(0, np.ascontiguousarray(pair, np.int32))[0])
-            if own != tables:
-                return (f"the action constraint on the step from {s!r:.160} to {t!r:.160}: the tables gave "
-                        f"{tables}, the spec's own code {own}")
-        return None
-
     def _verify_steps(self, i: int) -> str | None:
-        """Parent ``i``'s steps: the step properties each violates by the trees and by the spec's own code."""
+        """Parent ``i``'s steps by the pair trees and by the spec's own code: the action constraint's verdict on
+        each successor inside the state constraint, and the step properties each allowed step violates."""
         model = self.model
         row = self.rows[i]
         s = self.layout.state(tuple(row.tolist()), self.interner.values)
         s_fp = int(self.cur_fps[i])
         for _a, _b, t in model.successors(s):
-            if not model.in_model(t) or model.fingerprint(t) == s_fp:
+            if not model.in_model(t):
+                continue
+            pair = np.concatenate((row, np.array(self._row_of(t), np.int32))).reshape(1, -1)
+            if self.action_constraint is not None:
+                own_allowed = model.action_allowed(s, t)
+                allowed = bool(self.action_constraint.holds(0, pair)[0])
+                if own_allowed != allowed:
+                    return (f"the action constraint on the step from {s!r:.160} to {t!r:.160}: the tables gave "
+                            f"{allowed}, the spec's own code {own_allowed}")
+                if not allowed:
+                    continue
+            if self.steps is None or model.fingerprint(t) == s_fp:
                 continue
             own = {p.name for p in model.failed_steps(s, t)}
-            pair = np.concatenate((row, np.array(self._row_of(t), np.int32)))
-            tables = self.steps.failed(pair)
+            tables = self.steps.failed(pair[0])
             if own != tables:
                 return (f"the step from {s!r:.160} to {t!r:.160} violates {sorted(own) or 'nothing'} by the spec's "
                         f"own code, {sorted(tables) or 'nothing'} by the tables")

@@ -88,6 +88,7 @@ class StepTrees:
         Raises what the spec's code raises on traced parts (the caller has
         the spec's own code report it) and the learner's refusals.
         """
+        pairs = np.ascontiguousarray(pairs, np.int32)
         tries = self.tries
         tries.flush()
         codes = np.empty(len(pairs), np.int32)
