@@ -594,6 +594,11 @@ class MemoBackend:
             nxt = next((t for t in self._successor_rows(rows[-1]) if self._row_fp(t) == target & MASK64), None)
             if nxt is None:
                 raise MemoUnsupported("a step the tables took is not one of their own successors")
+            if self.model.spec.action_constraint is not None:
+                s, t = (self.layout.state(tuple(r.tolist()), self.interner.values) for r in (rows[-1], nxt))
+                if not self.model.action_allowed(s, t):
+                    raise MemoUnsupported("a step the tables took is one the spec's action constraint rejects, "
+                                          "by the spec's own code")
             rows.append(nxt)
         leaves = Leaves(self.tries)
         for row in rows[:-1]:

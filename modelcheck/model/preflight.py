@@ -91,8 +91,9 @@ def check_order_independence(model: BoundModel, states: list[State]) -> None:
     follow the order (``next(iter(s))``, ``tuple(s)``, a float sum, a loop
     that returns at the first match) has no one answer, so each sampled
     state is expanded again with every frozenset in it rebuilt in reverse
-    order, and the two must agree; so must each step property on a step
-    from it, with either of the step's states rebuilt.
+    order, and the two must agree; so must the action constraint and each
+    step property on a step from it, with either of the step's states
+    rebuilt.
     """
     for s in states:
         twin = _rebuilt(s)
@@ -122,24 +123,31 @@ def check_order_independence(model: BoundModel, states: list[State]) -> None:
 
 
 def _step_order_dependence(model: BoundModel, s: State, twin: State) -> str | None:
-    """The first step property whose verdict on a step of ``s`` changes when the step's states are built in
-    another order (``twin`` is ``s`` rebuilt, or ``s`` itself), or None.  Only the steps the search checks
-    count (inside the model, not stuttering), and a step on which the property fails is left to the search,
-    which reports it in its order."""
-    for _ai, _b, t in model.successors(s) if model.step_properties else ():
+    """The action constraint or the first step property whose verdict on a step of ``s`` changes when the
+    step's states are built in another order (``twin`` is ``s`` rebuilt, or ``s`` itself), or None.  Only the
+    steps the search evaluates them on count (the action constraint inside the state constraint; step
+    properties also inside the action constraint, and not stuttering), and a step on which one fails is left
+    to the search, which reports it in its order."""
+    predicates = [(f"property {p.name}", p.fn) for p in model.step_properties]
+    constraint = model.spec.action_constraint
+    if constraint is None and not predicates:
+        return None
+    for _ai, _b, t in model.successors(s):
         try:
-            if t == s or not model.in_model(t):
+            if not model.in_model(t):
                 continue
+            checked = [("action_constraint", constraint)] if constraint is not None else []
+            if t != s and (constraint is None or model.action_allowed(s, t)):
+                checked += predicates
         except SpecRuntimeError:
             continue
         t_twin = _rebuilt(t)
-        for p in model.step_properties:
-            what = f"property {p.name}"
+        for what, fn in checked:
             try:
-                verdict = model._holds(what, p.fn, model.c, s, t)
-                if twin is not s and model._holds(what, p.fn, model.c, twin, t) != verdict:
+                verdict = model._holds(what, fn, model.c, s, t)
+                if twin is not s and model._holds(what, fn, model.c, twin, t) != verdict:
                     return what
-                if _iterates_otherwise(t, t_twin) and model._holds(what, p.fn, model.c, s, t_twin) != verdict:
+                if _iterates_otherwise(t, t_twin) and model._holds(what, fn, model.c, s, t_twin) != verdict:
                     return what
             except SpecRuntimeError:
                 continue
