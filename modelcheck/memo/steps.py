@@ -39,6 +39,10 @@ from modelcheck.memo.tries import MISSING, Learner, Tries
 from modelcheck.memo.values import Interner
 
 
+LEARN_BATCH = 32
+"""Pairs whose branch was not learnt that are learnt (or found learnt meanwhile) before the rest are walked again."""
+
+
 class PairLayout:
     """What :class:`~modelcheck.memo.tries.Learner` reads of a layout, for pair rows: two traced states."""
 
@@ -95,9 +99,12 @@ class StepTrees:
         kn.walk_rows(int(tries.root[f]), tries.comp, tries.edges, pairs, codes)
         missing = np.flatnonzero(codes == MISSING)
         while len(missing):
-            # One evaluation learns a path; later pairs on it are walked again in C, not learnt twice.
-            codes[missing[0]] = self.learner.learn(f, tuple(pairs[missing[0]].tolist()))
-            rest = missing[1:]
+            # The learner walks each pair first (what it learnt for an earlier pair of the batch included), so a
+            # path is learnt once; the pairs after the batch are walked again in C, a batch at a time, where
+            # walking them again after every evaluation would cost more than the evaluations.
+            for j in missing[:LEARN_BATCH].tolist():
+                codes[j] = self.learner.learn(f, tuple(pairs[j].tolist()))
+            rest = missing[LEARN_BATCH:]
             if len(rest):
                 tries.flush()
                 again = np.empty(len(rest), np.int32)
