@@ -43,6 +43,7 @@ from modelcheck.search import discovery
 from modelcheck.search.backend import EdgeBlock, FrontierWrite, GivesWay, LevelCommit, LevelReport, LevelRequest, SpecFailure
 from modelcheck.search.memory import collections_paused, current_rss_bytes
 from modelcheck.search.checkpoint import write_frontier_rows
+from modelcheck.search.successor_rules import check_steps, parent_expander
 
 CHUNK = 4096
 """Parents per call of the C loop: the driver hears from the level (and Ctrl-C is seen) this often."""
@@ -299,8 +300,7 @@ class MemoBackend:
                                             [("action_constraint", spec.action_constraint)], model.state_type)
                                   if spec.action_constraint is not None else None)
         """The action constraint's tree over pair rows (None without one): the C loop walks it in pass 2."""
-        ac_tries = self.action_constraint.tries if self.action_constraint else Tries(1, 2 * self.width)
-        self.ac_tries = ac_tries
+        self.ac_tries = self.action_constraint.tries if self.action_constraint else Tries(1, 2 * self.width)
         self.steps_reported: set = set()
         self.pending_steps: list = []
         """Step violations found since the last report: (position, the parent's fingerprint, names)."""
@@ -1122,7 +1122,14 @@ class MemoBackend:
                 failure = self._step_failure(src)
                 # The steps of the parents before the failing one are checked as the local engine checks them.
                 before = np.flatnonzero(src < failure[0])
-                self._steps_found(self._first_violations(pairs[before]), src[before], lo + before, pairs[before])
+                try:
+                    found = self._first_violations(pairs[before])
+                except MemoUnsupported:
+                    raise
+                except (Exception, NotCanonical, BadResult):  # noqa: BLE001 - fails traced, not plain
+                    raise MemoUnsupported("a step property failed on traced components but not on plain ones") \
+                        from None
+                self._steps_found(found, src[before], lo + before, pairs[before])
                 return failure
             self._watch()
             self._steps_found(found, src, lo + np.arange(n - lo), pairs)
@@ -1159,14 +1166,20 @@ class MemoBackend:
         """The spec's code failed on a traced step: the first parent among ``src`` whose steps fail by the
         spec's own code, and its failure, as the local engine reports it."""
         model = self.model
+        expand = parent_expander(model, False)
         for i in dict.fromkeys(src.tolist()):
             s = self.layout.state(tuple(self.rows[i].tolist()), self.interner.values)
             fp = int(self.cur_fps[i])
+            codes: list = []
+            ts: list = []
             try:
-                model.step_violations(s, fp, ((j, t if model.in_model(t) else None, model.fingerprint(t))
-                                              for j, (_a, _b, t) in enumerate(model.successors(s))), set())
+                expand(s, codes, ts)
+                fps = [model.fingerprint(t) if t is not None else 0 for t in ts]
             except SpecRuntimeError as err:
                 return i, fp, SpecFailure.of(err)
+            _found, failed = check_steps(model, [s], [fp], [len(ts)], ts, fps, set())
+            if failed is not None:
+                return i, fp, SpecFailure.of(failed[1])
         raise MemoUnsupported("a step property failed on traced components but not on plain ones")
 
     def _confirm_step(self, i: int, pair: np.ndarray, names: list[str]) -> list[str]:
