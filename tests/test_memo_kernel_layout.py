@@ -40,7 +40,7 @@ def test_the_c_enums_are_the_python_constants() -> None:
     text = SOURCE.read_text(encoding="utf-8")
     groups = _groups(text)
     assert [(prefix, names[0], names[-1]) for prefix, names in groups] == [
-        ("MC_", "DONE", "PAIR_MISS"), ("MC_", "ROWS", "N_ARRAYS"), ("", "S_I", "S_N_SCALARS")]
+        ("MC_", "DONE", "ORBIT_MISS"), ("MC_", "ROWS", "N_ARRAYS"), ("", "S_I", "S_N_SCALARS")]
     made = _header_values(c_enums.header(text, str(SOURCE)))
     assert made == {prefix + name: getattr(kn, name) for prefix, names in groups for name in names}
     assert made["MC_N_ARRAYS"] == kn.N_ARRAYS == len(kn.DTYPES)
@@ -87,7 +87,7 @@ def test_the_enums_follow_an_edited_order(tmp_path: Path) -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert made["MC_ROWS"] == module.ROWS == kn.N_ARRAYS - 1 and made["MC_N_ARRAYS"] == kn.N_ARRAYS
-    assert made["S_I"] == module.S_I == kn.S_N_SCALARS - 1 and made["MC_PAIR_MISS"] == module.PAIR_MISS == 0
+    assert made["S_I"] == module.S_I == kn.S_N_SCALARS - 1 and made["MC_ORBIT_MISS"] == module.ORBIT_MISS == 0
     assert module.DTYPES[module.LEAVES] == kn.LEAF and module.DTYPES[module.VKEYS] == kn.DTYPES[kn.VKEYS]
 
 

@@ -1,11 +1,12 @@
 """``--symmetry`` on the memo tables: the same orbits, counts, verdicts and traces as the spec's own code.
 
 The tables expand as always and take each successor's orbit fingerprint
-from the spec's own ``signature`` and ``permute`` (the same function the
-spec's own code uses, memoised by the state's own fingerprint in the C
-loop), so every fingerprint a symmetric run keeps is the one the spec's own
-code computes: a checkpoint written on one path resumes on the other.
-Each run here is compared with ``memo=False``, whose orbit counts
+from the orbit trees (the spec's own ``signature`` and ``permute`` learnt
+as decision trees, :mod:`modelcheck.memo.orbits`), or, where those cannot
+say, from the spec's own functions, memoised by the state's own fingerprint
+in the C loop; so every fingerprint a symmetric run keeps is the one the
+spec's own code computes: a checkpoint written on one path resumes on the
+other.  Each run here is compared with ``memo=False``, whose orbit counts
 tests/test_symmetry.py checks against all n! permutations (TLC's definition).
 """
 
@@ -16,10 +17,13 @@ import subprocess
 import sys
 
 import attrs
+import numpy as np
 import pytest
 
 import modelcheck
 from modelcheck.errors import SpecRuntimeError
+from modelcheck.memo import orbits
+from modelcheck.memo.orbits import KeyOrder, lehmer_index
 from modelcheck.spec.loader import load_spec
 from conftest import MODELS, ROOT, json_report as result_of, kill_once_checkpointed, needs_memo_tables, run_cli
 
@@ -94,3 +98,102 @@ def test_a_permute_that_fails_is_reported_as_on_the_spec_s_own_code():
         errors[memo] = (str(err.value).splitlines()[0], len(err.value.trace or ()))
     assert errors[None] == errors[False]
     assert "symmetry" in errors[None][0]
+
+
+COUNTERS = str(MODELS / "symmetric_counters.py")
+
+
+def _orbit_report(r) -> dict:
+    return (r.engine_report or {})["orbits"]
+
+
+def test_the_orbit_trees_take_kip320_s_orbits():
+    """Kip320's ``signature`` and ``permute`` learnt once per path, not run once per state met."""
+    r = modelcheck.check("kip320", {"MaxLeaderEpoch": 1}, symmetry=True)
+    report = _orbit_report(r)
+    assert report["trees"] and report["why"] is None, report
+    assert report["keys"] > 0 and report["evaluations"] * 4 < report["asked"], report
+
+
+@pytest.mark.parametrize("form", ["SPEC", "SPEC_ALL", "SPEC_UNRANKED", "SPEC_READS_ALL"])
+@pytest.mark.parametrize("consts", [{}, {"N": 4, "Max": 3}], ids=["3x2", "4x3"])
+def test_orbit_trees_with_equal_keys_no_signature_or_unranked_keys(form, consts):
+    """Equal keys (the smallest over the renamings that sort them), no ``signature`` (all renamings), keys
+    without a rank (the spec's own code asked for each orbit): the spec's own code's counts and traces."""
+    default = modelcheck.check(f"{COUNTERS}:{form}", consts, symmetry=True, continue_after_violation=True)
+    own = modelcheck.check(f"{COUNTERS}:{form}", consts, symmetry=True, continue_after_violation=True, memo=False)
+    assert _on_tables(default) and _orbit_report(default)["trees"], default.engine_report
+    assert _summary(default) == _summary(own)
+    assert default.violations, "the invariant fails on every form"
+    if form == "SPEC_UNRANKED":
+        assert _orbit_report(default)["keys"] == 0
+
+
+def test_a_signature_s_orbits_are_every_renaming_s():
+    """An independent count: sorting by the ``signature`` finds as many orbits as trying all n! renamings."""
+    for consts in ({}, {"N": 4, "Max": 3}):
+        sorted_ = modelcheck.check(f"{COUNTERS}:SPEC", consts, symmetry=True)
+        every = modelcheck.check(f"{COUNTERS}:SPEC_ALL", consts, symmetry=True, memo=False)
+        assert (sorted_.distinct_states, sorted_.states_generated) == (every.distinct_states, every.states_generated)
+
+
+def test_orbit_trees_that_learn_too_much_stand_aside(monkeypatch):
+    """A ``permute`` that reads the whole state has a leaf per state: the route stands aside, with its reason,
+    and the spec's own code takes the orbits from there on."""
+    monkeypatch.setattr(orbits, "GIVE_WAY_AFTER", 50)
+    consts = {"N": 4, "Max": 3}
+    default = modelcheck.check(f"{COUNTERS}:SPEC_READS_ALL", consts, symmetry=True, continue_after_violation=True)
+    own = modelcheck.check(f"{COUNTERS}:SPEC_READS_ALL", consts, symmetry=True, continue_after_violation=True,
+                           memo=False)
+    report = _orbit_report(default)
+    assert not report["trees"] and "evaluations of the spec's signature and permute" in report["why"], report
+    assert _on_tables(default) and _summary(default) == _summary(own)
+
+
+def test_a_wrong_orbit_is_caught_by_the_sampled_parents(monkeypatch):
+    """Ranks that do not follow Python's order give other orbits: the sampled parents compare each orbit
+    fingerprint with the spec's own code's, and the tables stand aside for the spec's own code."""
+    real = KeyOrder.id_of
+
+    def reversed_ranks(self, key):
+        got = real(self, key)
+        self.rank[np.array(self.sorted_ids, np.int64)] = np.arange(len(self.sorted_ids))[::-1]
+        return got
+
+    monkeypatch.setattr(KeyOrder, "id_of", reversed_ranks)
+    r = modelcheck.check("kip320", {"MaxLeaderEpoch": 1}, symmetry=True)
+    own = modelcheck.check("kip320", {"MaxLeaderEpoch": 1}, symmetry=True, memo=False)
+    assert not _on_tables(r) and any("orbit" in w and "not the spec's own code's" in w for w in r.warnings), r.warnings
+    assert (r.distinct_states, r.states_generated) == (own.distinct_states, own.states_generated)
+
+
+@pytest.mark.parametrize("keys", [
+    [(1, "a"), (0, "b"), (1, "a", ()), (1,), (0, "a"), (-0.5, "z"), (True, "a")],
+    [3, 1.5, True, 0, -2, 2.0],
+    ["b", "a", "ab", ""],
+    [((), 1), ((1, 2), 0), ((1,), 5)],
+    [(None, 1), (None, 0), (None, 0.5)],
+])
+def test_key_ranks_follow_python_s_order(keys):
+    order = KeyOrder()
+    ids = [order.id_of(k) for k in keys]
+    assert all(ids)
+    by_rank = sorted(range(len(keys)), key=lambda j: (order.rank[ids[j]], j))
+    assert by_rank == sorted(range(len(keys)), key=keys.__getitem__)
+    for a in range(len(keys)):
+        for b in range(len(keys)):
+            assert (order.rank[ids[a]] == order.rank[ids[b]]) == (keys[a] == keys[b])
+
+
+@pytest.mark.parametrize("later", [frozenset({1}), float("nan"), ("a",), [1], (1, 2.5j), None])
+def test_a_key_python_cannot_order_with_the_others_has_no_rank(later):
+    order = KeyOrder()
+    assert order.id_of((1,)) > 0
+    assert order.id_of(later) == 0
+
+
+def test_renamings_are_numbered_as_itertools_lists_them():
+    import itertools
+    for n in range(1, 6):
+        assert [lehmer_index(p) for p in itertools.permutations(range(n))] == list(range(len(list(
+            itertools.permutations(range(n))))))

@@ -259,16 +259,161 @@ cdef extern from *:
         uint64_t ac_esize;
         const int32_t *ac_root;  /* read at each walk: learning sets it in place (the helpers keep this table) */
         int has_ac;
-        /* With symmetry (the committer only): the caller's orbit function and its cache. */
-        PyObject *orbit;
+        /* With symmetry (the committer only): the caller's orbit function and its cache; with orbit trees,
+           the caller's function that learns a branch their walk missed (orbit_learn). */
+        PyObject *orbit, *orbit_learn;
         int64_t *ocache;
         uint64_t osize;
+        /* With symmetry on the tables (o_n values, 0 without): the trees of the spec's signature (one per
+           value, o_sorted) and permute (one per renaming, from o_first_perm, in lexicographic order), each
+           signature id's rank (O_RANK, -1 for none), scratch for a permuted row and its node fingerprints,
+           and the count of orbits asked for (S_ORBIT_ASKED). */
+        const int32_t *o_comp, *o_root, *o_entries;
+        const mc_leaf *o_leaves;
+        const int64_t *o_edges, *o_rank;
+        uint64_t o_esize;
+        int64_t o_n, o_sorted, o_first_perm, o_nperms, o_nrank;
+        int32_t *o_row;
+        uint64_t *o_nfp;
+        int64_t *o_asked, *o_miss;  /* S + S_ORBIT_ASKED; S + S_ORBIT_MISS_FN (then its node and depth) */
     } mc_trees;
 
-    /* The orbit fingerprint of row `r`, whose own fingerprint is `plain` (not 0): from the cache, or asked of
-       t->orbit and cached.  0 where the orbit function failed (it returned None, or raised: then its error is
-       set and the expansion ends in an error). */
-    static uint64_t mc_orbit(const mc_trees *t, const int32_t *r, uint64_t plain) {
+    /* Note where orbit tree `f`'s walk of row `r` stopped, for the caller to learn from there; -1. */
+    static int mc_orbit_missed(const mc_trees *t, int64_t f, const int32_t *r) {
+        int32_t last, depth;
+        mc_walk_miss(t->o_root[f], r, t->o_comp, t->o_edges, t->o_esize, &last, &depth);
+        t->o_miss[0] = f;
+        t->o_miss[1] = last;
+        t->o_miss[2] = depth;
+        return -1;
+    }
+
+    /* The permutation `p` of 0 .. n-1 as its place in lexicographic order. */
+    static inline int64_t mc_lehmer(const int64_t *p, int64_t n) {
+        int64_t i, j, out = 0;
+        for (i = 0; i < n; i++) {
+            int64_t smaller = 0;
+            for (j = i + 1; j < n; j++) smaller += p[j] < p[i];
+            out = out * (n - i) + smaller;
+        }
+        return out;
+    }
+
+    /* The permutation of 0 .. n-1 at place `j` in lexicographic order, into `p` (n <= 8). */
+    static inline void mc_unlehmer(int64_t j, int64_t n, int64_t *p) {
+        int64_t left[8], i, k, f;
+        for (i = 0; i < n; i++) left[i] = i;
+        for (i = 0; i < n; i++) {
+            for (f = 1, k = 2; k < n - i; k++) f *= k;
+            k = j / f;
+            j %= f;
+            p[i] = left[k];
+            for (; k + 1 < n - i; k++) left[k] = left[k + 1];
+        }
+    }
+
+    /* The fingerprint of row `r` renamed by permutation number `j` (its permute tree's leaf applied to it),
+       as `*out` (signed, as the spec's own code compares them): 1; 0 where the leaf is not one state; -1 where
+       the walk reached a branch not learnt. */
+    static int mc_orbit_renamed(const mc_trees *t, const int32_t *r, int64_t j, int64_t *out) {
+        const int32_t code = mc_walk(t->o_root[t->o_first_perm + j], r, t->o_comp, t->o_edges, t->o_esize);
+        const mc_leaf *lf;
+        const int32_t *e;
+        int32_t q, nch;
+        if (code == -1) return mc_orbit_missed(t, t->o_first_perm + j, r);
+        lf = t->o_leaves + (-2 - code);
+        if (lf->count != 1) return 0;
+        memcpy(t->o_row, r, t->K * sizeof(int32_t));
+        e = t->o_entries + lf->start;
+        nch = e[0];
+        for (q = 0; q < nch; q++) {
+            const int32_t v = e[2 + 2 * q];
+            t->o_row[e[1 + 2 * q]] = v >= 0 ? v : r[~v];
+        }
+        *out = (int64_t)mc_fp_all(&t->fpp, t->vfp, t->o_row, t->o_nfp);
+        return 1;
+    }
+
+    /* The orbit fingerprint of row `r` (own fingerprint `plain`) by the orbit trees, as the spec's own code
+       takes it (modelcheck.model.symmetry): 1 with it in `*out`; 0 where the spec's own code must say (a key
+       without a rank, a permute leaf that is not one state); -1 where a walk reached a branch not learnt. */
+    static int mc_orbit_tables(const mc_trees *t, const int32_t *r, uint64_t plain, uint64_t *out) {
+        int64_t n = t->o_n, v, k, rank[8], order[8], p[8], j, fp;
+        int st;
+        if (!t->o_sorted) {
+            int64_t best = (int64_t)plain;
+            for (j = 1; j < t->o_nperms; j++) {
+                st = mc_orbit_renamed(t, r, j, &fp);
+                if (st != 1) return st;
+                if (fp < best) best = fp;
+            }
+            *out = (uint64_t)best;
+            return 1;
+        }
+        for (v = 0; v < n; v++) {
+            const int32_t code = mc_walk(t->o_root[v], r, t->o_comp, t->o_edges, t->o_esize);
+            int32_t id;
+            if (code == -1) return mc_orbit_missed(t, v, r);
+            id = t->o_leaves[-2 - code].count;
+            if (id <= 0 || id >= t->o_nrank || t->o_rank[id] < 0) return 0;
+            rank[v] = t->o_rank[id];
+        }
+        for (v = 0; v < n; v++) {  /* a stable insertion sort of the values by rank, as sorted() orders them */
+            int64_t x = v;
+            for (k = v; k > 0 && rank[order[k - 1]] > rank[x]; k--) order[k] = order[k - 1];
+            order[k] = x;
+        }
+        for (k = 0; k + 1 < n; k++)
+            if (rank[order[k]] == rank[order[k + 1]]) break;
+        if (k + 1 >= n) {  /* no two keys equal: the one renaming that sorts them */
+            for (k = 0; k < n; k++) p[order[k]] = k;
+            j = mc_lehmer(p, n);
+            if (j == 0) { *out = plain; return 1; }
+            st = mc_orbit_renamed(t, r, j, &fp);
+            if (st == 1) *out = (uint64_t)fp;
+            return st;
+        }
+        {  /* equal keys: the smallest over the renamings that sort them, ties in any order (every renaming
+              whose inverse lists the values by rank) */
+            int64_t best = 0, q[8];
+            int found = 0;
+            for (j = 0; j < t->o_nperms; j++) {
+                mc_unlehmer(j, n, p);
+                for (v = 0; v < n; v++) q[p[v]] = v;
+                for (k = 0; k + 1 < n && rank[q[k]] <= rank[q[k + 1]]; k++) {}
+                if (k + 1 < n) continue;
+                if (j == 0) {
+                    fp = (int64_t)plain;
+                } else {
+                    st = mc_orbit_renamed(t, r, j, &fp);
+                    if (st != 1) return st;
+                }
+                if (!found || fp < best) best = fp;
+                found = 1;
+            }
+            *out = (uint64_t)best;
+            return 1;
+        }
+    }
+
+    /* Row `r` (`K` ids) as a tuple of ints, or NULL with an error set. */
+    static PyObject *mc_row_tuple(const int32_t *r, int64_t K) {
+        int64_t k;
+        PyObject *row = PyTuple_New(K);
+        if (!row) return NULL;
+        for (k = 0; k < K; k++) {
+            PyObject *v = PyLong_FromLong(r[k]);
+            if (!v) { Py_DECREF(row); return NULL; }
+            PyTuple_SET_ITEM(row, k, v);
+        }
+        return row;
+    }
+
+    /* The orbit fingerprint of row `r`, whose own fingerprint is `plain` (not 0): from the cache, or from the
+       orbit trees, or asked of t->orbit, and cached.  0 where the orbit function failed (it returned None, or
+       raised: then its error is set and the expansion ends in an error), or where an orbit tree's walk
+       reached a branch not learnt (`*miss` set: the caller learns it and runs the parent again). */
+    static uint64_t mc_orbit(const mc_trees *t, const int32_t *r, uint64_t plain, int *miss) {
         int64_t *oc = t->ocache;
         const uint64_t size = t->osize;
         uint64_t h = mc_slot(plain, size), o;
@@ -280,13 +425,30 @@ cdef extern from *:
             if (kk == 0) break;
             if (++h == size) h = 0;
         }
-        row = PyTuple_New(t->K);
-        if (!row) return 0;
-        for (k = 0; k < t->K; k++) {
-            PyObject *v = PyLong_FromLong(r[k]);
-            if (!v) { Py_DECREF(row); return 0; }
-            PyTuple_SET_ITEM(row, k, v);
+        if (t->o_n) {
+            int st, again = 2 * (int)t->o_n + 2;
+            for (;;) {
+                st = mc_orbit_tables(t, r, plain, &o);
+                if (st >= 0 || !t->orbit_learn || again-- <= 0) break;
+                /* Learn the branch now, where the caller can put it into these arrays as they are (True);
+                   else the loop returns to the caller, which learns it and runs the parent again. */
+                row = mc_row_tuple(r, t->K);
+                if (!row) return 0;
+                res = PyObject_CallFunction(t->orbit_learn, "OLLL", row, (long long)t->o_miss[0],
+                                            (long long)t->o_miss[1], (long long)t->o_miss[2]);
+                Py_DECREF(row);
+                if (!res) return 0;
+                k = PyObject_IsTrue(res);
+                Py_DECREF(res);
+                if (k < 0) return 0;
+                if (!k) break;
+            }
+            (*t->o_asked)++;
+            if (st < 0) { *miss = 1; return 0; }
+            if (st > 0) goto cache;
         }
+        row = mc_row_tuple(r, t->K);
+        if (!row) return 0;
         res = PyObject_CallFunction(t->orbit, "OL", row, (long long)(int64_t)plain);
         Py_DECREF(row);
         if (!res) return 0;
@@ -294,6 +456,7 @@ cdef extern from *:
         o = (uint64_t)PyLong_AsUnsignedLongLongMask(res);
         Py_DECREF(res);
         if (o == (uint64_t)-1 && PyErr_Occurred()) return 0;
+    cache:
         o = o ? o : 1;
         if ((uint64_t)oc[2 * size] * 4 >= size * 3) {  /* full: start afresh (a memo of a pure function) */
             memset(oc, 0, (2 * size + 1) * sizeof(int64_t));
@@ -319,7 +482,8 @@ cdef extern from *:
     } mc_misses;
 
     enum { MC_P_MISS = -1, MC_P_FULL = -2, MC_P_ORBIT = -3, MC_P_PAIR_MISS = -4 };
-    /* MC_P_PAIR_MISS - cc: the action constraint's walk for candidate cc reached a branch not learnt. */
+    /* MC_P_PAIR_MISS - 2 cc: the action constraint's walk for candidate cc reached a branch not learnt;
+       MC_P_PAIR_MISS - 2 cc - 1: an orbit tree's walk for it did. */
 
     /* Passes 1 and 2 of parent `i` (row `row`, fingerprint `rz`, binding leaves `pl`): its candidates into
        `c`, and the count of them; MC_P_MISS if a walk reached a branch not learnt (noted in `m` when given,
@@ -460,12 +624,14 @@ cdef extern from *:
                 memcpy(pair, row, K * sizeof(int32_t));
                 memcpy(pair + K, r, K * sizeof(int32_t));
                 ac = mc_walk(__atomic_load_n(t->ac_root, __ATOMIC_ACQUIRE), pair, t->ac_comp, t->ac_edges, t->ac_esize);
-                if (ac == -1) return MC_P_PAIR_MISS - cc;
+                if (ac == -1) return MC_P_PAIR_MISS - 2 * cc;
                 if (!t->ac_leaves[-2 - ac].count) { c->flag[cc] = 0; continue; }
             }
             flag = 1;
             if (t->orbit) {
-                const uint64_t o = mc_orbit(t, r, c->fp[cc]);
+                int miss = 0;
+                const uint64_t o = mc_orbit(t, r, c->fp[cc], &miss);
+                if (miss) return MC_P_PAIR_MISS - 2 * cc - 1;
                 if (!o) return MC_P_ORBIT;
                 c->fp[cc] = o;
             }
@@ -799,12 +965,21 @@ cdef extern from *:
         t->vkeys = p[MC_VKEYS]; t->vsize = (uint64_t)len[MC_VKEYS];
         t->vfp = p[MC_VFP];
         t->orbit = NULL;
+        t->orbit_learn = NULL;
         t->has_ac = S[S_ACTION_CONSTRAINT] != 0;
         t->ac_comp = p[MC_AC_COMP]; t->ac_edges = p[MC_AC_EDGES]; t->ac_leaves = p[MC_AC_LEAVES];
         t->ac_esize = (uint64_t)len[MC_AC_EDGES] / 2;
         t->ac_root = p[MC_AC_ROOT];
         t->ocache = p[MC_ORBIT_CACHE];
         t->osize = len[MC_ORBIT_CACHE] > 2 ? (uint64_t)(len[MC_ORBIT_CACHE] - 1) / 2 : 0;
+        t->o_n = S[S_ORBIT_TREES];
+        t->o_sorted = S[S_ORBIT_SORTED]; t->o_first_perm = S[S_ORBIT_FIRST_PERM]; t->o_nperms = S[S_ORBIT_NPERMS];
+        t->o_comp = p[MC_O_COMP]; t->o_root = p[MC_O_ROOT]; t->o_entries = p[MC_O_ENTRIES];
+        t->o_leaves = p[MC_O_LEAVES]; t->o_edges = p[MC_O_EDGES]; t->o_esize = (uint64_t)len[MC_O_EDGES] / 2;
+        t->o_rank = p[MC_O_RANK]; t->o_nrank = len[MC_O_RANK];
+        t->o_row = p[MC_O_ROW]; t->o_nfp = p[MC_O_NFP];
+        t->o_asked = NULL;
+        t->o_miss = NULL;
         {
             const int32_t *prog = p[MC_FP_PROG];
             t->fpp.n = prog[0];
@@ -975,7 +1150,23 @@ cdef extern from *:
                     PyErr_SetString(PyExc_ValueError, "memo kernel: orbits need an orbit cache and no helper threads");
                     return -1;
                 }
-                t.orbit = orbit;
+                if (PyTuple_Check(orbit) && PyTuple_GET_SIZE(orbit) == 2) {
+                    t.orbit = PyTuple_GET_ITEM(orbit, 0);
+                    t.orbit_learn = PyTuple_GET_ITEM(orbit, 1);
+                    if (t.orbit_learn == Py_None) t.orbit_learn = NULL;
+                } else {
+                    t.orbit = orbit;
+                }
+                t.o_asked = S + S_ORBIT_ASKED;
+                t.o_miss = S + S_ORBIT_MISS_FN;
+                if (t.o_n && (t.o_n > 8 || len[MC_O_ROW] < t.K || len[MC_O_NFP] < t.fpp.n
+                              || len[MC_O_ROOT] < t.o_first_perm + t.o_nperms)) {
+                    PyBuffer_Release(&sv);
+                    PyErr_SetString(PyExc_ValueError, "memo kernel: orbit trees with wrong scratch or roots");
+                    return -1;
+                }
+            } else {
+                t.o_n = 0;
             }
             K = t.K; B = t.B; NOWN = t.NOWN;
             mine.rows = p[MC_CAND]; mine.action = p[MC_CAND_ACTION]; mine.fp = p[MC_CAND_FP];
@@ -1058,8 +1249,8 @@ cdef extern from *:
                 if (nc <= MC_P_PAIR_MISS) {
                     if (first_miss >= 0) continue;  /* probing: its own turn learns it */
                     S[S_EV_PARENT] = i;
-                    S[S_EV_CAND] = MC_P_PAIR_MISS - nc;
-                    status = MC_PAIR_MISS;
+                    S[S_EV_CAND] = (MC_P_PAIR_MISS - nc) >> 1;
+                    status = (MC_P_PAIR_MISS - nc) & 1 ? MC_ORBIT_MISS : MC_PAIR_MISS;
                     goto stop;
                 }
                 if (nc == MC_P_MISS || first_miss >= 0) {

@@ -50,7 +50,17 @@ state's own fingerprint, for a successor inside the model, to the orbit
 cache (``ORBIT_CACHE``: own fingerprint -> orbit fingerprint, a pure
 function's memo, emptied when three quarters full; its last item is its
 count) and asks the caller's ``orbit`` function where it misses.  Everything
-after (the visited set, the new states, the events) sees orbits.
+after (the visited set, the new states, the events) sees orbits.  With
+``S_ORBIT_TREES`` (the number of interchangeable values) a cache miss first
+walks the orbit trees (``O_*``, :mod:`.orbits`): the spec's ``signature`` per
+value (``S_ORBIT_SORTED``), whose leaves are key ids ranked by ``O_RANK``, and
+its ``permute`` per renaming (from ``S_ORBIT_FIRST_PERM``, ``S_ORBIT_NPERMS``
+of them), the renamed row fingerprinted in ``O_ROW`` and ``O_NFP``; only
+where the keys tie or have no rank is ``orbit`` called, and a walk that
+reaches a branch not learnt returns ``ORBIT_MISS`` as ``PAIR_MISS`` returns,
+with the tree and where its walk stopped in ``S_ORBIT_MISS_FN``,
+``S_ORBIT_MISS_NODE`` and ``S_ORBIT_MISS_DEPTH``.  ``S_ORBIT_ASKED`` counts
+the cache misses.
 
 Recording (``S_RECORD``), every transition of a kept parent inside the model
 but a stuttering one is written out as an edge (parent rank, target
@@ -101,20 +111,22 @@ except ImportError:  # Cython is the optional ``compile`` extra
     COMPILED = False
 
 # modelcheck: c enum MC_
-DONE, MISS, GROW_VISITED, GROW_OUT, GROW_CAND, EVENT, GROW_EDGES, ORBIT_FAILED, PAIR_MISS = range(9)
+DONE, MISS, GROW_VISITED, GROW_OUT, GROW_CAND, EVENT, GROW_EDGES, ORBIT_FAILED, PAIR_MISS, ORBIT_MISS = range(10)
 """What :func:`expand` returns (see above)."""
 # modelcheck: c enum MC_
 (ROWS, COMP, EDGES, ROOT, LEAVES, ENTRIES, ACTION_OF, VKEYS, OUT_ROWS, OUT_PARENT,
  OUT_ACTION, OUT_FP, CAND, CAND_ACTION, CAND_FP, CAND_FLAG, GEN_BY_ACTION, NEW_BY_ACTION, MISS_FN, MISS_PARENT,
  MISS_ROWS, MISS_NODE, MISS_DEPTH, GUARD_OF, ROW_LEAF, OUT_LEAF, CAND_MASK, CAND_OWN, TRUE_MASK,
  SCRATCH_LEAF, ROW_FP, FP_PROG, VFP, EDGE_SRC, EDGE_DST, EDGE_LABEL, OUT_CHECKS, EDGE_ROWS, EDGE_STEP,
- ORBIT_CACHE, AC_COMP, AC_EDGES, AC_ROOT, AC_LEAVES, N_ARRAYS) = range(45)
+ ORBIT_CACHE, AC_COMP, AC_EDGES, AC_ROOT, AC_LEAVES, O_COMP, O_EDGES, O_ROOT, O_LEAVES, O_ENTRIES, O_RANK,
+ O_ROW, O_NFP, N_ARRAYS) = range(53)
 """The order of the arrays handed to :func:`expand` (``MC_ROWS`` .. in C)."""
 # modelcheck: c enum
 (S_I, S_HI, S_N_OUT, S_VCOUNT, S_STATUS, S_W, S_SIMD, S_LEAF_ROWS, S_GENERATED, S_K, S_B,
  S_CONSTRAINT_FN, S_FIRST_CHECK, S_N_CHECKS, S_CHECK_WHEN_TRUE, S_CHECK_ENABLED, S_DEADLOCK, S_EV_PARENT,
  S_EV_CAND, S_EV_MASK, S_EV_DEADLOCK, S_RECORD, S_N_EDGES, S_CHECK_REPORT, S_N_MISS, S_PROBE,
- S_EDGE_ROWS, S_ACTION_CONSTRAINT, S_N_SCALARS) = range(29)
+ S_EDGE_ROWS, S_ACTION_CONSTRAINT, S_ORBIT_TREES, S_ORBIT_SORTED, S_ORBIT_FIRST_PERM, S_ORBIT_NPERMS, S_ORBIT_ASKED,
+ S_ORBIT_MISS_FN, S_ORBIT_MISS_NODE, S_ORBIT_MISS_DEPTH, S_N_SCALARS) = range(37)
 """The slots of the scalars array (int64): inputs, outputs and where to resume."""
 
 GOLDEN = 0x9E3779B97F4A7C15
@@ -133,7 +145,8 @@ _DTYPE = {
     OUT_LEAF: np.int32, CAND_MASK: np.uint64, CAND_OWN: np.int32, TRUE_MASK: np.uint64, SCRATCH_LEAF: np.int32,
     ROW_FP: np.int64, FP_PROG: np.int32, VFP: np.uint64, EDGE_SRC: np.int32, EDGE_DST: np.uint64,
     EDGE_LABEL: np.int32, OUT_CHECKS: np.int64, EDGE_ROWS: np.int32, EDGE_STEP: np.int32, ORBIT_CACHE: np.int64,
-    AC_COMP: np.int32, AC_EDGES: np.int64, AC_ROOT: np.int32, AC_LEAVES: LEAF,
+    AC_COMP: np.int32, AC_EDGES: np.int64, AC_ROOT: np.int32, AC_LEAVES: LEAF, O_COMP: np.int32, O_EDGES: np.int64,
+    O_ROOT: np.int32, O_LEAVES: LEAF, O_ENTRIES: np.int32, O_RANK: np.int64, O_ROW: np.int32, O_NFP: np.uint64,
 }
 DTYPES = tuple(_DTYPE[j] for j in range(N_ARRAYS))
 """Each array's type, in the order above (each written beside its array's name, so no second order to keep)."""
@@ -167,8 +180,13 @@ def expand(table: np.ndarray, scalars: np.ndarray, crew: object = None, orbit: o
     takes their candidates where they are ready.  ``orbit`` (with symmetry,
     and then without a crew) is called as ``orbit(row, h)`` for a successor
     inside the model whose own fingerprint ``h`` (signed) is not in the
-    ``ORBIT_CACHE`` yet, and returns its orbit's fingerprint, or None where
-    the spec's code failed (``ORBIT_FAILED``, ``S_I`` at that parent).
+    ``ORBIT_CACHE`` yet (and the orbit trees cannot say), and returns its
+    orbit's fingerprint, or None where the spec's code failed
+    (``ORBIT_FAILED``, ``S_I`` at that parent).  It may be a pair
+    ``(orbit, learn)``: then where an orbit tree's walk misses,
+    ``learn(row, tree, node, depth)`` is called first, and returns True
+    where it put the branch into the arrays the loop reads (their addresses
+    unchanged), so that the walk goes on, or False for ``ORBIT_MISS``.
     """
     if not COMPILED:
         raise RuntimeError("the memo kernel runs compiled only (modelcheck compile)")

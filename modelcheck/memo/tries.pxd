@@ -67,7 +67,7 @@ cdef class Tries:
     cpdef set_edge(self, Py_ssize_t n, Py_ssize_t v, Py_ssize_t code)
 
 cdef class Learner:
-    cdef public object layout, intern, c, state_type
+    cdef public object layout, intern, c, state_type, value_id
     cdef public Tries tries
     cdef public list functions, log, traced
     cdef public Py_ssize_t evaluations

@@ -221,13 +221,17 @@ class Tries:
             self.n_edges += 1
         self._pending[key] = code
 
+    def would_replace(self) -> bool:
+        """Whether :meth:`flush` would replace an array (to grow it) rather than write into the ones it has."""
+        return (self.n_nodes > len(self.comp) or self.n_leaves > len(self.leaves)
+                or self.n_entries > len(self.entries)
+                or grown_size(len(self.edges) >> 1, self.n_edges) != len(self.edges) >> 1)
+
     def flush(self) -> None:
         """Put what was learnt since the last flush into the arrays the C loop reads (growing them first)."""
         nodes, leaves, n_entries = self._flushed
         size = grown_size(len(self.edges) >> 1, self.n_edges)
-        if self.before_replace is not None and (
-                self.n_nodes > len(self.comp) or self.n_leaves > len(self.leaves)
-                or self.n_entries > len(self.entries) or size != len(self.edges) >> 1):
+        if self.before_replace is not None and self.would_replace():
             self.before_replace()
         # What a new edge or root leads to is written before it: a helper thread walking meanwhile meets
         # either nothing (a branch not learnt) or what is complete.
@@ -336,6 +340,22 @@ class Tries:
         return self.leaves["mask"]
 
 
+def plain_value(x: Any) -> Any:
+    """A result's plain value, each :class:`Traced` inside its tuples and frozensets noted as used (the
+    result depends on the component's value although nothing read it during the evaluation).  Other
+    containers are returned as they are: a caller that needs the value itself refuses those."""
+    t = type(x)
+    if t is Traced:
+        return value_of(x)
+    if t is tuple:
+        return tuple([plain_value(v) for v in x])
+    if t is frozenset:
+        return frozenset([plain_value(v) for v in x])
+    if issubclass(t, tuple) and hasattr(t, "_fields"):
+        return t(*[plain_value(v) for v in x])
+    return x
+
+
 class TracedOf(dict):
     """Component ``k``'s :class:`Traced` of each value id, made when first asked for."""
 
@@ -358,13 +378,16 @@ class Learner:
     """Grows the trees of a spec's functions by evaluating the readable spec on traced states."""
 
     def __init__(self, layout: Layout, tries: Tries, interner: Interner, c: Any,
-                 functions: list[tuple[Callable, tuple, str]], state_type: type) -> None:
+                 functions: list[tuple[Callable, tuple, str]], state_type: type,
+                 value_id: Callable[[Any], int] | None = None) -> None:
         self.layout = layout
         self.tries = tries
         self.intern = interner
         self.c = c
-        self.functions = functions  # (fn, extra args, kind: "action" or "predicate")
+        self.functions = functions  # (fn, extra args, kind: "action", "predicate" or "value")
         self.state_type = state_type
+        self.value_id = value_id
+        """For functions of kind "value": the id a leaf holds for a result (its plain value)."""
         self.evaluations = 0
         self.log: list[int] = []
         # Per component k, the Traced of each value id met there (made on first use).
@@ -409,6 +432,8 @@ class Learner:
         r = fn(self.c, s, *args)
         if kind == "action":
             code = self._action_leaf(r, s)
+        elif kind == "value":
+            code = tries.leaf(self.value_id(plain_value(r)))
         else:
             if type(r) is Traced:
                 r = value_of(r)
@@ -418,7 +443,7 @@ class Learner:
         path = mc_first_uses(log, tries.width) if COMPILED else list(dict.fromkeys(log))
         if len(path) < depth or (last is not None and path[depth - 1] != tries.comps[last]):
             raise NotDeterministic(f"{path} after {depth} reads")
-        tries.set_mask(code, path, f if kind != "action" and r else -1)
+        tries.set_mask(code, path, f if kind == "predicate" and r else -1)
         comps = tries.comps
         below = [tries.node(k) for k in path[depth:]]  # the new inner nodes, then the leaf, each under the last
         below.append(code)
