@@ -368,7 +368,7 @@ class PreparedCheck:
                 executor_notes = getattr(driver.backend, "successor_notes", lambda: [])()
                 if executor_notes and self.memo:
                     raise UsageError(f"--memo: {executor_notes[0]}")
-                warnings += executor_notes
+                warnings += executor_notes + getattr(driver.backend, "orbit_notes", lambda: [])()
                 nowhere = getattr(driver.backend, "tables_everywhere_off", lambda: None)()
                 if nowhere is not None:
                     path = self._path(driver.backend, nowhere, None)

@@ -113,6 +113,7 @@ def test_the_orbit_trees_take_kip320_s_orbits():
     report = _orbit_report(r)
     assert report["trees"] and report["why"] is None, report
     assert report["keys"] > 0 and report["evaluations"] * 4 < report["asked"], report
+    assert not any("orbit" in w for w in r.warnings), r.warnings
 
 
 @pytest.mark.parametrize("form", ["SPEC", "SPEC_ALL", "SPEC_UNRANKED", "SPEC_READS_ALL"])
@@ -147,6 +148,8 @@ def test_orbit_trees_that_learn_too_much_stand_aside(monkeypatch):
                            memo=False)
     report = _orbit_report(default)
     assert not report["trees"] and "evaluations of the spec's signature and permute" in report["why"], report
+    assert [w for w in default.warnings if w.startswith("the orbit trees stood aside")] == [
+        f"the orbit trees stood aside ({report['why']}); the spec's own signature and permute took the orbits"]
     assert _on_tables(default) and _summary(default) == _summary(own)
 
 

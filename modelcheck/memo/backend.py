@@ -480,6 +480,14 @@ class MemoBackend:
             **({"orbits": self._orbit_report()} if self.orbits is not None else {}),
         }
 
+    def orbit_notes(self) -> list[str]:
+        """The one line a run prints where the orbit trees stood aside (the spec's own functions took the
+        orbits), or nothing."""
+        trees = self.orbits
+        if trees is None or trees.why is None:
+            return []
+        return [f"the orbit trees stood aside ({trees.why}); the spec's own signature and permute took the orbits"]
+
     def _orbit_report(self) -> dict:
         """With symmetry: whether the orbit trees took the orbits, how much they learnt, and why not."""
         trees = self.orbits
