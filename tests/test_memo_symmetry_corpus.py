@@ -56,16 +56,7 @@ NOTE_PREFIXES = ("the memo tables are not used:", "the memo tables stopped")
 SEED = 1
 """The default run's ``memo_seed``: which parents the spec's own code expands again to check the tables."""
 
-DISAGREEMENTS: dict[str, str] = {
-    "signature_set_order": (
-        "the default run counts 84 distinct states, 325 generated (depth 10, holds); memo=False counts 116 "
-        "distinct, 425 generated (depth 10, holds): the signature reads tuple(frozenset), whose order follows how "
-        "the set was built, and the preflight walk does not refuse it"),
-    "permute_set_order": (
-        "the default run counts 25 distinct states, 91 generated (depth 7, holds); memo=False counts 35 distinct, "
-        "127 generated (depth 7, holds): permute reads next(iter(frozenset)), whose order follows how the set was "
-        "built, and the preflight walk does not refuse it"),
-}
+DISAGREEMENTS: dict[str, str] = {}
 """Modules on which the default run answers otherwise than the spec's own code: kept, and expected to fail."""
 
 

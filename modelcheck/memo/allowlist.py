@@ -20,7 +20,8 @@ What is allowed (the rest is refused):
 * syntax: ``def``/``lambda`` (without ``global``/``nonlocal``), ``return``,
   ``yield``, assignments to local names (and to items or attributes of
   local objects), ``if``/``for``/``while``/``break``/``continue``/``pass``,
-  ``assert``, ``raise``, boolean, comparison (``is`` only against ``None``),
+  ``assert``, ``raise``, boolean, comparison (``is`` only against ``None``,
+  and only while no state part holds None: see :attr:`Review.compares_none`),
   arithmetic and bit operators, conditional expressions, comprehensions and
   generator expressions, tuple/list/set/dict displays, subscripts and slices,
   f-strings, the walrus, attribute reads that are not dunders, and calls;
@@ -118,9 +119,13 @@ class Refused(Exception):  # noqa: N818 - the reason is the point
 class Review:
     """What :func:`review` found: the first construct refused (or None), and the module-level containers read."""
 
-    def __init__(self, refusal: str | None, mutables: list[tuple[str, Any]]) -> None:
+    def __init__(self, refusal: str | None, mutables: list[tuple[str, Any]], compares_none: str | None = None) -> None:
         self.refusal = refusal
         self.mutables = mutables
+        self.compares_none = compares_none
+        """``file:line`` of the first ``is None`` (or ``is not None``) the code can run, or None.  A traced
+        part whose value is None is not None itself, so the caller keeps the tables only while no state part
+        holds None."""
 
 
 def review(functions: Iterable[Callable], classes: Iterable[type] = ()) -> Review:
@@ -140,7 +145,7 @@ def review(functions: Iterable[Callable], classes: Iterable[type] = ()) -> Revie
         v.drain()
     except Refused as r:
         return Review(str(r), [])
-    return Review(None, list(v.mutables.values()))
+    return Review(None, list(v.mutables.values()), v.compares_none)
 
 
 class _Verifier:
@@ -152,6 +157,8 @@ class _Verifier:
         self.queue: list[tuple[Callable, str]] = []
         self.read: set[tuple[str, int, int]] = set()
         self.mutables: dict[int, tuple[str, Any]] = {}
+        self.compares_none: str | None = None
+        """Where the first ``is None`` comparison is (see :attr:`Review.compares_none`)."""
 
     def drain(self) -> None:
         while self.queue:
@@ -350,6 +357,8 @@ class _Body:
                     if isinstance(op, (ast.Is, ast.IsNot)) and not (_is_none(a) or _is_none(b)):
                         self.refuse(node, "an identity comparison (`is` between values: a traced part is "
                                           "not the value it stands for)")
+                    if isinstance(op, (ast.Is, ast.IsNot)) and self.v.compares_none is None:
+                        self.v.compares_none = f"{self.path}:{getattr(node, 'lineno', '?')}"
             elif isinstance(node, ast.Attribute):
                 if node.attr.startswith("__") and node.attr.endswith("__"):
                     self.refuse(node, f"the dunder attribute `.{node.attr}`")

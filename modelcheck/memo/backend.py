@@ -45,6 +45,7 @@ from modelcheck.search.backend import EdgeBlock, FrontierWrite, GivesWay, LevelC
 from modelcheck.search.memory import collections_paused, current_rss_bytes
 from modelcheck.search.checkpoint import write_frontier_rows
 from modelcheck.search.successor_rules import check_steps, parent_expander
+from modelcheck.spec.renaming import ModelValueRenaming
 
 CHUNK = 4096
 """Parents per call of the C loop: the driver hears from the level (and Ctrl-C is seen) this often."""
@@ -229,6 +230,9 @@ class MemoBackend:
         self.watched = [(where, obj, copy.deepcopy(obj)) for where, obj in found.mutables]
         """Module-level containers the spec's code reads, with their contents before the search: an evaluation
         that changes one keeps state between evaluations (a memoising dict), and the tables stop."""
+        self.compares_none = found.compares_none
+        """Where the spec's code first compares with ``is None``: then the tables stop once a state part holds
+        None (its traced part is not None itself, so the comparison would take the other branch)."""
         whole: frozenset = frozenset()
         self.layout: Layout = derive_layout(samples, whole)
         self.interner = Interner(is_canonical)
@@ -481,11 +485,11 @@ class MemoBackend:
         }
 
     def orbit_notes(self) -> list[str]:
-        """The one line a run prints where the orbit trees stood aside (the spec's own functions took the
-        orbits), or nothing."""
+        """The one line a run prints where the orbit trees stood aside for a reason of the spec's code (the
+        allowlist, learning that did not pay, an error on traced parts), or nothing."""
         trees = self.orbits
-        if trees is None or trees.why is None:
-            return []
+        if trees is None or trees.why is None or trees.by_design:
+            return []  # a reason of the symmetry's kind, not of the spec's code, is in --json only
         return [f"the orbit trees stood aside ({trees.why}); the spec's own signature and permute took the orbits"]
 
     def _orbit_report(self) -> dict:
@@ -722,17 +726,21 @@ class MemoBackend:
             self.mixed.update(self.interner, self.tries, self.initial_rows)
         except MixedTypes as m:
             raise MemoUnsupported(m.reason()) from None
-        changed = self._watched_changed()
-        if changed is not None:
-            where, obj = changed
-            raise MemoUnsupported(f"{where}: a module-level {type(obj).__name__} changed while the spec's code "
-                                  "ran (state kept from one evaluation to the next)")
+        broken = self._watched_changed()
+        if broken is not None:
+            raise MemoUnsupported(broken)
 
-    def _watched_changed(self) -> tuple[str, Any] | None:
-        """A module-level container the spec's code reads that an evaluation changed (where, what), or None."""
+    def _watched_changed(self) -> str | None:
+        """Why what was just learnt cannot stand, for the rules not about types: a module-level container the
+        spec's code reads changed during an evaluation, or a state part holds None where the code compares
+        with ``is None``; or None."""
         for where, obj, before in self.watched:
             if obj != before or len(obj) != len(before):
-                return where, obj
+                return (f"{where}: a module-level {type(obj).__name__} changed while the spec's code ran (state "
+                        "kept from one evaluation to the next)")
+        if self.compares_none is not None and None in self.interner.plain:
+            return (f"{self.compares_none}: `is None` where a state part can hold None (the part the tables hand "
+                    "the code stands for None but is not None itself)")
         return None
 
     def _recount(self, lo: int, hi: int) -> np.ndarray:
@@ -1021,12 +1029,16 @@ class MemoBackend:
                            model.state_type)
         if trees.why is None and model.view is not None:
             trees.why = "a VIEW is fingerprinted (the orbit is the view's)"
+        if trees.why is None and isinstance(sym.permute, ModelValueRenaming):
+            trees.why = "Symmetry.over renames model values in every part of a state: a leaf per state"
+        trees.by_design = trees.why is not None
         if trees.why is None:
             found = review([f for f in (sym.permute, sym.signature) if f is not None])
             if found.refusal is not None:
                 trees.why = found.refusal
             else:
                 self.watched += [(where, obj, copy.deepcopy(obj)) for where, obj in found.mutables]
+                self.compares_none = self.compares_none or found.compares_none
         return trees
 
     def _learn_orbit(self, c: int) -> None:

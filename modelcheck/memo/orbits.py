@@ -170,10 +170,13 @@ class OrbitTrees:
         """Those asked for in the levels before the current one."""
         self.why: str | None = None
         """Why the route stands aside (then every orbit is the spec's own code's), or None."""
+        self.by_design = False
+        """Whether :attr:`why` is a reason of the symmetry's kind, known before the search (no note printed)."""
         if self.n > MAX_VALUES:
             self.why = f"{self.n} interchangeable values, more than {MAX_VALUES}"
         elif [lehmer_index(p) for p in self.perms] != list(range(len(self.perms))):
             self.why = "the renamings are not every permutation in order"
+        self.by_design = self.why is not None
 
     @property
     def evaluations(self) -> int:

@@ -18,7 +18,7 @@ from collections import deque
 from modelcheck.errors import SpecRuntimeError, StateError
 from modelcheck.model.blame import memory_errors_are_the_specs
 from modelcheck.model.bound import BoundModel
-from modelcheck.model.fingerprint import record_classes
+from modelcheck.model.fingerprint import fingerprint, record_classes
 from modelcheck.spec.declare import State
 from modelcheck.model.symmetry import signature_mismatch
 
@@ -93,7 +93,8 @@ def check_order_independence(model: BoundModel, states: list[State]) -> None:
     state is expanded again with every frozenset in it rebuilt in reverse
     order, and the two must agree; so must the action constraint and each
     step property on a step from it, with either of the step's states
-    rebuilt.
+    rebuilt, and with ``--symmetry`` the state's orbit fingerprint (the
+    symmetry's ``signature`` and ``permute`` read the state too).
     """
     for s in states:
         twin = _rebuilt(s)
@@ -102,6 +103,14 @@ def check_order_independence(model: BoundModel, states: list[State]) -> None:
             if where is not None:
                 _order_error(model, where)
             continue
+        if model.orbit_fingerprint is not None and model.view is None:
+            h = fingerprint(s)
+            try:
+                moved = model.orbit_fingerprint(s, h) != model.orbit_fingerprint(twin, h)
+            except SpecRuntimeError:
+                moved = False  # the search reports it, with its trace
+            if moved:
+                _order_error(model, "the symmetry's signature or permute")
         first = [(ai, b, t) for ai, b, t in model.successors(s)]
         second = [(ai, b, t) for ai, b, t in model.successors(twin)]
         where = None
