@@ -18,9 +18,11 @@ whose components are mostly the parent's, moved.  The C loop walks them
 where its orbit cache misses (``kernel.mc_orbit_tables``), sorts the
 values by their keys' ranks, and fingerprints the renamed row; with two
 keys equal, it takes the smallest over the renamings that sort them, as
-the spec's own code does.  A walk that meets a branch not learnt returns
-to Python, which learns it (:meth:`OrbitTrees.learn`) and runs the parent
-again; only a key without a rank (or a ``permute`` leaf that is not one
+the spec's own code does.  A walk that meets a branch not learnt has
+Python learn it (:meth:`OrbitTrees.learn`) from the loop's call back, and
+the walk goes on where the branch could be written into the arrays the
+loop reads without moving them (else the loop returns and runs the parent
+again); only a key without a rank (or a ``permute`` leaf that is not one
 state) has the C loop ask the spec's own code for that state's orbit.
 
 Sorting needs the keys' order, which Python defines.  Each distinct key
@@ -154,15 +156,15 @@ class OrbitTrees:
     def __init__(self, layout: Layout, interner: Interner, c: Any, permute: Callable,
                  signature: Callable | None, perms: Sequence[tuple[int, ...]], state_type: type) -> None:
         self.n = len(perms[0])
-        self.perms = [tuple(p) for p in perms]
+        self.perms = [tuple(p) for p in perms] if self.n <= MAX_VALUES else []
         self.sorted = signature is not None
         self.order = KeyOrder()
         functions: list[tuple[Callable, tuple, str]] = []
-        if signature is not None:
+        if signature is not None and self.perms:
             functions += [(signature, (r,), "value") for r in range(self.n)]
         self.first_perm = len(functions)
         functions += [(permute, (p,), "action") for p in self.perms]
-        self.tries = Tries(len(functions), layout.width)
+        self.tries = Tries(max(1, len(functions)), layout.width)
         self.learner = Learner(layout, self.tries, interner, c, functions, state_type, value_id=self.order.id_of)
         self.asked = 0
         """Orbits asked for of the trees by the C loop (its cache's misses), as last read."""
