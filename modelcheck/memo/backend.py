@@ -496,7 +496,7 @@ class MemoBackend:
         """With symmetry: whether the orbit trees took the orbits, how much they learnt, and why not."""
         trees = self.orbits
         return {"trees": trees.why is None, "why": trees.why, "evaluations": trees.evaluations,
-                "asked": trees.asked_before + int(self.S[kn.S_ORBIT_ASKED]), "keys": len(trees.order.ids)}
+                "asked": int(self.S[kn.S_ORBIT_ASKED]), "keys": len(trees.order.ids)}
 
     def _crew_report(self) -> dict:
         """Parents prepared and given back by the helper threads, and by this thread ahead of its turn."""
@@ -765,9 +765,9 @@ class MemoBackend:
         self._fit_out(len(self.out_parent))
         self.gen_by_action = np.zeros(n_actions, np.int64)
         self.new_by_action = np.zeros(n_actions, np.int64)
-        if getattr(self, "orbits", None) is not None and hasattr(self, "S"):  # the C loop's count of orbits asked for, kept over levels
-            self.orbits.asked_before += int(self.S[kn.S_ORBIT_ASKED])
+        asked = int(self.S[kn.S_ORBIT_ASKED]) if hasattr(self, "S") else 0
         self.S = np.zeros(kn.S_N_SCALARS, np.int64)
+        self.S[kn.S_ORBIT_ASKED] = asked  # the C loop's count of orbits asked for, kept over levels
 
     def _helper_counts(self) -> tuple[int, int, int, int]:
         """(parents the helper threads prepared, parents they gave back, the same two for the parents this
@@ -1046,10 +1046,9 @@ class MemoBackend:
         stand the orbit trees aside (then the C loop asks the spec's own code for every orbit)."""
         trees = self.orbits
         S = self.S
-        trees.asked = trees.asked_before + int(S[kn.S_ORBIT_ASKED])
         try:
             trees.learn(int(S[kn.S_ORBIT_MISS_FN]), tuple(self.cand[c].tolist()),
-                        (int(S[kn.S_ORBIT_MISS_NODE]), int(S[kn.S_ORBIT_MISS_DEPTH])))
+                        (int(S[kn.S_ORBIT_MISS_NODE]), int(S[kn.S_ORBIT_MISS_DEPTH])), int(S[kn.S_ORBIT_ASKED]))
         except Exception as exc:  # noqa: BLE001 - the spec's own code says what it means, on plain values
             trees.why = f"the spec's symmetry functions failed on traced parts ({type(exc).__name__})"
         self._watch()
@@ -1063,9 +1062,8 @@ class MemoBackend:
         if (trees.why is not None or len(interner.values) + self.width + 8 > len(interner.fps)
                 or len(trees.order.ids) + trees.n + 2 >= len(trees.order.rank)):
             return False  # learning might replace the values' fingerprints or the ranks the loop reads
-        trees.asked = trees.asked_before + int(self.S[kn.S_ORBIT_ASKED])
         try:
-            trees.learn(f, row, (node, depth))
+            trees.learn(f, row, (node, depth), int(self.S[kn.S_ORBIT_ASKED]))
         except Exception:  # noqa: BLE001 - learnt again by _learn_orbit, which stands the trees aside
             return False
         if trees.why is not None or self.o_tries.would_replace() or self._watched_changed() is not None:

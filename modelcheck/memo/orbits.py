@@ -166,10 +166,6 @@ class OrbitTrees:
         functions += [(permute, (p,), "action") for p in self.perms]
         self.tries = Tries(max(1, len(functions)), layout.width)
         self.learner = Learner(layout, self.tries, interner, c, functions, state_type, value_id=self.order.id_of)
-        self.asked = 0
-        """Orbits asked for of the trees by the C loop (its cache's misses), as last read."""
-        self.asked_before = 0
-        """Those asked for in the levels before the current one."""
         self.why: str | None = None
         """Why the route stands aside (then every orbit is the spec's own code's), or None."""
         self.by_design = False
@@ -184,14 +180,13 @@ class OrbitTrees:
     def evaluations(self) -> int:
         return self.learner.evaluations
 
-    def learn(self, f: int, row: tuple, at: tuple[int, int]) -> None:
+    def learn(self, f: int, row: tuple, at: tuple[int, int], asked: int) -> None:
         """Grow tree ``f`` along ``row`` from where the C loop's walk stopped (``at``: the last inner node
-        passed or -1, and how many), unless learning has not paid for the orbits asked for so far
-        (:attr:`asked`, kept by the caller): then stand aside.  Raises what the spec's code raises on traced
-        parts and the learner's refusals."""
-        if self.why is None and self.asked >= GIVE_WAY_AFTER and (
-                self.learner.evaluations > GIVE_WAY_RATIO * self.asked):
+        passed or -1, and how many), unless learning has not paid for the ``asked`` orbits the C loop asked
+        of the trees so far (its cache's misses): then stand aside.  Raises what the spec's code raises on
+        traced parts and the learner's refusals."""
+        if self.why is None and asked >= GIVE_WAY_AFTER and self.learner.evaluations > GIVE_WAY_RATIO * asked:
             self.why = (f"{self.learner.evaluations:,} evaluations of the spec's signature and permute for "
-                        f"{self.asked:,} orbits")
+                        f"{asked:,} orbits")
         if self.why is None:
             self.learner.learn(f, row, at)
