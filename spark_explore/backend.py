@@ -74,6 +74,8 @@ class SparkBackend:
         self.generated_total = 0
         self.successors: dict[str, tuple] = {}
         """Per executor (Python worker): (on the tables, why not, from which level), as last reported."""
+        self.orbit_asides: dict[str, str] = {}
+        """Per Python worker whose orbit trees stood aside for a reason of the spec's code: the reason."""
         self.spec_ref = spec_ref
         self.master = master
         self.requested_partitions = partitions
@@ -261,10 +263,12 @@ class SparkBackend:
 
     def _note_successors(self, report: tuple) -> None:
         """Keep what an executor's task said of its successor path; on the tables it may only leave them."""
-        name, on_tables, why, since = report
+        name, on_tables, why, since, orbit_why = report
         known = self.successors.get(name)
         if known is None or known[0]:
             self.successors[name] = (on_tables, why, since)
+        if orbit_why is not None:  # trees that stood aside stay aside in that worker
+            self.orbit_asides.setdefault(name, orbit_why)
 
     def successor_notes(self) -> list[str]:
         """One line per reason the executors' Python workers ran the spec's own code where the run asked for
@@ -285,6 +289,16 @@ class SparkBackend:
                 lines.append(f"the memo tables stopped on {where} ({why}); the spec's own code went on there "
                              f"from level {since + 1}")
         return lines
+
+    def orbit_notes(self) -> list[str]:
+        """One line per reason the orbit trees of Python workers on the tables stood aside (worded as the
+        local engine words its own), naming the workers; their orbits were the spec's own code's."""
+        by_reason: dict[str, list[str]] = {}
+        for name, why in sorted(self.orbit_asides.items()):
+            by_reason.setdefault(why, []).append(name)
+        return [f"the orbit trees stood aside on Spark worker{'s' if len(names) > 1 else ''} {', '.join(names)} "
+                f"({why}); the spec's own signature and permute took the orbits there"
+                for why, names in by_reason.items()]
 
     def tables_everywhere_off(self) -> str | None:
         """Why no Python worker ran on the tables (the first reason), or None if one did or none was asked."""
@@ -372,6 +386,7 @@ class SparkBackend:
                                         f"the spec's own code: {why}" if self.tables is not None else
                                         "the spec's own code, as the run chose"
                                         for name, (on, why, _since) in sorted(self.successors.items())},
+                "executor_orbit_trees_aside": dict(sorted(self.orbit_asides.items())),
                 "shuffle": {"candidates": self.shuffle[0], "bytes": self.shuffle[1],
                             "pickle_seconds": round(self.shuffle[2], 3), "received": self.shuffle[3],
                             "unpickle_seconds": round(self.shuffle[4], 3)},

@@ -358,11 +358,11 @@ def tables_of(job: tuple, model: BoundModel) -> ExecutorTables | None:
 
 
 def _successors(tables: ExecutorTables | None) -> tuple:
-    """(Python worker, on the tables, why not, from which level) for the driver's report: each of an
-    executor's Python workers keeps tables of its own."""
+    """(Python worker, on the tables, why not, from which level, why its orbit trees stood aside) for the
+    driver's report: each of an executor's Python workers keeps tables of its own."""
     name = f"{executor_name()} worker {os.getpid()}"
     if tables is None:
-        return name, False, None, None
+        return name, False, None, None, None
     return (name, *tables.status())
 
 

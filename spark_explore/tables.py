@@ -52,9 +52,15 @@ class ExecutorTables:
         self.reason = reason
         self.level = level
 
-    def status(self) -> tuple[bool, str | None, int | None]:
-        """(on the tables, why not, from which level) for the run's report."""
-        return self.backend is not None, self.reason, self.level
+    def status(self) -> tuple[bool, str | None, int | None, str | None]:
+        """(on the tables, why not, from which level, why the orbit trees stood aside) for the run's report.
+
+        The last is None where the trees took the orbits, where there is no symmetry, where they stand
+        aside by design (a reason of the symmetry's kind, which the driver's own tables report), or where
+        this worker is off the tables altogether."""
+        trees = getattr(self.backend, "orbits", None)
+        orbit_why = trees.why if trees is not None and not trees.by_design else None
+        return self.backend is not None, self.reason, self.level, orbit_why
 
 
 @lru_cache(maxsize=4)

@@ -73,6 +73,21 @@ def test_spark_on_the_specs_own_code_matches_local(sc, ref, consts, opts):
     assert spark.engine_report["shuffle"]["candidates"] > 0
 
 
+def test_orbit_trees_standing_aside_on_an_executor_are_named(sc):
+    """A signature the tables' review refuses keeps each worker's orbit trees aside: the counts are the local
+    engine's, and the run names the workers, as the local engine notes its own trees."""
+    ref = f"{MODELS / 'symmetric_counters.py'}:SPEC_REFUSED_SIGNATURE"
+    local, spark = both(sc, ref, (("N", "3"), ("Max", "2")), symmetry=True, continue_after_violation=True)
+    assert [d for d in differences(local, spark) if not d.startswith("warnings:")] == []  # notes: below
+    assert set(spark.engine_report["executor_successors"].values()) == {"memo tables"}
+    aside = spark.engine_report["executor_orbit_trees_aside"]
+    assert aside and all("isinstance" in why for why in aside.values()), aside
+    local_note = [w for w in local.warnings if w.startswith("the orbit trees stood aside")]
+    spark_note = [w for w in spark.warnings if w.startswith("the orbit trees stood aside on Spark worker")]
+    assert len(local_note) == 1 and "isinstance" in local_note[0], local.warnings
+    assert len(spark_note) == 1 and all(name in spark_note[0] for name in aside), spark.warnings
+
+
 def test_memo_on_spark_insists_on_the_tables_in_every_worker():
     """``--memo`` with Spark: a run whose workers all ran on the tables reports it; one whose worker could not
     is refused in one line (exit 2), as the local engine refuses it."""

@@ -8,8 +8,9 @@ renamings.  The same spec comes in four forms that differ only in how the
 symmetry is declared: with a ``signature`` (``SPEC``), without one (every
 renaming tried: ``SPEC_ALL``), with keys that have no order Python can rank
 (frozensets: ``SPEC_UNRANKED``), and with a ``permute`` that reads every
-part of the state (``SPEC_READS_ALL``).  Each must count what the spec's
-own code counts.
+part of the state (``SPEC_READS_ALL``), and with a ``signature`` the
+tables' review refuses (``isinstance``: ``SPEC_REFUSED_SIGNATURE``).  Each
+must count what the spec's own code counts.
 """
 
 from typing import NamedTuple
@@ -79,6 +80,10 @@ def unranked_signature(c, s, p):
     return frozenset({s.counters[p], s.token == p})
 
 
+def refused_signature(c, s, p):
+    return (s.counters[p], isinstance(s.token, int) and s.token == p)
+
+
 def permute_reading_all(c, s, perm):
     if sum(s.counters) < 0:  # reads every counter: a leaf per state
         return s
@@ -94,3 +99,4 @@ SPEC = _spec("symmetric-counters", Symmetry(lambda c: c.N, permute, signature))
 SPEC_ALL = _spec("symmetric-counters-all", Symmetry(lambda c: c.N, permute))
 SPEC_UNRANKED = _spec("symmetric-counters-unranked", Symmetry(lambda c: c.N, permute, unranked_signature))
 SPEC_READS_ALL = _spec("symmetric-counters-reads-all", Symmetry(lambda c: c.N, permute_reading_all, signature))
+SPEC_REFUSED_SIGNATURE = _spec("symmetric-counters-refused", Symmetry(lambda c: c.N, permute, refused_signature))
