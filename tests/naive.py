@@ -43,7 +43,8 @@ def naive_explore(spec: Any, consts: Any) -> dict[str, int]:
     }
 
 
-def _successors(spec: Any, consts: Any, s: Any) -> list:
+def successors(spec: Any, consts: Any, s: Any) -> list:
+    """Every successor of ``s`` by the spec's own actions, in their order (duplicates kept)."""
     out = []
     for act in spec.actions:
         for binding in act.bindings(consts):
@@ -65,7 +66,7 @@ def naive_shortest(spec: Any, consts: Any, invariant: str) -> int:
         s = queue.popleft()
         if not pred(consts, s):
             return depth[s]
-        for t in _successors(spec, consts, s):
+        for t in successors(spec, consts, s):
             if t not in depth:
                 depth[t] = depth[s] + 1
                 queue.append(t)
@@ -83,7 +84,7 @@ def naive_terminal_states(spec: Any, consts: Any) -> list:
             queue.append(s)
     while queue:
         s = queue.popleft()
-        succs = _successors(spec, consts, s)
+        succs = successors(spec, consts, s)
         if not succs:
             terminal.append(s)
         for t in succs:

@@ -40,15 +40,14 @@ from pathlib import Path
 import pytest
 
 import modelcheck
-from modelcheck.errors import SpecRuntimeError, UsageError
+from modelcheck.errors import SpecRuntimeError
 from modelcheck.spec.constants import build_constants
 from modelcheck.spec.loader import load_spec, user_module_name
-from conftest import INTERPRETED
-from naive import naive_explore
+from corpus_support import check_path_note, expect_disagreement, on_tables, path_note, summary
+from naive import naive_explore, successors
 
 CORPUS = Path(__file__).resolve().parent / "memo_corpus_actions"
 SPECS = sorted(p for p in CORPUS.glob("*.py") if not p.name.startswith("_"))
-NOTE_PREFIXES = ("the memo tables are not used:", "the memo tables stopped")
 SEED = 1
 """The default run's ``memo_seed``: which parents the spec's own code expands again to check the tables."""
 
@@ -60,49 +59,8 @@ DISAGREEMENTS: dict[str, str] = {
 """Modules on which the default run answers otherwise than the spec's own code: kept, and expected to fail."""
 
 
-def _fast_path(r) -> bool:
-    return (r.engine_report or {}).get("successors") == "memo tables"
-
-
-def _summary(r) -> dict:
-    v = r.violation
-    return {"result": r.result, "distinct": r.distinct_states, "generated": r.states_generated,
-            "depth": r.depth, "violated": v.name if v else None, "trace": len(v.trace) if v else 0}
-
-
-def _path_note(r) -> str:
-    if _fast_path(r):
-        return "fast path (memo tables)"
-    notes = [w for w in r.warnings if w.startswith(NOTE_PREFIXES)]
-    return "spec's own code: " + (notes[0] if notes else "NO NOTE")
-
-
-def _check_path_note(path: str, r) -> None:
-    """A default run that did not use the tables carries one note saying why; one that never could, ``memo=True`` refuses."""
-    if _fast_path(r):
-        return
-    notes = [w for w in r.warnings if w.startswith(NOTE_PREFIXES)]
-    if INTERPRETED:
-        assert notes == [], r.warnings
-        return
-    assert len(notes) == 1 and "\n" not in notes[0], (
-        f"the default run did not use the memo tables but says why in {len(notes)} notes: {r.warnings}")
-    if notes[0].startswith("the memo tables are not used:"):
-        with pytest.raises(UsageError):
-            modelcheck.check(path, memo=True)
-
-
 class OracleError(Exception):
     """The spec's own code fails on a step (an exception, or a constraint's result that is not a bool)."""
-
-
-def _successors(spec, consts, s) -> list:
-    out = []
-    for act in spec.actions:
-        for binding in act.bindings(consts):
-            r = act.fn(consts, s, *binding)
-            out.extend([] if r is None else (r if isinstance(r, list) else [r]))
-    return out
 
 
 def _holds(name, fn, *args) -> bool:
@@ -134,7 +92,7 @@ def naive_verdict(spec, consts, names) -> dict:
             return found
     while queue:
         s = queue.popleft()
-        for t in _successors(spec, consts, s):
+        for t in successors(spec, consts, s):
             if spec.state_constraint is not None and not _holds("state_constraint", spec.state_constraint, consts, t):
                 continue
             if not _holds("action_constraint", spec.action_constraint, consts, s, t):
@@ -146,8 +104,7 @@ def naive_verdict(spec, consts, names) -> dict:
 
 @pytest.fixture(params=SPECS, ids=[p.stem for p in SPECS])
 def corpus(request):
-    if request.param.stem in DISAGREEMENTS:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=DISAGREEMENTS[request.param.stem]))
+    expect_disagreement(request, DISAGREEMENTS)
     path = str(request.param)
     spec = load_spec(path)
     return path, spec, sys.modules[user_module_name(path)]
@@ -161,16 +118,16 @@ def test_action_constraint_gives_the_specs_own_answer(corpus, record_property):
         return _check_both_fail(path, spec, consts, record_property)
     plain = modelcheck.check(path, memo=False)
     default = modelcheck.check(path, memo_seed=SEED)
-    record_property("default_path", _path_note(default))
+    record_property("default_path", path_note(default))
     naive = naive_verdict(spec, consts, list(plain.invariants))
-    found = {"default": _summary(default), "memo=False": _summary(plain)}
-    assert found["default"] == found["memo=False"], f"{found}; default: {_path_note(default)}"
+    found = {"default": summary(default), "memo=False": summary(plain)}
+    assert found["default"] == found["memo=False"], f"{found}; default: {path_note(default)}"
     assert {k: found["memo=False"][k] for k in naive} == naive, f"memo=False: {found['memo=False']}, oracle: {naive}"
     assert naive["result"] == module.EXPECTED, f"the spec gives {naive['result']}, its module says {module.EXPECTED}"
-    _check_path_note(path, default)
-    if _fast_path(default):
+    check_path_note(default, lambda: modelcheck.check(path, memo=True))
+    if on_tables(default):
         threads = modelcheck.check(path, workers=2, memo_seed=SEED)
-        assert _summary(threads) == found["default"], f"workers=2: {_summary(threads)}, one thread: {found['default']}"
+        assert summary(threads) == found["default"], f"workers=2: {summary(threads)}, one thread: {found['default']}"
 
 
 def test_whole_state_space_agrees(corpus, record_property):
@@ -181,13 +138,13 @@ def test_whole_state_space_agrees(corpus, record_property):
     naive = naive_explore(spec, build_constants(spec, {}))
     runs = {"memo=False": modelcheck.check(path, memo=False, invariants=[]),
             "default": modelcheck.check(path, invariants=[], memo_seed=SEED)}
-    record_property("default_path", _path_note(runs["default"]))
-    if _fast_path(runs["default"]):
+    record_property("default_path", path_note(runs["default"]))
+    if on_tables(runs["default"]):
         runs["default, workers=2"] = modelcheck.check(path, invariants=[], workers=2, memo_seed=SEED)
     counts = {name: (r.distinct_states, r.states_generated, r.depth) for name, r in runs.items()}
     want = (naive["distinct"], naive["generated"], naive["depth"])
     assert counts == dict.fromkeys(runs, want), (
-        f"(distinct, generated, depth): {counts}, naive explorer: {want}; default: {_path_note(runs['default'])}")
+        f"(distinct, generated, depth): {counts}, naive explorer: {want}; default: {path_note(runs['default'])}")
 
 
 def _check_both_fail(path, spec, consts, record_property) -> None:
@@ -204,13 +161,13 @@ def _check_both_fail(path, spec, consts, record_property) -> None:
         plain_error = str(err).splitlines()[0]
         assert getattr(module, "REJECTED", "") in plain_error
     else:
-        pytest.fail(f"the module says its own code fails, but memo=False answers {_summary(plain)}")
+        pytest.fail(f"the module says its own code fails, but memo=False answers {summary(plain)}")
     try:
         default = modelcheck.check(path, memo_seed=SEED)
     except SpecRuntimeError as err:
         record_property("default_path", "error, as the spec's own code")
         assert str(err).splitlines()[0] == plain_error
         return
-    record_property("default_path", _path_note(default))
+    record_property("default_path", path_note(default))
     pytest.fail(f"memo=False stops with {plain_error!r}, the default run answers "
-                f"{_summary(default)} ({_path_note(default)})")
+                f"{summary(default)} ({path_note(default)})")

@@ -20,50 +20,15 @@ from pathlib import Path
 import pytest
 
 import modelcheck
-from modelcheck.errors import SpecRuntimeError, UsageError
+from modelcheck.errors import SpecRuntimeError
 from modelcheck.spec.constants import build_constants
 from modelcheck.spec.loader import load_spec, user_module_name
 from conftest import INTERPRETED
+from corpus_support import NOTE_PREFIXES, check_path_note, on_tables, path_note, summary
 from naive import naive_explore, naive_shortest, naive_terminal_states
 
 CORPUS = Path(__file__).resolve().parent / "memo_corpus"
 SPECS = sorted(p for p in CORPUS.glob("*.py") if not p.name.startswith("_"))
-NOTE_PREFIXES = ("the memo tables are not used:", "the memo tables stopped")
-
-
-def _fast_path(r) -> bool:
-    """Whether a run computed its successors through the memo tables (its ``--json`` "memo" report says so)."""
-    return (r.engine_report or {}).get("successors") == "memo tables"
-
-
-def _summary(r) -> dict:
-    v = r.violation
-    return {"result": r.result, "distinct": r.distinct_states, "generated": r.states_generated,
-            "depth": r.depth, "violated": v.name if v else None, "trace": len(v.trace) if v else 0,
-            "sometimes": dict(r.sometimes_reached)}
-
-
-def _path_note(r) -> str:
-    """Which path a default run took, as the report's one line."""
-    if _fast_path(r):
-        return "fast path (memo tables)"
-    notes = [w for w in r.warnings if w.startswith(NOTE_PREFIXES)]
-    return "spec's own code: " + (notes[0] if notes else "NO NOTE")
-
-
-def _check_path_note(path: str, r) -> None:
-    """A default run that did not use the tables must carry one note saying why, and ``memo=True`` must refuse."""
-    if _fast_path(r):
-        return
-    notes = [w for w in r.warnings if w.startswith(NOTE_PREFIXES)]
-    if INTERPRETED:  # MODELCHECK_INTERPRETED: the tables stand aside as the user asked, and the check says nothing
-        assert notes == [], r.warnings
-    else:
-        assert len(notes) == 1 and "\n" not in notes[0], (
-            f"the default run did not use the memo tables but says why in {len(notes)} notes: {r.warnings}")
-    with pytest.raises(UsageError):
-        insisted = modelcheck.check(path, memo=True)
-        print(f"memo=True ran {_path_note(insisted)}")
 
 
 KNOWN_GAPS = {
@@ -89,18 +54,18 @@ def test_default_path_gives_the_specs_own_answer(corpus, record_property):
         return _check_both_fail(path, record_property)
     plain = modelcheck.check(path, memo=False)
     default = modelcheck.check(path)
-    record_property("default_path", _path_note(default))
+    record_property("default_path", path_note(default))
     consts = build_constants(spec, {})
     lengths = [n for n in (naive_shortest(spec, consts, name) for name in plain.invariants) if n]
     naive = {"result": "violated" if lengths else "holds", "trace": min(lengths, default=0)}
     if not lengths and not spec.deadlock_expected:
         naive = {"result": "deadlock" if naive_terminal_states(spec, consts) else "holds"}
-    found = {"default": _summary(default), "memo=False": _summary(plain)}
+    found = {"default": summary(default, sometimes=True), "memo=False": summary(plain, sometimes=True)}
     verdicts = {name: {k: r[k] for k in naive} for name, r in found.items()}
     assert found["default"] == found["memo=False"] and verdicts["memo=False"] == naive, (
-        f"{found}, naive explorer: {naive}; default: {_path_note(default)}")
+        f"{found}, naive explorer: {naive}; default: {path_note(default)}")
     assert naive["result"] == module.EXPECTED, f"the spec gives {naive['result']}, its module says {module.EXPECTED}"
-    _check_path_note(path, default)
+    check_path_note(default, lambda: modelcheck.check(path, memo=True), refused_always=True)
 
 
 def test_whole_state_space_agrees(corpus, record_property):
@@ -115,13 +80,13 @@ def test_whole_state_space_agrees(corpus, record_property):
     naive = naive_explore(spec, build_constants(spec, {}))
     runs = {"memo=False": modelcheck.check(path, memo=False, invariants=[], deadlock=False),
             "default": modelcheck.check(path, invariants=[], deadlock=False)}
-    record_property("default_path", _path_note(runs["default"]))
-    if _fast_path(runs["default"]):
+    record_property("default_path", path_note(runs["default"]))
+    if on_tables(runs["default"]):
         runs["default, workers=2"] = modelcheck.check(path, invariants=[], deadlock=False, workers=2)
     counts = {name: (r.distinct_states, r.states_generated, r.depth) for name, r in runs.items()}
     want = (naive["distinct"], naive["generated"], naive["depth"])
     assert counts == dict.fromkeys(runs, want), (
-        f"(distinct, generated, depth): {counts}, naive explorer: {want}; default: {_path_note(runs['default'])}")
+        f"(distinct, generated, depth): {counts}, naive explorer: {want}; default: {path_note(runs['default'])}")
 
 
 def _check_both_fail(path: str, record_property) -> None:
@@ -131,16 +96,16 @@ def _check_both_fail(path: str, record_property) -> None:
     except SpecRuntimeError as err:
         plain_error = str(err).splitlines()[0]
     else:
-        pytest.fail(f"the module says its own code fails, but memo=False answers {_summary(plain)}")
+        pytest.fail(f"the module says its own code fails, but memo=False answers {summary(plain, sometimes=True)}")
     try:
         default = modelcheck.check(path)
     except SpecRuntimeError as err:
         record_property("default_path", "error, as the spec's own code")
         assert str(err).splitlines()[0] == plain_error
         return
-    record_property("default_path", _path_note(default))
+    record_property("default_path", path_note(default))
     pytest.fail(f"memo=False stops with {plain_error!r}, the default run answers "
-                f"{_summary(default)} ({_path_note(default)})")
+                f"{summary(default, sometimes=True)} ({path_note(default)})")
 
 
 ON = {"MODELCHECK_USER_BUILD": ""}
@@ -164,6 +129,7 @@ COMPILED_SPECS = [p for p in SPECS if p.stem in COMPILED_SAMPLE]
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(INTERPRETED, reason="MODELCHECK_INTERPRETED is set: no spec is compiled")
 @pytest.mark.parametrize("spec_path", COMPILED_SPECS, ids=[p.stem for p in COMPILED_SPECS])
 def test_compiled_spec_gives_the_same_answer(compiled_corpus, spec_path, record_property):
     """The compiled build of a corpus spec, on the default path, answers as the interpreted spec's own code."""
@@ -185,7 +151,7 @@ def test_compiled_spec_gives_the_same_answer(compiled_corpus, spec_path, record_
     fast = (data.get("memo") or {}).get("successors") == "memo tables"
     notes = [w for w in data["warnings"] if w.startswith(NOTE_PREFIXES)]
     record_property("compiled_path", "fast path (memo tables)" if fast else "; ".join(notes) or "NO NOTE")
-    plain = _summary(modelcheck.check(path, memo=False))
+    plain = summary(modelcheck.check(path, memo=False), sometimes=True)
     violation = data.get("violation")
     got = {"result": data["result"], "distinct": data["distinct_states"], "generated": data["states_generated"],
            "depth": data["depth"], "violated": violation["invariant"] if violation else None,

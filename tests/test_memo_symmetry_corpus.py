@@ -49,10 +49,10 @@ from modelcheck.model.fingerprint import fingerprint
 from modelcheck.spec.constants import build_constants
 from modelcheck.spec.loader import load_spec, user_module_name
 from conftest import INTERPRETED
+from corpus_support import check_path_note, expect_disagreement, on_tables, path_note, summary
 
 CORPUS = Path(__file__).resolve().parent / "memo_corpus_symmetry"
 SPECS = sorted(p for p in CORPUS.glob("*.py") if not p.name.startswith("_"))
-NOTE_PREFIXES = ("the memo tables are not used:", "the memo tables stopped")
 SEED = 1
 """The default run's ``memo_seed``: which parents the spec's own code expands again to check the tables."""
 
@@ -60,33 +60,19 @@ DISAGREEMENTS: dict[str, str] = {}
 """Modules on which the default run answers otherwise than the spec's own code: kept, and expected to fail."""
 
 
-def _on_tables(r) -> bool:
-    return (r.engine_report or {}).get("successors") == "memo tables"
-
-
-def _summary(r) -> dict:
-    v = r.violation
-    return {"result": r.result, "distinct": r.distinct_states, "generated": r.states_generated,
-            "depth": r.depth, "violated": v.name if v else None, "trace": len(v.trace) if v else 0}
-
-
 def _path_note(r) -> str:
-    if _on_tables(r):
+    if on_tables(r):
         orbits = r.engine_report.get("orbits") or {}
         return "memo tables, " + ("orbit trees" if orbits.get("trees") else f"no orbit trees: {orbits.get('why')}")
-    notes = [w for w in r.warnings if w.startswith(NOTE_PREFIXES)]
-    return "spec's own code: " + (notes[0] if notes else r.successors_why or "NO NOTE")
+    return path_note(r)
 
 
 def _check_path_note(r) -> None:
     """A default run off the tables says why in one note; one on the tables without the orbit trees says why."""
-    notes = [w for w in r.warnings if w.startswith(NOTE_PREFIXES)]
     if INTERPRETED:
-        assert not _on_tables(r) and notes == [], r.warnings
-        return
-    if not _on_tables(r):
-        assert len(notes) == 1 and "\n" not in notes[0], (
-            f"the default run did not use the memo tables but says why in {len(notes)} notes: {r.warnings}")
+        assert not on_tables(r)
+    check_path_note(r)
+    if INTERPRETED or not on_tables(r):
         return
     orbits = r.engine_report.get("orbits")
     assert orbits is not None, f"a symmetric run on the tables reports no orbits: {r.engine_report}"
@@ -193,8 +179,7 @@ def _run(path, consts, **options):
 
 @pytest.fixture(params=SPECS, ids=[p.stem for p in SPECS])
 def corpus(request):
-    if request.param.stem in DISAGREEMENTS and not INTERPRETED:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=DISAGREEMENTS[request.param.stem]))
+    expect_disagreement(request, DISAGREEMENTS)
     path = str(request.param)
     spec = load_spec(path)
     module = sys.modules[user_module_name(path)]
@@ -210,7 +195,7 @@ def test_symmetry_gives_the_specs_own_answer(corpus, record_property):
     plain = _run(path, consts, memo=False)
     default = _run(path, consts, memo_seed=SEED)
     record_property("default_path", _path_note(default))
-    found = {"default": _summary(default), "memo=False": _summary(plain)}
+    found = {"default": summary(default), "memo=False": summary(plain)}
     assert found["default"] == found["memo=False"], f"{found}; default: {_path_note(default)}"
     assert plain.result == module.EXPECTED, f"the spec gives {plain.result}, its module says {module.EXPECTED}"
     _check_path_note(default)
@@ -230,7 +215,7 @@ def _check_both_fail(path, spec, module, c, consts, record_property) -> None:
     except Exception as err:  # noqa: BLE001 - whatever the spec's own code raises
         own = (type(err).__name__, str(err).splitlines()[0], len(getattr(err, "trace", None) or []))
     else:
-        pytest.fail(f"the module says its own code fails, but memo=False answers {_summary(plain)}")
+        pytest.fail(f"the module says its own code fails, but memo=False answers {summary(plain)}")
     try:
         default = _run(path, consts, memo_seed=SEED)
     except Exception as err:  # noqa: BLE001
@@ -238,4 +223,4 @@ def _check_both_fail(path, spec, module, c, consts, record_property) -> None:
         assert (type(err).__name__, str(err).splitlines()[0], len(getattr(err, "trace", None) or [])) == own
         return
     record_property("default_path", _path_note(default))
-    pytest.fail(f"memo=False stops with {own}, the default run answers {_summary(default)} ({_path_note(default)})")
+    pytest.fail(f"memo=False stops with {own}, the default run answers {summary(default)} ({_path_note(default)})")
