@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from modelcheck.model.symmetry import renamed_set
+from modelcheck.spec.renamed import renamed_set
 from modelcheck.specs.broker_state import NONE, UNKNOWN, FailureConstants, FailureState, leader_alive
 from modelcheck.specs.broker_truncation import epoch_rounds
 from modelcheck.specs.message_events import send

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from modelcheck import Domain, Symmetry, action, all_of, constant, eventually, leads_to, liveness, step_property
-from modelcheck.model.symmetry import renamed_set
+from modelcheck.spec.renamed import renamed_set
 from modelcheck.spec.replace import replace_at, replacer
 from modelcheck.specs.message_events import exchange, send
 from modelcheck.specs.naming import replica_name, replica_set

@@ -79,3 +79,109 @@ def test_module_level_containers_are_reported_for_watching():
 
 def _reads_cache(c, s):
     return cases.CACHE.get(s.a, s)
+
+
+def _module_named(name: str, path, source: str):
+    import importlib.util
+    import sys
+
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+LRU_SOURCE = """
+import functools
+
+@functools.lru_cache(maxsize=None)
+def cached(x):
+    return x + 1
+
+def action(c, s):
+    return cached(s)
+"""
+
+
+@pytest.mark.parametrize("name", ["modelcheck.specs.review_bait", "modelcheck.specsbait", "modelcheck_user_bait"])
+def test_a_spec_compiled_under_the_project_s_name_is_reviewed(tmp_path, name):
+    """Only the spec API (``modelcheck.spec`` and its modules) is trusted unread: the project's own specs,
+    compiled as ``modelcheck.specs.*``, are reviewed as any spec is (a prefix match once let them through)."""
+    import sys
+
+    module = _module_named(name, tmp_path / "bait.py", LRU_SOURCE)
+    try:
+        found = review([module.action]).refusal
+    finally:
+        del sys.modules[name]
+    assert found is not None and "functools.lru_cache" in found
+
+
+API_SOURCE = """
+from typing import NamedTuple
+
+from modelcheck.spec.renamed import renamed_set
+from modelcheck.spec.replace import replace_at, replacer
+
+
+class S(NamedTuple):
+    a: tuple
+    b: frozenset
+
+
+SET_B = replacer(S, "b")
+
+
+def action(c, s):
+    return SET_B(s._replace(a=replace_at(s.a, 0, 1)), renamed_set((1, 0), s.b))
+"""
+
+
+def test_the_spec_api_is_trusted_and_its_generated_functions_too(tmp_path):
+    """The spec API's helpers, and the functions ``replacer`` generates, are followed unread."""
+    import sys
+
+    module = _module_named("modelcheck_user_api_bait", tmp_path / "api_bait.py", API_SOURCE)
+    try:
+        assert module.SET_B.__module__ == "modelcheck.spec.replace"
+        assert review([module.action]).refusal is None
+    finally:
+        del sys.modules["modelcheck_user_api_bait"]
+
+
+RENAMED_SOURCE = """
+def _calling(fn):
+    def one(c, s, b):
+        return fn(c, s, b)
+    return one
+
+def step(c, s, b):
+    return s
+
+def with_type(c, s, b):
+    return type(s)
+
+def named(fn, n):
+    one = _calling(fn)
+    one.__name__ = one.__qualname__ = fn.__name__ + "_b" + str(n)
+    return one
+
+STEP = named(step, 1)
+TYPED = named(with_type, 2)
+"""
+
+
+def test_a_function_whose_qualname_was_rewritten_is_found_by_its_code(tmp_path):
+    """A generated action renamed after its parameter (``step_b1``) is still found in its source, and what it
+    calls is reviewed."""
+    import sys
+
+    module = _module_named("modelcheck_user_renamed_bait", tmp_path / "renamed_bait.py", RENAMED_SOURCE)
+    try:
+        assert review([module.STEP]).refusal is None
+        found = review([module.TYPED]).refusal
+    finally:
+        del sys.modules["modelcheck_user_renamed_bait"]
+    assert found is not None and "the builtin `type`" in found, found

@@ -116,6 +116,30 @@ def test_the_orbit_trees_take_kip320_s_orbits():
     assert not any("orbit" in w for w in r.warnings), r.warnings
 
 
+@pytest.mark.parametrize("ref", ["kip320", "truncate-to-hw", "broker-failures"])
+def test_the_orbit_trees_follow_renamed_set_on_traced_parts(ref):
+    """``renamed_set`` (the spec API's, memoised for plain sets) is evaluated on traced parts when the trees
+    learn a ``permute``: no preflight walk (as on a Spark executor) has filled its cache first."""
+    from conftest import check
+    from modelcheck.options import CheckOptions
+    from modelcheck.spec.constants import build_constants
+
+    spec = load_spec(ref)
+    c = build_constants(spec, {"MaxLeaderEpoch": "1"} if ref == "kip320" else {})
+    r = check(spec, c, CheckOptions(symmetry=True))
+    own = check(spec, c, CheckOptions(symmetry=True), memo=False)
+    assert _orbit_report(r)["trees"] and not any("orbit" in w for w in r.warnings), (_orbit_report(r), r.warnings)
+    assert _summary(r) == _summary(own)
+
+
+def test_renamed_set_gives_one_set_on_every_path():
+    from modelcheck.spec.renamed import renamed_set
+
+    perm = (2, 0, 1)
+    assert renamed_set(perm, frozenset({0, 2})) == renamed_set(perm, (0, 2)) == frozenset({2, 1})
+    assert renamed_set(perm, frozenset()) == frozenset()
+
+
 @pytest.mark.parametrize("form", ["SPEC", "SPEC_ALL", "SPEC_UNRANKED", "SPEC_READS_ALL"])
 @pytest.mark.parametrize("consts", [{}, {"N": 4, "Max": 3}], ids=["3x2", "4x3"])
 def test_orbit_trees_with_equal_keys_no_signature_or_unranked_keys(form, consts):

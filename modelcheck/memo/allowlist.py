@@ -108,8 +108,14 @@ _MUTATORS = frozenset(("append", "extend", "insert", "remove", "pop", "clear", "
                        "discard", "sort", "reverse", "popitem", "difference_update", "intersection_update",
                        "symmetric_difference_update", "__setitem__", "__delitem__"))
 _NAMEDTUPLE_METHODS = frozenset(("_replace", "_make", "_asdict", "__new__", "__repr__", "__getnewargs__"))
-_TRUSTED_PREFIXES = ("modelcheck.spec",)
-"""The spec API: its helpers (``replace_at``, ``Domain``) are the checker's own, written for traced parts."""
+_TRUSTED_PACKAGE = "modelcheck.spec"
+"""The spec API: its helpers (``replace_at``, ``Domain``) are the checker's own, written for traced parts.
+Only this package: the project's own specs, compiled as ``modelcheck.specs.*``, are reviewed as any spec is."""
+
+
+def _trusted_name(name: str) -> bool:
+    """Whether a module of this name is the spec API (the package itself or a module inside it)."""
+    return name == _TRUSTED_PACKAGE or name.startswith(_TRUSTED_PACKAGE + ".")
 
 
 class Refused(Exception):  # noqa: N818 - the reason is the point
@@ -276,14 +282,14 @@ class _Verifier:
 
     def function(self, fn: Callable, where: str) -> None:
         module = sys.modules.get(getattr(fn, "__module__", None) or "")
+        if module is not None and _trusted_name(module.__name__):
+            return  # the spec API's own (compiled, or generated as ``replacer``'s functions are)
         code = getattr(fn, "__code__", None)
         if module is None or code is None:
             raise Refused(f"{where}: {_name(fn)} has no source the memo tables can check")
-        if is_outside(module) and not module.__name__.startswith(_TRUSTED_PREFIXES):
+        if is_outside(module):
             raise Refused(f"{where}: {module.__name__}.{_name(fn)} is not among the functions the memo tables can "
                           "follow")
-        if module.__name__.startswith(_TRUSTED_PREFIXES):
-            return
         path = source_path(module)
         if path is None:
             raise Refused(f"{module.__name__}: no Python source to check")
@@ -291,7 +297,7 @@ class _Verifier:
             tree = parsed_source(path)
         except (OSError, SyntaxError, ValueError):
             raise Refused(f"{short_path(path)}: cannot be read to check") from None
-        node = _outermost_def(tree, fn, code)
+        node = _outermost_def(tree, fn, code) or _def_at(tree, code)
         if node is None:
             raise Refused(f"{short_path(path)}: {_name(fn)} cannot be found in the source to check")
         where = f"{short_path(path)}:{getattr(node, 'lineno', '?')}: {_name(fn)}"
@@ -314,6 +320,10 @@ class _Verifier:
             except ValueError:
                 continue
         _Body(self, short_path(path), namespace, closure).check(node)
+        # What the closure holds is reachable whatever the body calls it: a cell bound to a parameter of the
+        # enclosing ``def`` (``def make(fn): def act(c, s): return fn(c, s)``) reads as a local name there.
+        for name, obj in closure.items():
+            self.value(obj, f"{where}: `{name}`")
 
 
 class _Body:
@@ -446,12 +456,12 @@ def _is_library(obj: Any) -> bool:
     """A callable of the standard library or an installed package (checked against the allowlist by identity)."""
     module = sys.modules.get(getattr(obj, "__module__", None) or "")
     return callable(obj) and not isinstance(obj, type) and (module is None or is_outside(module)) \
-        and not (module is not None and module.__name__.startswith(_TRUSTED_PREFIXES)) and not _is_function(obj)
+        and not (module is not None and _trusted_name(module.__name__)) and not _is_function(obj)
 
 
 def _is_trusted(obj: Any) -> bool:
     mod = getattr(type(obj) if not isinstance(obj, type) else obj, "__module__", "") or ""
-    return mod.startswith(_TRUSTED_PREFIXES)
+    return _trusted_name(mod)
 
 
 def _is_spec_class(cls: type) -> bool:
@@ -573,6 +583,20 @@ def _outermost_def(tree: Any, fn: Callable, code: Any) -> Any:
     if not isinstance(node, ast.FunctionDef):
         return None
     return node
+
+
+def _def_at(tree: Any, code: Any) -> Any:
+    """The outermost ``def`` enclosing the one ``code`` was compiled from, found by its name and first line:
+    for a function whose ``__qualname__`` was rewritten (a generated action named after its parameter)."""
+    name, line = getattr(code, "co_name", None), getattr(code, "co_firstlineno", None)
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name
+             and line in (n.lineno, *(d.lineno for d in n.decorator_list))]
+    if len(found) != 1:
+        return None
+    target = found[0]
+    outer = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)
+             and n.lineno <= target.lineno <= (n.end_lineno or n.lineno)]
+    return min(outer, key=lambda n: n.lineno)
 
 
 def _enclosing_def(tree: Any, target: Any) -> Any:

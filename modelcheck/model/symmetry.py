@@ -22,25 +22,12 @@ with :func:`min_over_all`; the fingerprints themselves differ.
 
 from __future__ import annotations
 
-import functools
 import itertools
 from typing import Any, Callable, Sequence
 
 from modelcheck.model.fingerprint import fingerprint
 
 State = Any
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def renamed_set(perm: tuple[int, ...], values: frozenset) -> frozenset:
-    """``frozenset(perm[x] for x in values)``, memoised: a helper for a spec's ``permute``.
-
-    A symmetric check renames the same few small sets (ISRs, quorums) in every
-    permuted copy of every generated state, millions of times; building each
-    anew through a generator cost a quarter of ``permute`` on Kip320.  The
-    function is pure, so the bounded cache it keeps is not run state.
-    """
-    return frozenset([perm[x] for x in values])
 
 
 def min_over_all(consts: Any, permute: Callable, perms: Sequence[tuple[int, ...]]) -> Callable[[State], int]:

@@ -26,7 +26,7 @@ def replacer(cls: type, *fields: str) -> Callable[..., Any]:
     params = [f"v{i}" for i in range(len(fields))]
     items = [params[fields.index(n)] if n in fields else f"s[{i}]" for i, n in enumerate(names)]
     src = f"def replace(s, {', '.join(params)}):\n    return _new(_cls, ({', '.join(items)},))\n"
-    scope: dict[str, Any] = {"_new": tuple.__new__, "_cls": cls}
+    scope: dict[str, Any] = {"_new": tuple.__new__, "_cls": cls, "__name__": __name__}  # the spec API's own
     exec(src, scope)  # noqa: S102 - generated from field names validated above
     fn = scope["replace"]
     fn.__name__ = f"replace_{'_'.join(fields)}"
