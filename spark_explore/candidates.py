@@ -52,23 +52,16 @@ def _smallest(n: int) -> Any:
     return np.uint8 if n <= 1 << 8 else np.uint16 if n <= 1 << 16 else np.uint32
 
 
-def task_parts(rows: np.ndarray, values: list) -> tuple[list, np.ndarray]:
-    """The parts a task's successor rows use, and the rows as indices into them (int32): once a task, so that
-    each chunk numbers its parts among these few, not among everything the process interned."""
-    used, local = renumbered(rows, len(values))
-    return [values[i] for i in used.tolist()], local.astype(np.int32)
-
-
 def pack_rows(dumps: Callable[[Any], bytes], shape: Any, values: list, fps: np.ndarray, parent: np.ndarray,
               sub: np.ndarray, action: np.ndarray, checks: np.ndarray, rows: np.ndarray,
               parent_keys: list, parent_fps: np.ndarray) -> bytes:
     """One chunk of candidates in the rows form.
 
     ``parent`` (ascending) indexes ``parent_keys``/``parent_fps`` (the
-    expanding task's parents); ``rows`` are ids into ``values``: pass the
-    task's parts numbered for the task (:func:`task_parts`), since numbering
-    them per chunk costs time in the number of ``values``; ``sub`` is each
-    candidate's index among its parent's kept successors.
+    expanding task's parents); ``rows`` are ids into ``values`` (the
+    process's interned parts: numbering the chunk's among them costs the
+    chunk's rows, not the number of ``values``); ``sub`` is each candidate's
+    index among its parent's kept successors.
     """
     first = np.empty(len(parent), bool)  # ``parent`` ascends (a task's successors come in parent order)
     first[:1] = True
@@ -94,13 +87,20 @@ def pack_rows(dumps: Callable[[Any], bytes], shape: Any, values: list, fps: np.n
 class Batch:
     """One received chunk of candidates as columns (either form)."""
 
-    __slots__ = ("fps", "keys", "pfps", "actions", "checks", "shape", "parts", "rows", "states")
+    __slots__ = ("fps", "_keys", "pfps", "actions", "checks", "shape", "parts", "rows", "states", "_parent_keys",
+                 "_pidx", "_sub")
 
-    def __init__(self, fps: np.ndarray, keys: list, pfps: np.ndarray, actions: np.ndarray,
+    def __init__(self, fps: np.ndarray, keys: list | None, pfps: np.ndarray, actions: np.ndarray,
                  checks: np.ndarray | None, shape: Any = None, parts: list | None = None,
-                 rows: np.ndarray | None = None, states: list | None = None) -> None:
+                 rows: np.ndarray | None = None, states: list | None = None,
+                 parent_keys: list | None = None, pidx: np.ndarray | None = None,
+                 sub: np.ndarray | None = None) -> None:
         self.fps = fps
-        self.keys = keys
+        self._keys = keys
+        """The candidates' keys as shipped (states form), or None: then each is its parent's and a digit."""
+        self._parent_keys = parent_keys
+        self._pidx = pidx
+        self._sub = sub
         self.pfps = pfps
         self.actions = actions
         self.checks = checks
@@ -114,6 +114,20 @@ class Batch:
 
     def __len__(self) -> int:
         return len(self.fps)
+
+    @property
+    def keys(self) -> list:
+        """Every candidate's key."""
+        return self.keys_at(np.arange(len(self.fps)))
+
+    def keys_at(self, idx: np.ndarray) -> list:
+        """The keys of the candidates at ``idx``: in the rows form they are built only when asked for, since
+        most candidates of a large level are states their owner has seen, whose keys nobody reads."""
+        if self._keys is not None:
+            keys = self._keys
+            return [keys[i] for i in idx.tolist()]
+        pkeys = self._parent_keys
+        return [pkeys[p] + digit(s) for p, s in zip(self._pidx[idx].tolist(), self._sub[idx].tolist())]
 
 
 def _dtype_for(raw: bytes, n: int) -> Any:
@@ -133,14 +147,13 @@ def unpack_rows(blob: bytes) -> Batch:
     ends = np.cumsum(np.frombuffer(lengths, _dtype_for(lengths, len(ppfps) // 8)), dtype=np.int64).tolist()
     joined = zlib.decompress(joined)
     pkeys = [joined[a:b] for a, b in zip([0] + ends[:-1], ends)]
-    sub_l = np.frombuffer(sub, _dtype_for(sub, n)).tolist()
-    keys = [pkeys[p] + digit(s) for p, s in zip(pidx_a.tolist(), sub_l)]
     checks = np.zeros(n, np.int64)
     checks[np.frombuffer(fired, np.uint32)] = np.frombuffer(fired_bits, np.int64)
     rows = np.frombuffer(zlib.decompress(local), {1: np.uint8, 2: np.uint16, 4: np.uint32}[itemsize]
                          ).reshape(width, n).T
-    return Batch(np.frombuffer(fps, np.int64), keys, np.frombuffer(ppfps, np.int64)[pidx_a],
-                 np.frombuffer(action, _dtype_for(action, n)).astype(np.int64), checks, shape, parts, rows)
+    return Batch(np.frombuffer(fps, np.int64), None, np.frombuffer(ppfps, np.int64)[pidx_a],
+                 np.frombuffer(action, _dtype_for(action, n)).astype(np.int64), checks, shape, parts, rows,
+                 parent_keys=pkeys, pidx=pidx_a, sub=np.frombuffer(sub, _dtype_for(sub, n)))
 
 
 def states_batch(cands: list) -> Batch:
@@ -156,29 +169,33 @@ class Winners:
     key order (discovery order)."""
 
     def __init__(self, batches: list[Batch], visited: np.ndarray) -> None:
-        keys: list = []
-        for b in batches:
-            keys += b.keys
-        n = len(keys)
         self.batches = batches
-        if n == 0:
+        fps = np.concatenate([b.fps for b in batches]) if batches else np.zeros(0, np.int64)
+        # A fingerprint the shard has seen has no winner whatever its key, so those candidates are dropped
+        # first, and only the others' keys are built and sorted.
+        unseen = np.flatnonzero(~in_sorted(visited, fps)) if len(visited) else np.arange(len(fps))
+        if len(unseen) == 0:
             self.where = np.zeros(0, np.int64)
             self.fps = self.pfps = self.actions = np.zeros(0, np.int64)
             self.keys: list = []
             return
-        fps = np.concatenate([b.fps for b in batches])
+        starts = np.cumsum([0] + [len(b) for b in batches])
+        bounds = np.searchsorted(unseen, starts)
+        keys: list = []
+        for k, b in enumerate(batches):
+            if bounds[k + 1] > bounds[k]:
+                keys += b.keys_at(unseen[bounds[k]:bounds[k + 1]] - starts[k])
         # Sorted as fixed-width byte strings, which numpy compares padded with zeros: the keys of one level are
         # paths of as many digits, and no digit is the prefix of another, so no key is another's prefix and the
         # padding never decides.
         order = np.argsort(np.array(keys), kind="stable")
-        _u, first = np.unique(fps[order], return_index=True)
-        win = order[np.sort(first)]
-        if len(visited):
-            win = win[~in_sorted(visited, fps[win])]
+        _u, first = np.unique(fps[unseen][order], return_index=True)
+        chosen = order[np.sort(first)]
+        win = unseen[chosen]
         self.where = win
         """Each winner's index in the batches' candidates, end to end."""
         self.fps = fps[win]
-        self.keys = [keys[i] for i in win.tolist()]
+        self.keys = [keys[i] for i in chosen.tolist()]
         self.pfps = np.concatenate([b.pfps for b in batches])[win]
         self.actions = np.concatenate([b.actions for b in batches])[win]
 

@@ -42,7 +42,7 @@ from modelcheck.search.checkpoint import ShardFiles
 from modelcheck.search.discovery import digit, split
 from modelcheck.search.memory import collections_paused
 from modelcheck.search.successor_rules import ParentExpander, check_new_state, parent_expander
-from modelcheck.spark_explore.candidates import Batch, Winners, pack_rows, states_batch, task_parts, unpack_rows
+from modelcheck.spark_explore.candidates import Batch, Winners, pack_rows, states_batch, unpack_rows
 from modelcheck.spark_explore.pickling import StatePickler
 from modelcheck.spark_explore.tables import ExecutorTables, executor_tables
 from modelcheck.memo.backend import MemoUnsupported
@@ -374,9 +374,7 @@ def _ship_rows(exp: Any, keys: list, fps: np.ndarray, index: int, partitions: in
         return
     sub = np.arange(n, dtype=np.int64) - np.searchsorted(exp.parent, exp.parent)
     owners = exp.fp % partitions
-    t0 = perf_counter()
-    values, rows = task_parts(exp.rows, values)
-    shipped[2] += perf_counter() - t0
+    rows = exp.rows
     for q in range(partitions):
         sel = np.flatnonzero(owners == q)
         if q == index and len(visited) and len(sel):

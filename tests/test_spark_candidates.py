@@ -119,3 +119,35 @@ def test_two_byte_digits_sort_after_one_byte_ones():
     keys = [b"\x03" + digit(i) for i in (0, 127, 128, 300, 5)]
     batch = states_batch([(i + 1, k, 0, 0, i) for i, k in enumerate(keys)])
     assert Winners([batch], np.zeros(0, np.int64)).states() == [0, 4, 1, 2, 3]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_winners_are_the_smallest_unseen_key_of_each_fingerprint(seed):
+    """Across several chunks of either form, a shard keeps, for each fingerprint it has not seen, the
+    candidate with the smallest key, in key order: checked against a dictionary."""
+    from modelcheck.spark_explore.candidates import Batch
+
+    rng = np.random.default_rng(seed)
+    parent_keys = sorted({digit(int(a)) + digit(int(b)) for a, b in rng.integers(0, 300, (40, 2))})
+    batches, every = [], []
+    for form in ("rows", "states", "rows"):
+        n = int(rng.integers(0, 60))
+        fps = rng.integers(1, 40, n).astype(np.int64)
+        pidx = np.sort(rng.integers(0, len(parent_keys), n))
+        sub = rng.integers(0, 200, n)
+        keys = [parent_keys[p] + digit(int(s)) for p, s in zip(pidx.tolist(), sub.tolist())]
+        zeros = np.zeros(n, np.int64)
+        if form == "rows":
+            batches.append(Batch(fps, None, zeros, zeros, zeros, parent_keys=parent_keys, pidx=pidx, sub=sub))
+        else:
+            batches.append(states_batch([(int(f), k, 0, 0, None) for f, k in zip(fps.tolist(), keys)]))
+        every += list(zip(fps.tolist(), keys))
+    visited = np.array(sorted(set(rng.integers(1, 40, 15).tolist())), np.int64)
+    best: dict = {}
+    for fp, key in every:
+        if fp not in set(visited.tolist()) and (fp not in best or key < best[fp]):
+            best[fp] = key
+    want = sorted(best.items(), key=lambda item: item[1])
+    win = Winners(batches, visited)
+    assert list(zip(win.fps.tolist(), win.keys)) == want
+    assert [every[i] for i in win.where.tolist()] == want

@@ -85,16 +85,19 @@ def write_rows_part(directory: str, index: int, shape: Shape, values: list, rows
 
 
 def renumbered(ids: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct ``ids`` (each below ``bound``) ascending, and ``ids`` as indices into them (int64).
+    """The distinct ``ids`` (each below ``bound``) ascending, and ``ids`` as indices into them (int32).
 
     A dense map over ``0 .. bound``: ``np.unique`` sorts, several times
-    slower for the chunks of a few thousand rows Spark ships.
+    slower for the chunks of a few thousand rows Spark ships.  The map is
+    int32 and written only where an id is used, so a task's renumbering
+    costs its rows and not the whole interner's range (a prefix sum over it).
     """
     present = np.zeros(bound + 1, bool)
-    present[ids] = True
+    present[ids.ravel()] = True
     used = np.flatnonzero(present)
-    index = np.cumsum(present, dtype=np.int64) - 1
-    return used, index[ids]
+    index = np.empty(bound + 1, np.int32)
+    index[used] = np.arange(len(used), dtype=np.int32)
+    return used, np.take(index, ids)
 
 
 def read_rows_part(parts: BinaryIO, rows: BinaryIO, count: int, n_parts: int,
