@@ -185,3 +185,36 @@ def test_a_function_whose_qualname_was_rewritten_is_found_by_its_code(tmp_path):
     finally:
         del sys.modules["modelcheck_user_renamed_bait"]
     assert found is not None and "the builtin `type`" in found, found
+
+
+WRAPS_SOURCE = """
+import functools
+
+
+def guarded(fn):
+    @functools.wraps(fn)
+    def wrapper(c, s):
+        if type(s) is not tuple:
+            return None
+        return fn(c, s)
+    return wrapper
+
+
+@guarded
+def act(c, s):
+    return s
+"""
+
+
+def test_a_wrapper_is_reviewed_not_the_function_whose_name_it_carries(tmp_path):
+    """``functools.wraps`` gives the wrapper the wrapped function's ``__qualname__``: the review finds the code
+    that runs (the wrapper, inside its decorator), not the clean function the name points at."""
+    import sys
+
+    module = _module_named("modelcheck_user_wraps_bait", tmp_path / "wraps_bait.py", WRAPS_SOURCE)
+    try:
+        assert module.act.__qualname__ == "act"
+        found = review([module.act]).refusal
+    finally:
+        del sys.modules["modelcheck_user_wraps_bait"]
+    assert found is not None and "wraps_bait.py" in found, found

@@ -297,7 +297,13 @@ class _Verifier:
             tree = parsed_source(path)
         except (OSError, SyntaxError, ValueError):
             raise Refused(f"{short_path(path)}: cannot be read to check") from None
-        node = _outermost_def(tree, fn, code) or _def_at(tree, code)
+        # By the code first (a ``functools.wraps`` wrapper carries the wrapped function's ``__qualname__``),
+        # then by the qualified name, where it names a definition holding the code's first line.
+        node = _def_at(tree, code)
+        if node is None:
+            node = _outermost_def(tree, fn, code)
+            if node is not None and not _holds_line(node, getattr(code, "co_firstlineno", None)):
+                node = None
         if node is None:
             raise Refused(f"{short_path(path)}: {_name(fn)} cannot be found in the source to check")
         where = f"{short_path(path)}:{getattr(node, 'lineno', '?')}: {_name(fn)}"
@@ -586,8 +592,8 @@ def _outermost_def(tree: Any, fn: Callable, code: Any) -> Any:
 
 
 def _def_at(tree: Any, code: Any) -> Any:
-    """The outermost ``def`` enclosing the one ``code`` was compiled from, found by its name and first line:
-    for a function whose ``__qualname__`` was rewritten (a generated action named after its parameter)."""
+    """The outermost ``def`` enclosing the one ``code`` was compiled from, found by its name and first line
+    (None for a lambda, or where that does not single one out)."""
     name, line = getattr(code, "co_name", None), getattr(code, "co_firstlineno", None)
     found = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name
              and line in (n.lineno, *(d.lineno for d in n.decorator_list))]
@@ -597,6 +603,12 @@ def _def_at(tree: Any, code: Any) -> Any:
     outer = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)
              and n.lineno <= target.lineno <= (n.end_lineno or n.lineno)]
     return min(outer, key=lambda n: n.lineno)
+
+
+def _holds_line(node: Any, line: int | None) -> bool:
+    """Whether ``line`` is within ``node`` (its decorators included)."""
+    first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+    return line is not None and first <= line <= (node.end_lineno or node.lineno)
 
 
 def _enclosing_def(tree: Any, target: Any) -> Any:
