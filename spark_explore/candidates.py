@@ -170,6 +170,8 @@ class Winners:
 
     def __init__(self, batches: list[Batch], visited: np.ndarray) -> None:
         self.batches = batches
+        self.starts = np.cumsum([0] + [len(b) for b in batches])
+        """Where each batch's candidates begin, end to end (its last item: how many there are)."""
         fps = np.concatenate([b.fps for b in batches]) if batches else np.zeros(0, np.int64)
         # A fingerprint the shard has seen has no winner whatever its key, so those candidates are dropped
         # first, and only the others' keys are built and sorted.
@@ -179,7 +181,7 @@ class Winners:
             self.fps = self.pfps = self.actions = np.zeros(0, np.int64)
             self.keys: list = []
             return
-        starts = np.cumsum([0] + [len(b) for b in batches])
+        starts = self.starts
         bounds = np.searchsorted(unseen, starts)
         keys: list = []
         for k, b in enumerate(batches):
@@ -206,7 +208,7 @@ class Winners:
         """For each batch with winners (of ``where``, default all): (batch, positions among them, indices in
         the batch)."""
         where = self.where if where is None else where
-        starts = np.cumsum([0] + [len(b) for b in self.batches])
+        starts = self.starts
         batch_of = np.searchsorted(starts, where, side="right") - 1
         order = np.argsort(batch_of, kind="stable")
         bounds = np.searchsorted(batch_of[order], np.arange(len(self.batches) + 1))
