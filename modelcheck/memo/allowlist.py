@@ -62,7 +62,7 @@ import sys
 import types
 from typing import Any, Callable, Iterable
 
-from modelcheck.memo.source import is_outside, parsed_source, short_path, source_path
+from modelcheck.memo.source import function_defs, is_outside, parsed_source, short_path, source_path
 
 BUILTINS = frozenset((
     abs, all, any, bool, dict, divmod, enumerate, filter, float, format, frozenset, hash, int, iter, len,
@@ -595,13 +595,12 @@ def _def_at(tree: Any, code: Any) -> Any:
     """The outermost ``def`` enclosing the one ``code`` was compiled from, found by its name and first line
     (None for a lambda, or where that does not single one out)."""
     name, line = getattr(code, "co_name", None), getattr(code, "co_firstlineno", None)
-    found = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name
-             and line in (n.lineno, *(d.lineno for d in n.decorator_list))]
+    defs = function_defs(tree)
+    found = [n for n in defs if n.name == name and line in (n.lineno, *(d.lineno for d in n.decorator_list))]
     if len(found) != 1:
         return None
     target = found[0]
-    outer = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)
-             and n.lineno <= target.lineno <= (n.end_lineno or n.lineno)]
+    outer = [n for n in defs if n.lineno <= target.lineno <= (n.end_lineno or n.lineno)]
     return min(outer, key=lambda n: n.lineno)
 
 
@@ -613,8 +612,8 @@ def _holds_line(node: Any, line: int | None) -> bool:
 
 def _enclosing_def(tree: Any, target: Any) -> Any:
     best = None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and node.lineno <= target.lineno <= (node.end_lineno or node.lineno):
+    for node in function_defs(tree):
+        if node.lineno <= target.lineno <= (node.end_lineno or node.lineno):
             if best is None or node.lineno > best.lineno:
                 best = node
     return best

@@ -63,6 +63,17 @@ def parsed_source(path: str) -> Any:
     return tree
 
 
+def function_defs(tree: Any) -> list:
+    """Every ``def`` in a parsed tree, outer before inner (``ast.walk`` order), listed once per tree: the
+    allowlist looks up each function it reviews here, and walking a whole module per lookup made the review
+    cost more than the search on small models."""
+    found = getattr(tree, "_modelcheck_defs", None)
+    if found is None:
+        found = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+        tree._modelcheck_defs = found
+    return found
+
+
 def _definition(path: str, qualname: str) -> Any:
     """The ``def`` of ``qualname`` in the file (each version of a file parsed once)."""
     node = parsed_source(path)
