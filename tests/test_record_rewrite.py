@@ -483,6 +483,81 @@ def test_compiled_direct_helpers_compute_the_same_and_honour_a_monkeypatch(tmp_p
         assert fast.scaled(1, 1) == 2
 
 
+
+MESSAGES = """\
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Prepare(NamedTuple):
+    type: str
+    src: int
+
+
+class Reply(NamedTuple):
+    type: str
+    bal: int
+    src: int
+
+
+class Notice(NamedTuple):
+    type: str
+    upto: int
+
+
+def renamed(m, perm):
+    return m if m.type == "notice" else m._replace(src=perm[m.src])
+
+
+def rebalanced(m, b):
+    return m._replace(bal=b, src=0)
+
+
+def renamed_all(msgs, perm):
+    return frozenset(m._replace(src=perm[m.src]) for m in msgs)
+"""
+
+
+def test_rewrite_replaces_on_a_value_of_several_record_kinds_by_exact_type(tmp_path: Path) -> None:
+    """``m._replace(src=v)`` where ``m``'s class is not known: one branch per record class with a ``src``
+    field (Prepare, Reply; not Notice), each behind an exact type test, then the call as written."""
+    pkg = _module_package(tmp_path, "msgpkg", "msgs", MESSAGES)
+    out = record_rewrite.rewrite(MESSAGES, "msgpkg.msgs", {"msgpkg": str(pkg)})
+    line = next(ln for ln in out.source.splitlines() if ln.startswith("    return m if"))
+    assert "_mc_is(m, _mc_T_Prepare) else" in line and "_mc_is(m, _mc_T_Reply) else" in line
+    assert "Notice" not in line and line.endswith("else m._replace(src=perm[m.src]))")
+    assert "_mc_is(m, _mc_T_Reply) else m._replace(bal=b, src=0))" in out.source
+    assert "_mc_T_Prepare" not in next(ln for ln in out.source.splitlines() if "bal=b" in ln)
+    assert len(out.source.splitlines()[:len(MESSAGES.splitlines())]) == len(MESSAGES.splitlines())
+    assert "getattr(getattr(Prepare, '_replace', None), '__code__', None) is _mc_replace_code" in out.source
+
+
+@pytest.mark.slow
+def test_compiled_replace_on_several_record_kinds_computes_what_the_source_does(tmp_path: Path) -> None:
+    name = "rw_messages"
+    pkg = _module_package(tmp_path / "src", name, "msgs", MESSAGES)
+    with _both_builds(tmp_path, name, pkg, "msgs") as (slow, fast):
+        assert fast._mc_ok is True
+        Other = __import__("collections").namedtuple("Other", "type src")  # same fields, another class
+
+        class Sub(fast.Prepare):  # a subclass: the Python way
+            pass
+
+        perm = (2, 0, 1)
+        cases = [fast.Prepare("prepare", 1), fast.Reply("reply", 3, 2), fast.Notice("notice", 4),
+                 Other("other", 0), Sub("prepare", 2), fast.Reply("reply", 3, 5), fast.Notice("x", 1), ("t", 1)]
+        for m in cases:
+            got, want = _outcome(fast.renamed, m, perm), _outcome(slow.renamed, m, perm)
+            assert got == want, m
+            if got[0] == "value":
+                assert type(fast.renamed(m, perm)) is type(slow.renamed(m, perm))
+            assert _outcome(fast.rebalanced, m, 7) == _outcome(slow.rebalanced, m, 7), m
+        msgs = frozenset(cases[:2] + cases[3:5])
+        assert fast.renamed_all(msgs, perm) == slow.renamed_all(msgs, perm)
+        assert {type(m) for m in fast.renamed_all(msgs, perm)} == {type(m) for m in slow.renamed_all(msgs, perm)}
+
+
 ENTRIES = '''\
 from __future__ import annotations
 

@@ -24,7 +24,10 @@ an augmenting ``.pxd`` (the ``.py`` on disk is untouched):
 * ``with_x(s, v)``, a module-level ``replacer(Cls, "x")`` (here or in a
   sibling module, by name or as ``module.with_x``), becomes
   ``_mc_replace_1(with_x, <replacer>, <class>, size, positions, s, v)``, and
-  ``x._replace(f=v)`` on a suggested record ``_mc_kwreplace_1(x, ...)``;
+  ``x._replace(f=v)`` on a suggested record ``_mc_kwreplace_1(x, ...)``,
+  and on a name whose class is not suggested (a message drawn from a set of
+  several kinds) one such call per record class of the module that has
+  those fields, each behind an exact type test, else the call as written;
 * ``replace_at(t, i, v)`` of :mod:`modelcheck.spec.replace` becomes
   ``_mc_replace_at(replace_at, <replace_at>, t, i, v)``;
 * ``helper(a, b)``, a call on one line of a plain module-level function of
@@ -97,6 +100,9 @@ from modelcheck.model.expander import ENTRY_GUARD
 LIBRARY = "modelcheck.spec.replace"
 LIBRARY_HELPERS = ("replace_at",)
 """Spec helpers of :data:`LIBRARY` whose calls the rewrite turns into C (checked by identity at load)."""
+
+MAX_AMONG = 8
+"""The most record classes ``x._replace(f=v)`` is tried against when ``x``'s class is not suggested."""
 
 PREFIX = "_mc_"
 """Names the rewrite introduces; a module already using any name with this prefix is left alone."""
@@ -575,6 +581,22 @@ class _FunctionTypes:
             return None
         return cls
 
+    def kwreplace_among(self, expr: ast.expr) -> list[RecordClass] | None:
+        """The module's record classes that have every field named, when ``expr`` is ``x._replace(field=value,
+        ...)`` on a name ``x`` whose class is not suggested (a message taken from a set of several kinds),
+        written on one line (each class gets a branch, so the values are written once per branch)."""
+        if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "_replace"
+                and isinstance(expr.func.value, ast.Name) and not expr.args and expr.keywords
+                and len(expr.keywords) <= 10 and expr.lineno == expr.end_lineno):
+            return None
+        names = [k.arg for k in expr.keywords]
+        if any(n is None for n in names) or self.type_of(expr.func.value) is not None:
+            return None
+        found = {cls for cls in self.known.values() if len(cls.fields) <= 64 and all(n in cls.fields for n in names)}
+        if not 1 <= len(found) <= MAX_AMONG:
+            return None
+        return sorted(found, key=lambda c: (c.module, c.name))
+
     def replacer_called(self, expr: ast.expr) -> Replacer | None:
         """The replacer ``expr`` calls with a record and one value per field (``kr.with_x(s, v)``)."""
         if not (isinstance(expr, ast.Call) and not expr.keywords
@@ -742,6 +764,19 @@ class _Splicer:
             self.arities.add(("kwreplace", len(names)))
             return (f"{PREFIX}kwreplace_{len(names)}(({self.render(node.func.value)}), {self.alias(cls)}, "
                     f"{len(cls.fields)}, {positions}, {names!r}{values})")
+        if kind == "kwreplace_among":  # one branch per class, tested by exact type; else the call as written
+            assert isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+            x = node.func.value.id
+            names = tuple(k.arg for k in node.keywords)
+            values = "".join(f", ({self.render(k.value)})" for k in node.keywords)
+            self.arities.add(("kwreplace", len(names)))
+            branches = []
+            for cls in types.kwreplace_among(node) or ():
+                self.kwreplaced.add(cls)
+                alias = self.alias(cls)
+                branches.append(f"{PREFIX}kwreplace_{len(names)}({x}, {alias}, {len(cls.fields)}, "
+                                f"{_positions(cls, names)}, {names!r}{values}) if {PREFIX}is({x}, {alias}) else ")
+            return "(" + "".join(branches) + self.segment(node) + ")"
         args = "".join(f", ({self.render(a)})" for a in node.args)
         if kind == "library":
             name = types.library_called(node)
@@ -805,7 +840,7 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
         return unchanged
     splicer = _Splicer(source)
     counts = {"get": 0, "item": 0, "new": 0, "replace": 0, "library": 0, "kwreplace": 0, "direct": 0, "modattr": 0,
-              "pyfn": 0}
+              "pyfn": 0, "kwreplace_among": 0}
     for fn, own in _functions(tree):
         types = _FunctionTypes(fn, registry, module)
         for node in own:
@@ -830,6 +865,8 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
                 kind = "library"
             elif isinstance(node, ast.Call) and types.kwreplace_called(node) is not None:
                 kind = "kwreplace"
+            elif isinstance(node, ast.Call) and types.kwreplace_among(node) is not None:
+                kind = "kwreplace_among"
             elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in helpers
                   and node.func.id not in types.local_names):
                 if (not node.keywords and len(node.args) == len(helpers[node.func.id])
@@ -855,7 +892,7 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
                                 splicer.arities, direct, splicer.modattr_sites, entry_params),
                      tuple(sorted(registry.read.items())),
                      counts["get"], counts["item"], counts["new"],
-                     counts["replace"] + counts["library"] + counts["kwreplace"], counts["direct"],
+                     counts["replace"] + counts["library"] + counts["kwreplace"] + counts["kwreplace_among"], counts["direct"],
                      splicer.modattr_sites, len(entries), unchanged.splits)
 
 
@@ -1045,6 +1082,11 @@ static PyObject *mc_kwcall(PyObject *s, PyObject *names, Py_ssize_t m, PyObject 
     return r;
 }
 
+/* Whether s is exactly of class cls (cls None while the module's capture has not run or failed its checks). */
+MC_INLINE int mc_is(PyObject *s, PyObject *cls) {
+    return (PyObject *)Py_TYPE(s) == cls;
+}
+
 /* s._replace(name=value, ...) for a record of cls (its namedtuple _replace, checked when the module loaded). */
 MC_INLINE PyObject *mc_kwreplace(PyObject *s, PyObject *cls, Py_ssize_t size, unsigned long long positions,
                                  PyObject *names, Py_ssize_t m, PyObject *const *values) {
@@ -1163,6 +1205,7 @@ def _pxd(aliases: list[str], library: set[str], arities: set[tuple[str, int]],
              f'    object {PREFIX}item "mc_item"(object, object)',
              f'    object {PREFIX}replace_at "mc_replace_at"(object, object, object, object, object)',
              f'    object {PREFIX}pyfn "mc_identity"(object)',
+             f'    bint {PREFIX}is "mc_is"(object, object)',
              f'    object {PREFIX}modattr "mc_modattr"(object, object, Py_ssize_t)',
              *(d for _, d in wrappers)]
     captured = [*aliases, *(f"{PREFIX}F_{name}" for name in sorted(library)),
