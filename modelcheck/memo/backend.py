@@ -60,14 +60,20 @@ them, 5,625 returns, but a tenth more time in the C loop."""
 LEAF_BANK_BYTES = 64 << 20
 """The most memory a level's kept leaves take (twice: the parents' and the new states'); past it a level's
 states keep none and walk every tree.  Kip320 with three replicas needs 17 MiB, AsyncIsr with four 32."""
-EARLY_PROBATION = 10_000
+EARLY_PROBATION = 1_000
 """Successors generated before the tables may give up early, at a level's end, on a spec they plainly do not
 suit (more than :data:`EARLY_LIMIT` evaluations a successor)."""
-EARLY_LIMIT = 1.0
-"""Evaluations of the spec's code per successor past which the tables give up at once.  Past 5,000 successors
-the Kafka specs stay at or below one evaluation in two (Kip320 0.49, Kip101 0.46, AsyncIsr 0.15) and go on
-falling, while the message-set specs stay above one and a half (PaxosCommit 2.1 at 12,612, MultiPaxos 2.1 at
-23,334): waiting for :data:`PROBATION` there spent tens of thousands of traced evaluations for nothing."""
+EARLY_LIMIT = 1.5
+"""Evaluations of the spec's code per successor past which the tables give up at once.  At the first level end
+past 1,000 successors the registered specs learn at most 1.03 a successor (Kip101 and truncate-to-hw at
+1,812, then 0.46 at 7,383; Kip320 with three replicas 0.73 at 2,910), while the message-set specs learn more
+than two (PaxosCommit 2.51 at 1,288, MultiPaxos 2.36 at 1,858), and on MultiPaxos an evaluation on traced
+parts costs about 100 µs where the spec's own code takes 62 µs a successor: waiting only adds to the bill."""
+SETTLED_PROBATION = 10_000
+"""Successors generated before the tables give up, at a level's end, above :data:`SETTLED_LIMIT`."""
+SETTLED_LIMIT = 1.0
+"""The early limit once the tables have seen :data:`SETTLED_PROBATION` successors: past 5,000 the Kafka specs
+stay at or below one evaluation in two and go on falling."""
 PROBATION = 200_000
 """Successors generated before the tables decide, once, whether they learn too much to be worth it."""
 LEARN_LIMIT = 0.25
@@ -554,7 +560,8 @@ class MemoBackend:
 
     def _worth_it(self, generated: int) -> None:
         """Decide, at level ends, whether the tables learn too much: at once past :data:`EARLY_PROBATION`
-        successors if they learn more than :data:`EARLY_LIMIT` a successor, and once, at the first level's
+        successors if they learn more than :data:`EARLY_LIMIT` a successor (:data:`SETTLED_LIMIT` past
+        :data:`SETTLED_PROBATION`), and once, at the first level's
         end past :data:`PROBATION`, if more than :data:`LEARN_LIMIT`.  Then they stop, and the check runs on
         the spec's own code from this level's boundary (:class:`MemoGivesWay`: it is called before the level
         is committed, and its parents, ``rows``, are still that boundary's frontier)."""
@@ -564,7 +571,10 @@ class MemoBackend:
         if not self.may_give_up or before >= PROBATION or seen < min(EARLY_PROBATION, PROBATION):
             return
         evaluations = self.learner.evaluations
-        limit = LEARN_LIMIT if seen >= PROBATION else EARLY_LIMIT
+        if seen >= PROBATION:
+            limit = LEARN_LIMIT
+        else:
+            limit = min(SETTLED_LIMIT, EARLY_LIMIT) if seen >= SETTLED_PROBATION else EARLY_LIMIT
         if evaluations > limit * seen:
             share = f"one in {round(1 / limit)}" if limit < 1 else f"{limit:g} a successor"
             raise MemoGivesWay(f"they learnt {evaluations:,} evaluations for the first "
