@@ -166,7 +166,8 @@ def test_rewrite_leaves_alone_what_it_cannot_prove_safe(tmp_path: Path) -> None:
     fn = {n.name: ast.get_source_segment(source, n) for n in ast.walk(ast.parse(source))
           if isinstance(n, ast.FunctionDef)}
     assert "{w.clock}" in fn["label"]  # inside an f-string: positions are not reliable before 3.12
-    assert "x.hw" in fn["twice"]  # x is bound twice: no type is suggested for it
+    # x is bound twice: no type is suggested for it, so no _mc_get, only the read that checks the class it meets
+    assert "_mc_get((x)" not in fn["twice"] and "_mc_field((x), 'hw', 0)" in fn["twice"]
     # A module whose names could clash with the helpers' is not rewritten at all.
     clash = "from __future__ import annotations\n_mc_get = 1\n" + (pkg / "acts.py").read_text()
     assert not record_rewrite.rewrite(clash, "safepkg.acts", {"safepkg": str(pkg)}).changed
@@ -526,7 +527,7 @@ def test_rewrite_replaces_on_a_value_of_several_record_kinds_by_exact_type(tmp_p
     out = record_rewrite.rewrite(MESSAGES, "msgpkg.msgs", {"msgpkg": str(pkg)})
     line = next(ln for ln in out.source.splitlines() if ln.startswith("    return m if"))
     assert "_mc_is(m, _mc_T_Prepare) else" in line and "_mc_is(m, _mc_T_Reply) else" in line
-    assert "Notice" not in line and line.endswith("else m._replace(src=perm[m.src]))")
+    assert "Notice" not in line and line.endswith("else m._replace(src=perm[_mc_field((m), 'src', 3)]))")
     assert "_mc_is(m, _mc_T_Reply) else m._replace(bal=b, src=0))" in out.source
     assert "_mc_T_Prepare" not in next(ln for ln in out.source.splitlines() if "bal=b" in ln)
     assert len(out.source.splitlines()[:len(MESSAGES.splitlines())]) == len(MESSAGES.splitlines())
@@ -556,6 +557,119 @@ def test_compiled_replace_on_several_record_kinds_computes_what_the_source_does(
         msgs = frozenset(cases[:2] + cases[3:5])
         assert fast.renamed_all(msgs, perm) == slow.renamed_all(msgs, perm)
         assert {type(m) for m in fast.renamed_all(msgs, perm)} == {type(m) for m in slow.renamed_all(msgs, perm)}
+
+
+FIELDS = """\
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Prepare(NamedTuple):
+    type: str
+    src: int
+
+
+class Reply(NamedTuple):
+    type: str
+    bal: int
+    src: int
+
+
+def src_of(m):
+    return m.src
+
+
+def srcs(msgs):
+    return [m.src for m in msgs if m.type != "skip"]
+
+
+def kinds(msgs, key):
+    return [m.type for m in msgs if key(m)]
+
+
+def method_call(m):
+    return m.count(1)
+
+
+def unknown_field(m):
+    return m.upto
+"""
+
+
+def test_rewrite_reads_fields_of_unsuggested_names_through_a_per_site_cache(tmp_path: Path) -> None:
+    """``m.src`` on a name of no suggested class becomes a cached read per site; a method call, a name
+    that is not local, and an attribute no record class of the module has are left as written."""
+    pkg = _module_package(tmp_path, "fieldpkg", "fields", FIELDS)
+    out = record_rewrite.rewrite(FIELDS, "fieldpkg.fields", {"fieldpkg": str(pkg)})
+    lines = out.source.splitlines()
+    assert lines[lines.index("def src_of(m):") + 1] == "    return _mc_field((m), 'src', 3)"
+    assert "_mc_field((m), 'src', 2) for m in msgs if _mc_field((m), 'type', 1) != \"skip\"" in out.source
+    assert "    return m.count(1)" in lines and "    return m.upto" in lines
+    assert "[_mc_field((m), 'type', 0) for m in msgs if key(m)]" in out.source
+    assert out.field_reads == 4 and len(lines[:len(FIELDS.splitlines())]) == len(FIELDS.splitlines())
+    assert "#define MC_FIELD_SITES 4" in out.pxd
+
+
+@pytest.mark.slow
+def test_compiled_field_reads_answer_as_getattr_does_through_class_changes(tmp_path: Path) -> None:
+    """The cached reads against the interpreted module on records of each kind, look-alikes, a subclass
+    overriding the field, a short tuple, objects of no tuple class, more kinds than a site keeps, and a class
+    (and a base) changed after the site has seen it."""
+    import collections
+    import types
+
+    name = "rw_fields"
+    pkg = _module_package(tmp_path / "src", name, "fields", FIELDS)
+    with _both_builds(tmp_path, name, pkg, "fields") as (slow, fast):
+        def values(mod):
+            class Shadow(mod.Prepare):
+                @property
+                def src(self):
+                    return "shadowed"
+
+            class Sub(mod.Prepare):
+                pass
+
+            class Lookup(mod.Reply):
+                def __getattribute__(self, attr):
+                    return "looked up" if attr == "src" else super().__getattribute__(attr)
+
+            kinds = [collections.namedtuple(f"K{i}", "type src") for i in range(6)]
+            return Sub, [mod.Prepare("prepare", 1), mod.Reply("reply", 3, 2), Shadow("prepare", 5), Sub("sub", 6),
+                         Lookup("reply", 1, 1), tuple.__new__(mod.Prepare, ("short",)),
+                         types.SimpleNamespace(type="ns", src=8), 7, ("t", 1),
+                         *(k(f"k{i}", 10 + i) for i, k in enumerate(kinds))]
+
+        (slow_sub, slow_cases), (fast_sub, fast_cases) = values(slow), values(fast)
+
+        def compare() -> None:
+            for _ in range(3):  # the second and third rounds read through what the first cached
+                for m_slow, m_fast in zip(slow_cases, fast_cases):
+                    assert _outcome(fast.src_of, m_fast) == _outcome(slow.src_of, m_slow), m_slow
+                    assert _outcome(fast.unknown_field, m_fast) == _outcome(slow.unknown_field, m_slow)
+                for pick in (lambda m: isinstance(m, tuple) and len(m) > 1 and type(m) is not tuple,
+                             lambda m: isinstance(m, tuple)):  # a plain tuple among them raises in both
+                    mine, theirs = [m for m in fast_cases if pick(m)], [m for m in slow_cases if pick(m)]
+                    assert _outcome(fast.srcs, mine) == _outcome(slow.srcs, theirs)
+                    assert (_outcome(fast.kinds, mine, lambda m: m.src == 6)
+                            == _outcome(slow.kinds, theirs, lambda m: m.src == 6))
+
+        compare()
+        originals = fast.Prepare.__dict__["src"], slow.Prepare.__dict__["src"]
+        try:
+            for mod in (fast, slow):  # the class changed after the sites have seen it, a subclass too
+                mod.Prepare.src = property(lambda self: "patched")
+            assert fast.src_of(fast_cases[0]) == "patched" and fast.src_of(fast_cases[3]) == "patched"
+            compare()
+        finally:
+            fast.Prepare.src, slow.Prepare.src = originals
+        assert fast.src_of(fast_cases[0]) == 1 and fast.src_of(fast_cases[3]) == 6
+        compare()
+        fast_sub.src = property(lambda self: "sub's own")  # only the subclass changes
+        slow_sub.src = property(lambda self: "sub's own")
+        assert fast.src_of(fast_cases[3]) == "sub's own" and fast.src_of(fast_cases[0]) == 1
+        compare()
 
 
 ENTRIES = '''\

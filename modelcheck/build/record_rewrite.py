@@ -47,6 +47,12 @@ an augmenting ``.pxd`` (the ``.py`` on disk is untouched):
   (:func:`modelcheck.model.expander.c_entry`), with none of the Python call
   protocol (about 90 instructions a call; Kip320 with three replicas
   makes 51 action calls a state).
+* ``m.field`` on a local name whose class is not suggested (a message drawn
+  from a set of several kinds), where ``field`` is a field of a record class
+  the module knows, becomes ``_mc_field(m, "field", site)``: a read answered
+  from the tuple directly while ``m``'s type is one the site has seen, and
+  unchanged since, whose attribute is namedtuple's field getter (see
+  ``FIELD_C``); anything else is a plain getattr.
 * ``kr.name``, a read through the alias of another module of the compiled
   packages, becomes ``_mc_modattr(kr, "name", site)``: a module's getattr
   (about 230 instructions, 3.6 million of them in a Kip320 check) is
@@ -145,11 +151,13 @@ class Rewritten:
     """Decorated functions declared ``cpdef`` for callers in C (see :func:`_entries`)."""
     splits: int = 0
     """Guards and effects of split actions appended (:func:`modelcheck.memo.split.built_source`)."""
+    field_reads: int = 0
+    """``m.field`` reads of a name whose record class is not suggested, each site with its own cache."""
 
     @property
     def changed(self) -> bool:
         return bool(self.reads or self.items or self.constructions or self.replacements or self.direct_calls
-                    or self.module_reads or self.entries or self.splits)
+                    or self.module_reads or self.entries or self.splits or self.field_reads)
 
 
 # A suggested type: ("record", RecordClass) or ("tuple", element type or None).
@@ -678,6 +686,7 @@ class _Splicer:
         self.kwreplaced: set[RecordClass] = set()  # classes whose ``_replace`` calls were rewritten
         self.direct: set[str] = set()  # the module's helpers called directly (declared cpdef)
         self.modattr_sites = 0  # ``module.name`` reads, each with its own cache
+        self.field_sites = 0  # ``m.field`` reads of an unsuggested name, each with its own cache
 
     def alias(self, cls: RecordClass) -> str:
         """The module-level C variable the class is captured in when the module has loaded."""
@@ -743,6 +752,11 @@ class _Splicer:
             site = self.modattr_sites
             self.modattr_sites += 1
             return f"{PREFIX}modattr(({self.render(node.value)}), {node.attr!r}, {site})"
+        if kind == "field":
+            assert isinstance(node, ast.Attribute)
+            site = self.field_sites
+            self.field_sites += 1
+            return f"{PREFIX}field(({self.render(node.value)}), {node.attr!r}, {site})"
         if kind == "item":
             assert isinstance(node, ast.Subscript)
             return f"{PREFIX}item(({self.render(node.value)}), ({self.render(node.slice)}))"
@@ -840,9 +854,11 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
         return unchanged
     splicer = _Splicer(source)
     counts = {"get": 0, "item": 0, "new": 0, "replace": 0, "library": 0, "kwreplace": 0, "direct": 0, "modattr": 0,
-              "pyfn": 0, "kwreplace_among": 0}
+              "pyfn": 0, "kwreplace_among": 0, "field": 0}
+    fields = {f for cls in scope.records.values() for f in cls.fields}
     for fn, own in _functions(tree):
         types = _FunctionTypes(fn, registry, module)
+        called = {id(n.func) for n in own if isinstance(n, ast.Call)}  # m.method(...): Cython's own method call
         for node in own:
             kind = None
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
@@ -852,6 +868,9 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
                 elif (isinstance(node.value, ast.Name) and node.value.id in scope.modules
                       and node.value.id not in types.local_names):
                     kind = "modattr"  # kr.helper: a lookup cached while the module's namespace is unchanged
+                elif (owner is None and isinstance(node.value, ast.Name) and node.value.id in types.local_names
+                      and node.attr in fields and id(node) not in called):
+                    kind = "field"  # m.type on a message of one of several record kinds
             elif (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
                   and not isinstance(node.slice, (ast.Slice, ast.Tuple))):
                 seq = types.type_of(node.value)
@@ -889,11 +908,11 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
     direct = {name: helpers[name] for name in sorted(splicer.direct)}
     entry_params = {name: params for name, (params, _node) in entries.items()}
     return Rewritten(text, _pxd([*splicer.aliases.values(), *splicer.replacers.values()], splicer.library,
-                                splicer.arities, direct, splicer.modattr_sites, entry_params),
+                                splicer.arities, direct, splicer.modattr_sites, entry_params, splicer.field_sites),
                      tuple(sorted(registry.read.items())),
                      counts["get"], counts["item"], counts["new"],
                      counts["replace"] + counts["library"] + counts["kwreplace"] + counts["kwreplace_among"], counts["direct"],
-                     splicer.modattr_sites, len(entries), unchanged.splits)
+                     splicer.modattr_sites, len(entries), unchanged.splits, splicer.field_sites)
 
 
 def _trailer(scope: ModuleScope, classes: Mapping[RecordClass, str], replacers: Mapping[Replacer, str],
@@ -1158,6 +1177,100 @@ MC_INLINE PyObject *mc_modattr(PyObject *m, PyObject *name, Py_ssize_t site) {
 """
 """The cached ``module.name`` read (after the caches' declaration, which needs the number of sites)."""
 
+FIELD_C = r"""
+/* m.field at read site `site`, m of no suggested class (a message of one of several record kinds).  A type's
+   version tag is unique to the type as it is (CPython gives a type a new one, or none, whenever the type
+   or a base is modified, and never reuses one), so a tag the site has seen names a type whose getattr is
+   the generic one and whose attribute `field` is namedtuple's field getter at a known index: a data
+   descriptor, which the instance cannot shadow, returning that item of the tuple.  Before 3.12 only; a
+   type not seen, or anything else, is a plain getattr, whose answer the cache is checked against before
+   it keeps a type.  A site keeps eight types (a message set of several kinds); one that has filled
+   MC_FIELD_FILLS entries (more kinds than it keeps, or classes made anew) stops keeping more and reads the
+   plain way. */
+#define MC_FIELD_WAYS 8
+#define MC_FIELD_FILLS 64
+typedef struct {
+    unsigned int tag[MC_FIELD_WAYS];
+    Py_ssize_t index[MC_FIELD_WAYS];
+    unsigned int fills;
+} mc_field_cache;
+
+static mc_field_cache mc_field_caches[MC_FIELD_SITES];
+
+static PyObject *mc_tuplegetter_type;  /* _collections._tuplegetter, held once found */
+
+/* The index a namedtuple field getter reads (from its __reduce__: (_tuplegetter, (index, doc))), or -1. */
+static Py_ssize_t mc_tuplegetter_index(PyObject *d) {
+    PyObject *red, *args;
+    Py_ssize_t i = -1;
+    if (mc_tuplegetter_type == NULL) {
+        PyObject *mod = PyImport_ImportModule("_collections");
+        if (mod == NULL) { PyErr_Clear(); return -1; }
+        mc_tuplegetter_type = PyObject_GetAttrString(mod, "_tuplegetter");
+        Py_DECREF(mod);
+        if (mc_tuplegetter_type == NULL) { PyErr_Clear(); return -1; }
+    }
+    if ((PyObject *)Py_TYPE(d) != mc_tuplegetter_type) return -1;
+    red = PyObject_CallMethod(d, "__reduce__", NULL);
+    if (red == NULL) { PyErr_Clear(); return -1; }
+    if (PyTuple_Check(red) && PyTuple_GET_SIZE(red) == 2 && PyTuple_Check(args = PyTuple_GET_ITEM(red, 1))
+            && PyTuple_GET_SIZE(args) >= 1 && PyLong_CheckExact(PyTuple_GET_ITEM(args, 0))) {
+        i = PyLong_AsSsize_t(PyTuple_GET_ITEM(args, 0));
+        if (i == -1 && PyErr_Occurred()) PyErr_Clear();
+    }
+    Py_DECREF(red);
+    return i;
+}
+
+static PyObject *mc_field_slow(PyObject *m, PyObject *name, Py_ssize_t site) {
+    PyObject *v = PyObject_GetAttr(m, name);
+#if PY_VERSION_HEX < 0x030C0000 && !defined(Py_LIMITED_API)
+    PyTypeObject *t = Py_TYPE(m);
+    if (v != NULL && PyTuple_Check(m) && t->tp_getattro == PyObject_GenericGetAttr
+            && mc_field_caches[site].fills < MC_FIELD_FILLS) {
+        PyObject *d = _PyType_Lookup(t, name);  /* borrowed; gives t a version tag if it can have one */
+        unsigned int tag = t->tp_version_tag;
+        if (d != NULL && tag != 0 && (t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) {
+            Py_ssize_t i;
+            Py_INCREF(d);
+            i = mc_tuplegetter_index(d);
+            Py_DECREF(d);
+            if (i >= 0 && i < PyTuple_GET_SIZE(m) && PyTuple_GET_ITEM(m, i) == v && t->tp_version_tag == tag) {
+                mc_field_cache *c = &mc_field_caches[site];
+                unsigned int k = c->fills++ % MC_FIELD_WAYS;
+                c->tag[k] = tag;
+                c->index[k] = i;
+            }
+        }
+    }
+#endif
+    return v;
+}
+
+MC_INLINE PyObject *mc_field(PyObject *m, PyObject *name, Py_ssize_t site) {
+#if PY_VERSION_HEX < 0x030C0000 && !defined(Py_LIMITED_API)
+    const mc_field_cache *c = &mc_field_caches[site];
+    unsigned int tag = Py_TYPE(m)->tp_version_tag;
+    int k;
+    if (tag != 0) {
+        for (k = 0; k < MC_FIELD_WAYS; k++) {
+            if (c->tag[k] == tag) {
+                Py_ssize_t i = c->index[k];
+                if (i < PyTuple_GET_SIZE(m)) {
+                    PyObject *item = PyTuple_GET_ITEM(m, i);
+                    Py_INCREF(item);
+                    return item;
+                }
+                break;
+            }
+        }
+    }
+#endif
+    return mc_field_slow(m, name, site);
+}
+"""
+"""The cached read of a record field whose class is not suggested (after its caches' declaration)."""
+
 
 def _fixed_arity(kind: str, n: int) -> tuple[str, str]:
     """A C wrapper of ``mc_new`` or ``mc_replace`` taking ``n`` values as arguments, and its Cython declaration.
@@ -1190,7 +1303,7 @@ def _fixed_arity(kind: str, n: int) -> tuple[str, str]:
 
 def _pxd(aliases: list[str], library: set[str], arities: set[tuple[str, int]],
          direct: Mapping[str, list[str]] | None = None, modattr_sites: int = 0,
-         entries: Mapping[str, list[str]] | None = None) -> str:
+         entries: Mapping[str, list[str]] | None = None, field_sites: int = 0) -> str:
     """The augmenting ``.pxd``: the C helpers, the captured classes and functions as C variables, and the
     direct helpers and entries declared ``cpdef`` (each taking and returning Python objects, as the ``def``
     does)."""
@@ -1198,7 +1311,8 @@ def _pxd(aliases: list[str], library: set[str], arities: set[tuple[str, int]],
     wrappers = [_fixed_arity(kind, n) for kind, n in sorted(arities)]
     c_code = (f"static PyObject *mc_classes[{max(len(aliases), 1)}];\n\n" + HELPERS_C.strip("\n")
               + f"\n\nstatic mc_attr_cache mc_attr_caches[{max(modattr_sites, 1)}];\n"
-              + MODATTR_C + "\n\n" + "\n\n".join(c for c, _ in wrappers))
+              + MODATTR_C + f"\n#define MC_FIELD_SITES {max(field_sites, 1)}\n" + FIELD_C
+              + "\n\n" + "\n\n".join(c for c, _ in wrappers))
     body = "\n".join("    " + ln if ln else "" for ln in c_code.split("\n"))
     decls = [f'    object {PREFIX}get "mc_get"(object, Py_ssize_t, Py_ssize_t, object)',
              f'    int {PREFIX}set_class "mc_set_class"(Py_ssize_t, object)',
@@ -1207,6 +1321,7 @@ def _pxd(aliases: list[str], library: set[str], arities: set[tuple[str, int]],
              f'    object {PREFIX}pyfn "mc_identity"(object)',
              f'    bint {PREFIX}is "mc_is"(object, object)',
              f'    object {PREFIX}modattr "mc_modattr"(object, object, Py_ssize_t)',
+             f'    object {PREFIX}field "mc_field"(object, object, Py_ssize_t)',
              *(d for _, d in wrappers)]
     captured = [*aliases, *(f"{PREFIX}F_{name}" for name in sorted(library)),
                 *(f"{PREFIX}H_{name}" for name in direct), *(f"{ENTRY_GUARD}{name}" for name in entries)]
