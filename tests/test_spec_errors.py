@@ -243,8 +243,11 @@ def test_a_real_ctrl_c_inside_spec_code_still_interrupts(tmp_path):
         "def stay(c, s):\n"
         "    return None\n"
         "SPEC = Spec(name='slow-init', title='t', constants=C, init=init, actions=[stay], deadlock_expected=True)\n")
+    # As from a terminal: a test run started as a background job of a non-interactive shell has SIGINT ignored,
+    # which its children would inherit (and a command started with SIGINT ignored keeps ignoring it).
     p = subprocess.Popen([sys.executable, "-m", "modelcheck", "check", str(spec), "-q"], cwd=ROOT,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.time() + 60
         seen = ""
