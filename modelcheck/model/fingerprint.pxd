@@ -183,18 +183,23 @@ cdef extern from *:
             return 0;
         }
         if (PyFrozenSet_Check(o)) {
-            PyObject *key;
-            Py_hash_t h;
-            Py_ssize_t pos = 0;
+            const setentry *entry;
+            Py_ssize_t left;
             if (!mc_plain_type(t, &PyFrozenSet_Type))
                 return mc_refuse(o, "a frozenset class that defines its own equality or hash");
             n = PySet_GET_SIZE(o);
             acc = 0;
-            while (_PySet_NextEntry(o, &pos, &key, &h)) {  /* order-free: a sum of the elements' fingerprints */
+            /* Order-free: a sum of the elements' fingerprints.  The table is read directly (an active slot has
+               a key and a hash other than -1; a frozenset is never changed, so nothing moves meanwhile). */
+            for (entry = ((PySetObject *)o)->table, left = n; left > 0; entry++) {
+                PyObject *key = entry->key;
+                if (key == NULL || entry->hash == -1) continue;
+                left--;
                 /* A successor's set is a new object, but its elements are its parent's (a message set grown
                    by one message): each container is kept in the table whatever its size, and found there
-                   for every other successor of the batch. */
-                if (mc_fp_kept(key, &lane, c, cost, 0) < 0) return -1;
+                   for every other successor of the batch, looked up before the element is read at all. */
+                if (c && mc_cache_get(c, key, &lane)) *cost += 1;
+                else if (mc_fp_kept(key, &lane, c, cost, 0) < 0) return -1;
                 acc += mc_mix(lane);
             }
             *out = mc_mix((acc + (uint64_t)n * MC_P5) ^ MC_K_SET);
@@ -312,7 +317,9 @@ cdef extern from *:
             return -1;
         }
         out = (int64_t *)view.buf;
-        if (mc_cache_init(&cache, 12) < 0) { PyBuffer_Release(&view); return -1; }
+        /* The table is zeroed when made and scanned when freed, once a call (a parent's successors): it
+           starts small, for the few dozen parts most batches hold, and grows with the batch. */
+        if (mc_cache_init(&cache, 8) < 0) { PyBuffer_Release(&view); return -1; }
         for (k = 0; k < n; k++) {
             PyObject *t = PyList_GET_ITEM(ts, k);
             uint64_t fp;
