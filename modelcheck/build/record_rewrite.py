@@ -53,6 +53,12 @@ an augmenting ``.pxd`` (the ``.py`` on disk is untouched):
   from the tuple directly while ``m``'s type is one the site has seen, and
   unchanged since, whose attribute is namedtuple's field getter (see
   ``FIELD_C``); anything else is a plain getattr.
+* ``a | {x}`` becomes ``_mc_with(a, x)``: where ``a`` is a frozenset that
+  already holds ``x`` and the union would copy ``a``'s table slot for slot,
+  ``a`` itself, which iterates in the same order as the copy (see
+  ``WITH_C``); anything else is the union as written.  Message-passing
+  specs send a message already sent on a third of their steps (PaxosCommit),
+  and each such send copied the whole set.
 * ``kr.name``, a read through the alias of another module of the compiled
   packages, becomes ``_mc_modattr(kr, "name", site)``: a module's getattr
   (about 230 instructions, 3.6 million of them in a Kip320 check) is
@@ -153,11 +159,14 @@ class Rewritten:
     """Guards and effects of split actions appended (:func:`modelcheck.memo.split.built_source`)."""
     field_reads: int = 0
     """``m.field`` reads of a name whose record class is not suggested, each site with its own cache."""
+    set_additions: int = 0
+    """``a | {x}`` unions that give ``a`` back where it holds ``x`` already (see ``WITH_C``)."""
 
     @property
     def changed(self) -> bool:
         return bool(self.reads or self.items or self.constructions or self.replacements or self.direct_calls
-                    or self.module_reads or self.entries or self.splits or self.field_reads)
+                    or self.module_reads or self.entries or self.splits or self.field_reads
+                    or self.set_additions)
 
 
 # A suggested type: ("record", RecordClass) or ("tuple", element type or None).
@@ -757,6 +766,9 @@ class _Splicer:
             site = self.field_sites
             self.field_sites += 1
             return f"{PREFIX}field(({self.render(node.value)}), {node.attr!r}, {site})"
+        if kind == "with":
+            assert isinstance(node, ast.BinOp) and isinstance(node.right, ast.Set)
+            return f"{PREFIX}with(({self.render(node.left)}), ({self.render(node.right.elts[0])}))"
         if kind == "item":
             assert isinstance(node, ast.Subscript)
             return f"{PREFIX}item(({self.render(node.value)}), ({self.render(node.slice)}))"
@@ -818,6 +830,12 @@ class _Splicer:
         return data.decode("utf-8")
 
 
+def _is_set_addition(node: ast.AST) -> bool:
+    """Whether ``node`` is ``a | {x}``: a union with a set display of one element."""
+    return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr) and isinstance(node.right, ast.Set)
+            and len(node.right.elts) == 1 and not isinstance(node.right.elts[0], ast.Starred))
+
+
 def _splicable(node: ast.AST) -> bool:
     """Whether the node's parts can be moved into a helper call's arguments as they are."""
     return not any(isinstance(n, (ast.NamedExpr, ast.Starred, ast.Yield, ast.YieldFrom, ast.Await))
@@ -850,11 +868,12 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
     once = {name for name, k in bound.items() if k == 1}
     helpers = _covered_helpers(tree, _direct_helpers(tree, once))
     entries = _entries(tree, once, source.split("\n"))
-    if not (scope.records or scope.replacers or scope.modules or scope.library or helpers or entries):
+    if not (scope.records or scope.replacers or scope.modules or scope.library or helpers or entries
+            or any(_is_set_addition(n) for n in ast.walk(tree))):
         return unchanged
     splicer = _Splicer(source)
     counts = {"get": 0, "item": 0, "new": 0, "replace": 0, "library": 0, "kwreplace": 0, "direct": 0, "modattr": 0,
-              "pyfn": 0, "kwreplace_among": 0, "field": 0}
+              "pyfn": 0, "kwreplace_among": 0, "field": 0, "with": 0}
     fields = {f for cls in scope.records.values() for f in cls.fields}
     for fn, own in _functions(tree):
         types = _FunctionTypes(fn, registry, module)
@@ -876,6 +895,8 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
                 seq = types.type_of(node.value)
                 if seq is not None and seq[0] == "tuple":
                     kind = "item"
+            elif _is_set_addition(node):
+                kind = "with"
             elif isinstance(node, ast.Call) and types.constructed(node) is not None:
                 kind = "new"
             elif isinstance(node, ast.Call) and types.replacer_called(node) is not None:
@@ -912,7 +933,8 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
                      tuple(sorted(registry.read.items())),
                      counts["get"], counts["item"], counts["new"],
                      counts["replace"] + counts["library"] + counts["kwreplace"] + counts["kwreplace_among"], counts["direct"],
-                     splicer.modattr_sites, len(entries), unchanged.splits, splicer.field_sites)
+                     splicer.modattr_sites, len(entries), unchanged.splits, splicer.field_sites,
+                     counts["with"])
 
 
 def _trailer(scope: ModuleScope, classes: Mapping[RecordClass, str], replacers: Mapping[Replacer, str],
@@ -1272,6 +1294,71 @@ MC_INLINE PyObject *mc_field(PyObject *m, PyObject *name, Py_ssize_t site) {
 """The cached read of a record field whose class is not suggested (after its caches' declaration)."""
 
 
+WITH_C = r"""
+/* Whether hashing v and comparing it with == run no Python code of v's: an int, float, str or None, or a
+   tuple (a NamedTuple too) of such whose hash and equality are the tuple's own. */
+static inline int mc_inert(PyObject *v, int depth) {
+    PyTypeObject *t = Py_TYPE(v);
+    Py_ssize_t i;
+    if (t == &PyLong_Type || t == &PyBool_Type || t == &PyFloat_Type || t == &PyUnicode_Type || v == Py_None)
+        return 1;
+    if (depth >= 8 || !PyTuple_Check(v) || t->tp_hash != PyTuple_Type.tp_hash
+            || t->tp_richcompare != PyTuple_Type.tp_richcompare)
+        return 0;
+    for (i = 0; i < PyTuple_GET_SIZE(v); i++)
+        if (!mc_inert(PyTuple_GET_ITEM(v, i), depth + 1)) return 0;
+    return 1;
+}
+
+/* a | {x}.  CPython (before 3.12, whose setobject.c this follows) makes the union by copying a, then merging
+   {x} into the copy.  The copy takes a's slots one for one, so iterates in a's order, when a has no dummy
+   slots and its table is the size the copy gets (the smallest power of two above twice a's length, or the
+   8-slot small table for fewer than five elements); merging {x} then resizes first only if the copy is
+   full enough, and adds nothing when x is there.  So under those conditions, with x in a, the union equals
+   a element for element (the same objects) and in iteration order, and a itself is the answer: nothing is
+   copied, and a successor that sends a message already sent shares its parent's set.  The lookup hashes x
+   once, as building {x} does, and compares it with the same elements the union's insertion would.  Where
+   x is not in a, the union as written follows, hashing x and making those comparisons again: x must be
+   inert, and elements of a with x's hash compare as values do (as a spec's values must).  Anything else
+   is the union as written: {x} built, then a | {x}. */
+MC_INLINE int mc_union_copies_slots(PyObject *a) {
+#if PY_VERSION_HEX < 0x030C0000 && !defined(Py_LIMITED_API)
+    const PySetObject *so = (const PySetObject *)a;
+    Py_ssize_t used = so->used;
+    size_t size = 8;
+    if (so->fill != used) return 0;
+    if (used >= 5)
+        while (size <= (size_t)used * 2) size <<= 1;
+    return (size_t)so->mask == size - 1 && (size_t)(used + 1) * 5 < (size - 1) * 3;
+#else
+    return 0;
+#endif
+}
+
+MC_INLINE PyObject *mc_with(PyObject *a, PyObject *x) {
+    PyObject *one, *r;
+    if (Py_IS_TYPE(a, &PyFrozenSet_Type) && mc_union_copies_slots(a) && mc_inert(x, 0)) {
+        int has = PySet_Contains(a, x);
+        if (has < 0) return NULL;
+        if (has) {
+            Py_INCREF(a);
+            return a;
+        }
+    }
+    one = PySet_New(NULL);
+    if (one == NULL) return NULL;
+    if (PySet_Add(one, x) < 0) {
+        Py_DECREF(one);
+        return NULL;
+    }
+    r = PyNumber_Or(a, one);
+    Py_DECREF(one);
+    return r;
+}
+"""
+"""``a | {x}`` without the copy where the copy would be ``a`` over again."""
+
+
 def _fixed_arity(kind: str, n: int) -> tuple[str, str]:
     """A C wrapper of ``mc_new`` or ``mc_replace`` taking ``n`` values as arguments, and its Cython declaration.
 
@@ -1311,7 +1398,7 @@ def _pxd(aliases: list[str], library: set[str], arities: set[tuple[str, int]],
     wrappers = [_fixed_arity(kind, n) for kind, n in sorted(arities)]
     c_code = (f"static PyObject *mc_classes[{max(len(aliases), 1)}];\n\n" + HELPERS_C.strip("\n")
               + f"\n\nstatic mc_attr_cache mc_attr_caches[{max(modattr_sites, 1)}];\n"
-              + MODATTR_C + f"\n#define MC_FIELD_SITES {max(field_sites, 1)}\n" + FIELD_C
+              + MODATTR_C + f"\n#define MC_FIELD_SITES {max(field_sites, 1)}\n" + FIELD_C + WITH_C
               + "\n\n" + "\n\n".join(c for c, _ in wrappers))
     body = "\n".join("    " + ln if ln else "" for ln in c_code.split("\n"))
     decls = [f'    object {PREFIX}get "mc_get"(object, Py_ssize_t, Py_ssize_t, object)',
@@ -1322,6 +1409,7 @@ def _pxd(aliases: list[str], library: set[str], arities: set[tuple[str, int]],
              f'    bint {PREFIX}is "mc_is"(object, object)',
              f'    object {PREFIX}modattr "mc_modattr"(object, object, Py_ssize_t)',
              f'    object {PREFIX}field "mc_field"(object, object, Py_ssize_t)',
+             f'    object {PREFIX}with "mc_with"(object, object)',
              *(d for _, d in wrappers)]
     captured = [*aliases, *(f"{PREFIX}F_{name}" for name in sorted(library)),
                 *(f"{PREFIX}H_{name}" for name in direct), *(f"{ENTRY_GUARD}{name}" for name in entries)]
