@@ -59,13 +59,6 @@ ITERATION_NOTE = """Why the actions with one successor per message iterate over 
 order of a frozenset's iteration depends on how it was built, and an action's successors must come
 in the same order from equal states (the memo tables check it); the successors are the same."""
 
-COPY_NOTE = """Why some values are copied with int(): an action that stores one state part's value in
-another state part unchanged (balPrepared := balMaxKnown, kvalue := insts[s].cmd, voted.bal :=
-balPrepared) after two separate ``if ...: return None`` guards is answered wrongly by this version's
-memo tables (they write an unrelated value), which their own verification catches and then runs the
-whole check on the spec's code.  ``int(x)`` of an int is the same value, built anew, and keeps the
-check on the tables; remove it when the tables copy such parts right."""
-
 
 class Voted(NamedTuple):
     """[bal, cmd]: the last vote cast in a slot."""
@@ -264,7 +257,7 @@ def handle_prepare_replies(c: Config, s: State, self: int) -> State | None:
         peak = peak_voted_cmd(prs, k)
         status = ACCEPTING if inst.status == PREPARING or (inst.status == EMPTY and peak != NIL) else inst.status
         insts.append(inst._replace(status=status, cmd=peak))
-    nn = n._replace(balPrepared=int(n.balMaxKnown), insts=tuple(insts))  # int(): see COPY_NOTE
+    nn = n._replace(balPrepared=n.balMaxKnown, insts=tuple(insts))
     sent = {AcceptMsg(ACCEPT, self, nn.balPrepared, k + 1, inst.cmd)
             for k, inst in enumerate(nn.insts) if inst.status == ACCEPTING}
     return s._replace(node=_at(s.node, self, nn), msgs=s.msgs | sent)
@@ -292,7 +285,7 @@ def take_new_request(c: Config, s: State, self: int) -> list[State] | None:
         return None
     k = next(k for k, i in enumerate(n.insts) if i.status == EMPTY)  # FirstEmptySlot, 0-based
     cmd = unseen[0]
-    nn = n._replace(insts=_at(n.insts, k, Inst(ACCEPTING, cmd, Voted(int(n.balPrepared), cmd))))  # COPY_NOTE
+    nn = n._replace(insts=_at(n.insts, k, Inst(ACCEPTING, cmd, Voted(n.balPrepared, cmd))))
     req = ReqEvent(REQ, cmd)
     t = s._replace(node=_at(s.node, self, nn),
                    msgs=s.msgs | {AcceptMsg(ACCEPT, self, n.balPrepared, k + 1, cmd),
@@ -335,7 +328,7 @@ def handle_accept_replies(c: Config, s: State, self: int) -> State | None:
     if len(ars) < majority_num(c):
         return None
     nn = n._replace(insts=_at(n.insts, slot - 1, n.insts[slot - 1]._replace(status=COMMITTED)),
-                    commitUpTo=slot, kvalue=int(cmd) if 0 <= cmd < c.Writes else n.kvalue)  # COPY_NOTE
+                    commitUpTo=slot, kvalue=cmd if 0 <= cmd < c.Writes else n.kvalue)
     ack = AckEvent(ACK, cmd, v)
     return s._replace(node=_at(s.node, self, nn),
                       observed=s.observed if ack in s.observed else s.observed + (ack,),
@@ -360,7 +353,7 @@ def handle_commit_notice(c: Config, s: State, self: int) -> list[State] | None:
         if m.upto != slot:
             continue
         nn = n._replace(insts=_at(n.insts, slot - 1, n.insts[slot - 1]._replace(status=COMMITTED)),
-                        commitUpTo=slot, kvalue=int(cmd) if 0 <= cmd < c.Writes else n.kvalue)  # COPY_NOTE
+                        commitUpTo=slot, kvalue=cmd if 0 <= cmd < c.Writes else n.kvalue)
         out.append(s._replace(node=_at(s.node, self, nn)))
     return out or None
 
