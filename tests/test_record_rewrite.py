@@ -672,6 +672,95 @@ def test_compiled_field_reads_answer_as_getattr_does_through_class_changes(tmp_p
         compare()
 
 
+SLOTS = """\
+import attrs
+
+
+@attrs.frozen
+class Consts:
+    Replicas: int = 3
+    Writes: int = 1
+
+
+class Plain:
+    Writes: int
+
+    def __init__(self):
+        self.Writes = 5
+
+
+def replicas(c):
+    return c.Replicas
+
+
+def both(c):
+    return [c.Replicas + c.Writes for _ in range(3)]
+"""
+
+
+def test_rewrite_reads_annotated_class_fields_through_the_per_site_cache(tmp_path: Path) -> None:
+    """``c.Replicas`` on a name of no suggested class, where ``Replicas`` is annotated in a class of the module
+    (an attrs class's field), becomes a cached read per site, as record fields do."""
+    pkg = _module_package(tmp_path, "slotpkg", "slots", SLOTS)
+    out = record_rewrite.rewrite(SLOTS, "slotpkg.slots", {"slotpkg": str(pkg)})
+    assert "    return _mc_field((c), 'Replicas', 2)" in out.source.splitlines()
+    assert out.field_reads == 3
+
+
+@pytest.mark.slow
+def test_compiled_slot_reads_answer_as_getattr_does_through_class_changes(tmp_path: Path) -> None:
+    """The cached reads of slots against the interpreted module: an attrs class with slots and one without, a
+    plain class, an empty slot, a subclass overriding the field with a property, a class with its own
+    ``__getattribute__``, records and non-objects; then the slotted class patched after the sites cached it,
+    and restored."""
+    name = "rw_slots"
+    pkg = _module_package(tmp_path / "src", name, "slots", SLOTS)
+    with _both_builds(tmp_path, name, pkg, "slots") as (slow, fast):
+        import attrs
+        import collections
+
+        def values(mod):
+            @attrs.frozen(slots=False)
+            class Dicts:
+                Replicas: int = 4
+                Writes: int = 2
+
+            class Shadow(mod.Consts):
+                @property
+                def Replicas(self):
+                    return "shadowed"
+
+            class Loud(mod.Consts):
+                def __getattribute__(self, attr):
+                    return "looked up" if attr == "Replicas" else super().__getattribute__(attr)
+
+            empty = object.__new__(mod.Consts)  # its slots never set
+            shadow = object.__new__(Shadow)  # its own Replicas is the property's
+            object.__setattr__(shadow, "Writes", 1)
+            return mod.Consts, [mod.Consts(), mod.Consts(7, 2), Dicts(), mod.Plain(), shadow, Loud(), empty,
+                                collections.namedtuple("R", "Replicas Writes")(1, 1), 7, None]
+
+        (slow_cls, slow_cases), (fast_cls, fast_cases) = values(slow), values(fast)
+
+        def compare() -> None:
+            for _ in range(3):  # the second and third rounds read through what the first cached
+                for a, b in zip(slow_cases, fast_cases):
+                    assert _outcome(fast.replicas, b) == _outcome(slow.replicas, a), a
+                    assert _outcome(fast.both, b) == _outcome(slow.both, a), a
+
+        compare()
+        originals = fast_cls.__dict__["Replicas"], slow_cls.__dict__["Replicas"]
+        try:
+            for cls in (fast_cls, slow_cls):
+                cls.Replicas = property(lambda self: "patched")
+            assert fast.replicas(fast_cases[0]) == "patched"
+            compare()
+        finally:
+            fast_cls.Replicas, slow_cls.Replicas = originals
+        assert fast.replicas(fast_cases[1]) == 7
+        compare()
+
+
 SETS = """\
 from typing import NamedTuple
 

@@ -49,10 +49,12 @@ an augmenting ``.pxd`` (the ``.py`` on disk is untouched):
   makes 51 action calls a state).
 * ``m.field`` on a local name whose class is not suggested (a message drawn
   from a set of several kinds), where ``field`` is a field of a record class
-  the module knows, becomes ``_mc_field(m, "field", site)``: a read answered
-  from the tuple directly while ``m``'s type is one the site has seen, and
-  unchanged since, whose attribute is namedtuple's field getter (see
-  ``FIELD_C``); anything else is a plain getattr.
+  the module knows or a name annotated in one of its classes (an attrs
+  class's field: ``c.Replicas``), becomes ``_mc_field(m, "field", site)``:
+  a read answered from the tuple directly, or from the object's slot,
+  while ``m``'s type is one the site has seen, and unchanged since, whose
+  attribute is namedtuple's field getter or a slot's member descriptor
+  (see ``FIELD_C``); anything else is a plain getattr.
 * ``a | {x}`` becomes ``_mc_with(a, x)``: where ``a`` is a frozenset that
   already holds ``x`` and the union would copy ``a``'s table slot for slot,
   ``a`` itself, which iterates in the same order as the copy (see
@@ -830,6 +832,13 @@ class _Splicer:
         return data.decode("utf-8")
 
 
+def _annotated_class_fields(tree: ast.Module) -> set[str]:
+    """The names annotated in the bodies of the module's classes: an attrs class's fields (a spec's constants,
+    ``c.Replicas``), read through the per-site cache (``FIELD_C``) where the reader's class is not suggested."""
+    return {s.target.id for node in tree.body if isinstance(node, ast.ClassDef)
+            for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
+
+
 def _is_set_addition(node: ast.AST) -> bool:
     """Whether ``node`` is ``a | {x}``: a union with a set display of one element."""
     return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr) and isinstance(node.right, ast.Set)
@@ -874,7 +883,7 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
     splicer = _Splicer(source)
     counts = {"get": 0, "item": 0, "new": 0, "replace": 0, "library": 0, "kwreplace": 0, "direct": 0, "modattr": 0,
               "pyfn": 0, "kwreplace_among": 0, "field": 0, "with": 0}
-    fields = {f for cls in scope.records.values() for f in cls.fields}
+    fields = {f for cls in scope.records.values() for f in cls.fields} | _annotated_class_fields(tree)
     for fn, own in _functions(tree):
         types = _FunctionTypes(fn, registry, module)
         called = {id(n.func) for n in own if isinstance(n, ast.Call)}  # m.method(...): Cython's own method call
@@ -1206,14 +1215,17 @@ FIELD_C = r"""
    the generic one and whose attribute `field` is namedtuple's field getter at a known index: a data
    descriptor, which the instance cannot shadow, returning that item of the tuple.  Before 3.12 only; a
    type not seen, or anything else, is a plain getattr, whose answer the cache is checked against before
-   it keeps a type.  A site keeps eight types (a message set of several kinds); one that has filled
-   MC_FIELD_FILLS entries (more kinds than it keeps, or classes made anew) stops keeping more and reads the
-   plain way. */
+   it keeps a type.  The same holds for a slot of a __slots__ class (an attrs class's field, such as a
+   spec's constants `c.Replicas`): its attribute is a member descriptor, also a data descriptor, reading
+   the object pointer at a known offset, which the cache keeps as -(offset + 1).  A site keeps eight types
+   (a message set of several kinds); one that has filled MC_FIELD_FILLS entries (more kinds than it keeps,
+   or classes made anew) stops keeping more and reads the plain way. */
+#include "structmember.h"
 #define MC_FIELD_WAYS 8
 #define MC_FIELD_FILLS 64
 typedef struct {
     unsigned int tag[MC_FIELD_WAYS];
-    Py_ssize_t index[MC_FIELD_WAYS];
+    Py_ssize_t index[MC_FIELD_WAYS];  /* a tuple item's index, or -(offset + 1) of a slot */
     unsigned int fills;
 } mc_field_cache;
 
@@ -1244,24 +1256,39 @@ static Py_ssize_t mc_tuplegetter_index(PyObject *d) {
     return i;
 }
 
+/* -(offset + 1) of the object slot a member descriptor reads, or 0: only a plain object slot (T_OBJECT_EX,
+   which raises AttributeError where the slot is empty), read without an audit event. */
+static Py_ssize_t mc_slot_member(PyObject *d) {
+    PyMemberDef *def;
+    if (!Py_IS_TYPE(d, &PyMemberDescr_Type)) return 0;
+    def = ((PyMemberDescrObject *)d)->d_member;
+    if (def->type != T_OBJECT_EX || (def->flags & PY_AUDIT_READ) || def->offset < (Py_ssize_t)sizeof(PyObject))
+        return 0;
+    return -(def->offset + 1);
+}
+
 static PyObject *mc_field_slow(PyObject *m, PyObject *name, Py_ssize_t site) {
     PyObject *v = PyObject_GetAttr(m, name);
 #if PY_VERSION_HEX < 0x030C0000 && !defined(Py_LIMITED_API)
     PyTypeObject *t = Py_TYPE(m);
-    if (v != NULL && PyTuple_Check(m) && t->tp_getattro == PyObject_GenericGetAttr
-            && mc_field_caches[site].fills < MC_FIELD_FILLS) {
+    if (v != NULL && t->tp_getattro == PyObject_GenericGetAttr && mc_field_caches[site].fills < MC_FIELD_FILLS) {
         PyObject *d = _PyType_Lookup(t, name);  /* borrowed; gives t a version tag if it can have one */
         unsigned int tag = t->tp_version_tag;
         if (d != NULL && tag != 0 && (t->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) {
-            Py_ssize_t i;
+            Py_ssize_t i = -1, slot = 0;
             Py_INCREF(d);
-            i = mc_tuplegetter_index(d);
+            if (PyTuple_Check(m))
+                i = mc_tuplegetter_index(d);
+            else
+                slot = mc_slot_member(d);
             Py_DECREF(d);
-            if (i >= 0 && i < PyTuple_GET_SIZE(m) && PyTuple_GET_ITEM(m, i) == v && t->tp_version_tag == tag) {
+            if (t->tp_version_tag == tag
+                    && ((i >= 0 && i < PyTuple_GET_SIZE(m) && PyTuple_GET_ITEM(m, i) == v)
+                        || (slot < 0 && *(PyObject **)((char *)m + (-slot - 1)) == v))) {
                 mc_field_cache *c = &mc_field_caches[site];
                 unsigned int k = c->fills++ % MC_FIELD_WAYS;
                 c->tag[k] = tag;
-                c->index[k] = i;
+                c->index[k] = i >= 0 ? i : slot;
             }
         }
     }
@@ -1278,8 +1305,14 @@ MC_INLINE PyObject *mc_field(PyObject *m, PyObject *name, Py_ssize_t site) {
         for (k = 0; k < MC_FIELD_WAYS; k++) {
             if (c->tag[k] == tag) {
                 Py_ssize_t i = c->index[k];
-                if (i < PyTuple_GET_SIZE(m)) {
-                    PyObject *item = PyTuple_GET_ITEM(m, i);
+                PyObject *item;
+                if (i >= 0) {  /* kept for a tuple class only */
+                    if (i < PyTuple_GET_SIZE(m)) {
+                        item = PyTuple_GET_ITEM(m, i);
+                        Py_INCREF(item);
+                        return item;
+                    }
+                } else if ((item = *(PyObject **)((char *)m + (-i - 1))) != NULL) {
                     Py_INCREF(item);
                     return item;
                 }
