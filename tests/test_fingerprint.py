@@ -173,3 +173,48 @@ def test_candidates_left_out_of_the_model_are_skipped():
     got = fingerprints(ts, 3, skip_none=True).tolist()
     assert got == [fingerprint((1,)), 0, fingerprint((2,))]
     assert fingerprints(ts, 3, fp=lambda s: 5, skip_none=True).tolist() == [5, 0, 5]
+
+
+def _grown(base: frozenset, extra) -> frozenset:
+    """``base | {extra}`` as a spec sends a message: CPython copies base's table slot for slot where it need not
+    grow, so the batch can derive the union's fingerprint from base's."""
+    return base | {extra}
+
+
+def test_a_set_built_from_one_walked_before_has_the_walked_fingerprint():
+    """A batch derives a frozenset's fingerprint from a set of the same slots but one (added or taken away)
+    walked earlier in it; every derivation equals the definition's, for sets of every size and layout."""
+    rng = random.Random(11)
+    batch = []
+    for n in range(0, 72):
+        elems = [(rng.randrange(4), rng.randrange(100), "m") for _ in range(n)]
+        base = frozenset(elems)
+        fresh = [(9, k, "new") for k in range(4)]
+        grown = [_grown(base, x) for x in fresh]
+        batch += [base, *grown]                      # each union near the base, added
+        batch += [grown[0], base]                    # the base after a union: near it, taken away
+        batch += [_grown(base, next(iter(base)))] if base else []  # the same slots, another object
+        batch += [_grown(grown[1], (9, 9, "again")), base | {fresh[2], fresh[3]}]  # two slots apart
+        batch += [frozenset(sorted(base | {fresh[0]}, reverse=True))]  # the same elements, other slots
+    assert fingerprint_array(batch, len(batch)).tolist() == [_fingerprint_py(v) for v in batch]
+    for k in range(0, len(batch), 7):  # and in batches of their own, so that other sets come first
+        part = batch[k:k + 7]
+        assert fingerprint_array(part, len(part)).tolist() == [_fingerprint_py(v) for v in part]
+
+
+def test_derived_sets_of_sets_and_of_equal_but_distinct_values():
+    """The element a derivation reads may itself be a large set walked on the way (which replaces the sets the
+    batch remembers), or equal to an element of another type (1 and True, 0.0 and -0.0)."""
+    rng = random.Random(5)
+    inner = [frozenset(rng.sample(range(40), 9)) for _ in range(12)]
+    base = frozenset(inner[:10])
+    batch = [base, _grown(base, inner[10]), _grown(base, frozenset(range(50, 62))), base, _grown(base, inner[11])]
+    numbers = frozenset([0.0, 1, 2.5, 3, 4, 5, 6, 7, 8])
+    batch += [numbers, _grown(numbers, True), _grown(numbers, -0.0), _grown(numbers, 9.0), _grown(numbers, "s")]
+    batch += [_grown(numbers, (1, frozenset(range(20))))]
+    assert fingerprint_array(batch, len(batch)).tolist() == [_fingerprint_py(v) for v in batch]
+    kept = _grown(numbers, Colour.RED)  # equal to 1, so the set keeps its 1: nothing to refuse
+    refused = _grown(numbers, object())  # refused where it is the element the derivation reads
+    assert fingerprint_array([numbers, kept], 2).tolist() == [_fingerprint_py(numbers)] * 2
+    with pytest.raises(TypeError, match="object"):
+        fingerprint_array([numbers, refused], 2)

@@ -36,7 +36,16 @@ cdef extern from *:
        so no key can be freed and its address reused while the table lives: an entry is always right,
        because tuples and frozensets (of accepted values) never change. */
     typedef struct { PyObject *key; uint64_t fp; } mc_slot;
-    typedef struct { mc_slot *slots; size_t mask; size_t used; int shift; } mc_cache;
+
+    /* A frozenset walked in the batch and its elements' sum, for the sets built from it (see mc_fp_near). */
+    #define MC_NEAR_REFS 2
+    #define MC_NEAR_MIN 8  /* a smaller set is walked as fast as it is compared */
+    typedef struct { PyObject *set; uint64_t sum; } mc_near;
+
+    typedef struct {
+        mc_slot *slots; size_t mask; size_t used; int shift;
+        mc_near near[MC_NEAR_REFS]; int near_next;
+    } mc_cache;
 
     static int mc_cache_init(mc_cache *c, int bits) {
         c->slots = (mc_slot *)PyMem_Calloc((size_t)1 << bits, sizeof(mc_slot));
@@ -54,6 +63,8 @@ cdef extern from *:
             Py_XDECREF(c->slots[i].key);
         PyMem_Free(c->slots);
         c->slots = NULL;
+        for (i = 0; i < MC_NEAR_REFS; i++)
+            Py_CLEAR(c->near[i].set);
     }
 
     static inline size_t mc_cache_pos(const mc_cache *c, PyObject *k) {
@@ -165,6 +176,68 @@ cdef extern from *:
     static int mc_fp_kept(PyObject *o, uint64_t *out, mc_cache *c, Py_ssize_t *cost, Py_ssize_t worth);
     #define mc_fp(o, out, c, cost) mc_fp_kept((o), (out), (c), (cost), MC_WORTH_A_SLOT)
 
+    /* A successor's message set is mostly its parent's with one message added: CPython's union copies the
+       parent's table slot for slot where it need not grow, then adds the message to an empty slot.  So a
+       frozenset whose table holds the same key pointers as that of a set walked earlier in the batch (held
+       there, so nothing moved or was freed), but for one slot empty in one of the two, has the elements of
+       that set with the one element added or taken away, and its sum follows from that set's without a
+       walk.  1 with *sum set, 0 where no recent set is so near, -1 with the exception of the element. */
+    static int mc_fp_near(PyObject *o, mc_cache *c, uint64_t *sum, Py_ssize_t *cost) {
+        const PySetObject *so = (const PySetObject *)o;
+        int k;
+        for (k = 1; k <= MC_NEAR_REFS; k++) {
+            const mc_near *ref = &c->near[(c->near_next + MC_NEAR_REFS - k) % MC_NEAR_REFS];
+            const PySetObject *rs = (const PySetObject *)ref->set;
+            const setentry *a, *b;
+            Py_ssize_t i, size, at = -1, diff;
+            uint64_t base = ref->sum, lane;
+            PyObject *elem;
+            int added, r;
+            if (!rs || rs->mask != so->mask) continue;
+            diff = so->used - rs->used;
+            if (diff < -1 || diff > 1) continue;
+            a = so->table;
+            b = rs->table;
+            size = so->mask + 1;
+            for (i = 0; i < size; i++) {
+                if (a[i].key != b[i].key) {
+                    if (at >= 0) break;
+                    at = i;
+                }
+            }
+            if (i < size) continue;  /* a second slot differs */
+            if (at < 0) {  /* the same slots: the same elements */
+                *sum = base;
+                *cost += so->used;
+                return 1;
+            }
+            /* An active slot has a key and a hash other than -1 (a dummy's); the other side's slot is empty. */
+            if (diff == 1 && b[at].key == NULL && a[at].hash != -1) { elem = a[at].key; added = 1; }
+            else if (diff == -1 && a[at].key == NULL && b[at].hash != -1) { elem = b[at].key; added = 0; }
+            else continue;
+            /* Fingerprinting the element may walk sets that replace the references: hold it meanwhile. */
+            Py_INCREF(elem);
+            if (mc_cache_get(c, elem, &lane)) r = 0;
+            else r = mc_fp_kept(elem, &lane, c, cost, 0);
+            Py_DECREF(elem);
+            if (r < 0) return -1;
+            *sum = added ? base + mc_mix(lane) : base - mc_mix(lane);
+            *cost += so->used;
+            return 1;
+        }
+        return 0;
+    }
+
+    static void mc_near_put(mc_cache *c, PyObject *o, uint64_t sum) {
+        mc_near *slot = &c->near[c->near_next];
+        PyObject *old = slot->set;
+        Py_INCREF(o);
+        slot->set = o;
+        slot->sum = sum;
+        c->near_next = (c->near_next + 1) % MC_NEAR_REFS;
+        Py_XDECREF(old);
+    }
+
     /* cost: the values walked, for deciding what is worth a place in the table. */
     static int mc_fp_container(PyObject *o, uint64_t *out, mc_cache *c, Py_ssize_t *cost) {
         PyTypeObject *t = Py_TYPE(o);
@@ -188,6 +261,14 @@ cdef extern from *:
             if (!mc_plain_type(t, &PyFrozenSet_Type))
                 return mc_refuse(o, "a frozenset class that defines its own equality or hash");
             n = PySet_GET_SIZE(o);
+            if (c && n >= MC_NEAR_MIN) {
+                int near = mc_fp_near(o, c, &acc, cost);
+                if (near < 0) return -1;
+                if (near) {
+                    *out = mc_mix((acc + (uint64_t)n * MC_P5) ^ MC_K_SET);
+                    return 0;
+                }
+            }
             acc = 0;
             /* Order-free: a sum of the elements' fingerprints.  The table is read directly (an active slot has
                a key and a hash other than -1; a frozenset is never changed, so nothing moves meanwhile). */
@@ -202,6 +283,8 @@ cdef extern from *:
                 else if (mc_fp_kept(key, &lane, c, cost, 0) < 0) return -1;
                 acc += mc_mix(lane);
             }
+            /* Only a walked set is a reference: the sets built from one parent's set all find it. */
+            if (c && n >= MC_NEAR_MIN) mc_near_put(c, o, acc);
             *out = mc_mix((acc + (uint64_t)n * MC_P5) ^ MC_K_SET);
             return 0;
         }
@@ -319,6 +402,7 @@ cdef extern from *:
         out = (int64_t *)view.buf;
         /* The table is zeroed when made and scanned when freed, once a call (a parent's successors): it
            starts small, for the few dozen parts most batches hold, and grows with the batch. */
+        memset(&cache, 0, sizeof cache);
         if (mc_cache_init(&cache, 8) < 0) { PyBuffer_Release(&view); return -1; }
         for (k = 0; k < n; k++) {
             PyObject *t = PyList_GET_ITEM(ts, k);
