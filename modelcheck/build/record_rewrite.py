@@ -61,6 +61,17 @@ an augmenting ``.pxd`` (the ``.py`` on disk is untouched):
   ``WITH_C``); anything else is the union as written.  Message-passing
   specs send a message already sent on a third of their steps (PaxosCommit),
   and each such send copied the whole set.
+* ``tuple(g)``, ``list(g)`` and ``sorted(g)`` of a generator expression ``g``
+  become the same call of the list comprehension of ``g``'s clauses
+  (``tuple([...])``): these builtins take every item before doing anything
+  with one, so the items, their order and the result are the same, and
+  Cython compiles a comprehension as a loop in the function where a
+  generator expression is an object made, resumed per item and freed (see
+  :func:`_whole_consumed`).  The clauses must call nothing, and the function
+  must have no ``try`` or ``with``: a comprehension does not turn a
+  ``StopIteration`` raised inside it into a ``RuntimeError`` as a generator
+  does, so one raised by an operand's special method would be reported as
+  itself, the one difference, and only in the spec error's message.
 * ``kr.name``, a read through the alias of another module of the compiled
   packages, becomes ``_mc_modattr(kr, "name", site)``: a module's getattr
   (about 230 instructions, 3.6 million of them in a Kip320 check) is
@@ -163,12 +174,14 @@ class Rewritten:
     """``m.field`` reads of a name whose record class is not suggested, each site with its own cache."""
     set_additions: int = 0
     """``a | {x}`` unions that give ``a`` back where it holds ``x`` already (see ``WITH_C``)."""
+    comprehensions: int = 0
+    """Generator expressions taken whole by ``tuple``, ``list`` or ``sorted``, made list comprehensions."""
 
     @property
     def changed(self) -> bool:
         return bool(self.reads or self.items or self.constructions or self.replacements or self.direct_calls
                     or self.module_reads or self.entries or self.splits or self.field_reads
-                    or self.set_additions)
+                    or self.set_additions or self.comprehensions)
 
 
 # A suggested type: ("record", RecordClass) or ("tuple", element type or None).
@@ -771,6 +784,9 @@ class _Splicer:
         if kind == "with":
             assert isinstance(node, ast.BinOp) and isinstance(node.right, ast.Set)
             return f"{PREFIX}with(({self.render(node.left)}), ({self.render(node.right.elts[0])}))"
+        if kind == "comprehension":  # the clauses in brackets, inside the call's own parentheses
+            assert isinstance(node, ast.GeneratorExp)
+            return "([" + self.segment(node)[1:-1] + "])"
         if kind == "item":
             assert isinstance(node, ast.Subscript)
             return f"{PREFIX}item(({self.render(node.value)}), ({self.render(node.slice)}))"
@@ -845,6 +861,56 @@ def _is_set_addition(node: ast.AST) -> bool:
             and len(node.right.elts) == 1 and not isinstance(node.right.elts[0], ast.Starred))
 
 
+WHOLE_CONSUMERS = frozenset({"tuple", "list", "sorted"})
+"""Builtins that take all of an iterable's items before doing anything with one of them."""
+
+_NOT_IN_CLAUSES = (ast.Call, ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr, ast.Lambda)
+
+
+def _consumed_generator(node: ast.AST) -> ast.GeneratorExp | None:
+    """The generator expression ``node`` hands whole to ``tuple``, ``list`` or ``sorted`` (by their names), or
+    None.  ``sorted`` may have keywords that are names or constants (evaluated after the items either way)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in WHOLE_CONSUMERS
+            and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp)):
+        return None
+    if node.keywords and (node.func.id != "sorted" or not all(
+            k.arg is not None and isinstance(k.value, (ast.Name, ast.Constant)) for k in node.keywords)):
+        return None
+    return node.args[0]
+
+
+def _whole_consumed(node: ast.AST, fn: ast.AST, source: bytes, span: tuple[int, int],
+                    shadowed: set[str]) -> bool:
+    """Whether ``node``, a generator expression passed whole to a builtin consumer (:func:`_consumed_generator`),
+    may become the list comprehension of the same clauses.
+
+    Exact where the clauses call nothing (no code of the spec's runs inside but operands' special methods)
+    and the function has no ``try`` or ``with`` (an exception raised inside leaves the function in either
+    form), so that the only difference, a ``StopIteration`` from inside reported as itself rather than as
+    the generator's ``RuntimeError``, changes at most the spec error's message.  The text must be the
+    clauses in parentheses, checked by parsing it back as a comprehension.
+    """
+    assert isinstance(node, ast.GeneratorExp)
+    if shadowed or any(g.is_async for g in node.generators):
+        return False
+    inside: list[ast.AST] = [node.elt]
+    for k, g in enumerate(node.generators):
+        inside += [g.target, *g.ifs] + ([g.iter] if k else [])  # the first iterable is evaluated outside it
+    if any(isinstance(n, _NOT_IN_CLAUSES) for part in inside for n in ast.walk(part)):
+        return False
+    if any(isinstance(n, (ast.Try, ast.With, ast.AsyncWith)) or type(n).__name__ == "TryStar" for n in ast.walk(fn)):
+        return False
+    text = source[span[0]:span[1]]
+    if not (text.startswith(b"(") and text.endswith(b")")):
+        return False
+    try:
+        back = ast.parse(b"[" + text[1:-1] + b"]", mode="eval").body
+    except SyntaxError:
+        return False
+    return (isinstance(back, ast.ListComp) and ast.dump(back.elt) == ast.dump(node.elt)
+            and [ast.dump(g) for g in back.generators] == [ast.dump(g) for g in node.generators])
+
+
 def _splicable(node: ast.AST) -> bool:
     """Whether the node's parts can be moved into a helper call's arguments as they are."""
     return not any(isinstance(n, (ast.NamedExpr, ast.Starred, ast.Yield, ast.YieldFrom, ast.Await))
@@ -878,17 +944,24 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
     helpers = _covered_helpers(tree, _direct_helpers(tree, once))
     entries = _entries(tree, once, source.split("\n"))
     if not (scope.records or scope.replacers or scope.modules or scope.library or helpers or entries
-            or any(_is_set_addition(n) for n in ast.walk(tree))):
+            or any(_is_set_addition(n) or _consumed_generator(n) for n in ast.walk(tree))):
         return unchanged
     splicer = _Splicer(source)
     counts = {"get": 0, "item": 0, "new": 0, "replace": 0, "library": 0, "kwreplace": 0, "direct": 0, "modattr": 0,
-              "pyfn": 0, "kwreplace_among": 0, "field": 0, "with": 0}
+              "pyfn": 0, "kwreplace_among": 0, "field": 0, "with": 0, "comprehension": 0}
     fields = {f for cls in scope.records.values() for f in cls.fields} | _annotated_class_fields(tree)
     for fn, own in _functions(tree):
         types = _FunctionTypes(fn, registry, module)
         called = {id(n.func) for n in own if isinstance(n, ast.Call)}  # m.method(...): Cython's own method call
         for node in own:
             kind = None
+            consumed = _consumed_generator(node)
+            if consumed is not None and _whole_consumed(
+                    consumed, fn, splicer.data, splicer.span(consumed),
+                    {node.func.id} & (types.local_names | set(bound))):  # type: ignore[attr-defined]
+                splicer.targets[id(consumed)] = "comprehension"
+                splicer.types[id(consumed)] = types
+                counts["comprehension"] += 1
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
                 owner = types.type_of(node.value)
                 if owner is not None and owner[0] == "record" and node.attr in owner[1].fields:
@@ -943,7 +1016,7 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
                      counts["get"], counts["item"], counts["new"],
                      counts["replace"] + counts["library"] + counts["kwreplace"] + counts["kwreplace_among"], counts["direct"],
                      splicer.modattr_sites, len(entries), unchanged.splits, splicer.field_sites,
-                     counts["with"])
+                     counts["with"], counts["comprehension"])
 
 
 def _trailer(scope: ModuleScope, classes: Mapping[RecordClass, str], replacers: Mapping[Replacer, str],
