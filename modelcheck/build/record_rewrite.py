@@ -866,6 +866,9 @@ WHOLE_CONSUMERS = frozenset({"tuple", "list", "sorted"})
 
 _NOT_IN_CLAUSES = (ast.Call, ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr, ast.Lambda)
 
+_CATCHING = tuple(getattr(ast, name) for name in ("Try", "TryStar", "With", "AsyncWith") if hasattr(ast, name))
+"""Statements that can stop an exception on its way out of the function."""
+
 
 def _consumed_generator(node: ast.AST) -> ast.GeneratorExp | None:
     """The generator expression ``node`` hands whole to ``tuple``, ``list`` or ``sorted`` (by their names), or
@@ -879,7 +882,7 @@ def _consumed_generator(node: ast.AST) -> ast.GeneratorExp | None:
     return node.args[0]
 
 
-def _whole_consumed(node: ast.AST, fn: ast.AST, source: bytes, span: tuple[int, int],
+def _whole_consumed(node: ast.AST, catches: bool, source: bytes, span: tuple[int, int],
                     shadowed: set[str]) -> bool:
     """Whether ``node``, a generator expression passed whole to a builtin consumer (:func:`_consumed_generator`),
     may become the list comprehension of the same clauses.
@@ -891,14 +894,12 @@ def _whole_consumed(node: ast.AST, fn: ast.AST, source: bytes, span: tuple[int, 
     clauses in parentheses, checked by parsing it back as a comprehension.
     """
     assert isinstance(node, ast.GeneratorExp)
-    if shadowed or any(g.is_async for g in node.generators):
+    if catches or shadowed or any(g.is_async for g in node.generators):
         return False
     inside: list[ast.AST] = [node.elt]
     for k, g in enumerate(node.generators):
         inside += [g.target, *g.ifs] + ([g.iter] if k else [])  # the first iterable is evaluated outside it
     if any(isinstance(n, _NOT_IN_CLAUSES) for part in inside for n in ast.walk(part)):
-        return False
-    if any(isinstance(n, (ast.Try, ast.With, ast.AsyncWith)) or type(n).__name__ == "TryStar" for n in ast.walk(fn)):
         return False
     text = source[span[0]:span[1]]
     if not (text.startswith(b"(") and text.endswith(b")")):
@@ -950,15 +951,17 @@ def rewrite(source: str, module: str, package_dirs: Mapping[str, str]) -> Rewrit
     counts = {"get": 0, "item": 0, "new": 0, "replace": 0, "library": 0, "kwreplace": 0, "direct": 0, "modattr": 0,
               "pyfn": 0, "kwreplace_among": 0, "field": 0, "with": 0, "comprehension": 0}
     fields = {f for cls in scope.records.values() for f in cls.fields} | _annotated_class_fields(tree)
+    module_names = set(bound)
     for fn, own in _functions(tree):
         types = _FunctionTypes(fn, registry, module)
         called = {id(n.func) for n in own if isinstance(n, ast.Call)}  # m.method(...): Cython's own method call
+        catches = any(isinstance(n, _CATCHING) for n in ast.walk(fn))
         for node in own:
             kind = None
             consumed = _consumed_generator(node)
             if consumed is not None and _whole_consumed(
-                    consumed, fn, splicer.data, splicer.span(consumed),
-                    {node.func.id} & (types.local_names | set(bound))):  # type: ignore[attr-defined]
+                    consumed, catches, splicer.data, splicer.span(consumed),
+                    {node.func.id} & (types.local_names | module_names)):  # type: ignore[attr-defined]
                 splicer.targets[id(consumed)] = "comprehension"
                 splicer.types[id(consumed)] = types
                 counts["comprehension"] += 1

@@ -176,6 +176,17 @@ cdef extern from *:
     static int mc_fp_kept(PyObject *o, uint64_t *out, mc_cache *c, Py_ssize_t *cost, Py_ssize_t worth);
     #define mc_fp(o, out, c, cost) mc_fp_kept((o), (out), (c), (cost), MC_WORTH_A_SLOT)
 
+    /* A frozenset's element: a successor's set is a new object, but its elements are its parent's (a message
+       set grown by one message), so each container is kept in the table whatever its size, and found there
+       for every other successor of the batch, looked up before the element is read at all. */
+    static inline int mc_fp_element(PyObject *key, uint64_t *lane, mc_cache *c, Py_ssize_t *cost) {
+        if (c && mc_cache_get(c, key, lane)) {
+            *cost += 1;
+            return 0;
+        }
+        return mc_fp_kept(key, lane, c, cost, 0);
+    }
+
     /* A successor's message set is mostly its parent's with one message added: CPython's union copies the
        parent's table slot for slot where it need not grow, then adds the message to an empty slot.  So a
        frozenset whose table holds the same key pointers as that of a set walked earlier in the batch (held
@@ -217,8 +228,7 @@ cdef extern from *:
             else continue;
             /* Fingerprinting the element may walk sets that replace the references: hold it meanwhile. */
             Py_INCREF(elem);
-            if (mc_cache_get(c, elem, &lane)) r = 0;
-            else r = mc_fp_kept(elem, &lane, c, cost, 0);
+            r = mc_fp_element(elem, &lane, c, cost);
             Py_DECREF(elem);
             if (r < 0) return -1;
             *sum = added ? base + mc_mix(lane) : base - mc_mix(lane);
@@ -276,11 +286,7 @@ cdef extern from *:
                 PyObject *key = entry->key;
                 if (key == NULL || entry->hash == -1) continue;
                 left--;
-                /* A successor's set is a new object, but its elements are its parent's (a message set grown
-                   by one message): each container is kept in the table whatever its size, and found there
-                   for every other successor of the batch, looked up before the element is read at all. */
-                if (c && mc_cache_get(c, key, &lane)) *cost += 1;
-                else if (mc_fp_kept(key, &lane, c, cost, 0) < 0) return -1;
+                if (mc_fp_element(key, &lane, c, cost) < 0) return -1;
                 acc += mc_mix(lane);
             }
             /* Only a walked set is a reference: the sets built from one parent's set all find it. */
