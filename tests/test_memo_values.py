@@ -53,6 +53,16 @@ PAIRS = [
     (2.5, 2.5),
     ((0.0, 1), (-0.0, 1)),
     (frozenset({0.0}), frozenset({-0.0})),
+    ("a", "a"),
+    (None, None),
+    ((None, "x", 1), (None, "x", True)),
+    (frozenset({"a", "b"}), frozenset({"b", "a"})),
+    (frozenset({frozenset({1, 2}), frozenset({3})}), frozenset({frozenset({3}), frozenset({2, 1})})),
+    (frozenset({frozenset({1, 2}), frozenset({3})}), frozenset({frozenset({True, 2}), frozenset({3})})),
+    (frozenset({Req(1, frozenset({2}))}), frozenset({Req(1, frozenset({2.0}))})),
+    (frozenset({(None, "x"), (1, "y")}), frozenset({(1, "y"), (None, "x")})),
+    (frozenset(range(100)), frozenset(range(99, -1, -1))),
+    (frozenset(range(100)), frozenset({True} | set(range(2, 100)) | {0})),
 ]
 
 

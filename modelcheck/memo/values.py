@@ -86,10 +86,18 @@ def typed_key(v: Any) -> tuple:
     if t is float:
         return ((float, math.copysign(1.0, v)), v)  # 0.0 and -0.0 are equal, and not the same value
     if t is tuple or t is frozenset or (isinstance(v, tuple) and hasattr(t, "_fields")):
-        parts = [typed_key(x) for x in v]
-        sig = (t, tuple(p[0] for p in parts) if t is not frozenset else frozenset(p[0] for p in parts))
-        if any(p[1] is not x for p, x in zip(parts, v)):
-            plain = [p[1] for p in parts]
+        # Loops rather than generators: this runs for every value the interner has not met.
+        sigs = []
+        plain = []
+        unwrapped = False
+        for x in v:
+            p = typed_key(x)
+            sigs.append(p[0])
+            plain.append(p[1])
+            if p[1] is not x:
+                unwrapped = True
+        sig = (t, tuple(sigs) if t is not frozenset else frozenset(sigs))
+        if unwrapped:
             v = frozenset(plain) if t is frozenset else tuple(plain) if t is tuple else tuple.__new__(t, plain)
         return (sig, v)
     return (t, v)
