@@ -49,6 +49,8 @@ from modelcheck.spec.renaming import ModelValueRenaming
 
 CHUNK = 4096
 """Parents per call of the C loop: the driver hears from the level (and Ctrl-C is seen) this often."""
+FINE_CHUNK = 64
+"""Parents a level expands between reports near ``--max-states`` (see :meth:`MemoBackend._chunk`)."""
 MISSES = 256
 """Branches not learnt yet that one call of the C loop notes before it returns them to be learnt."""
 PROBE = 64
@@ -921,8 +923,11 @@ class MemoBackend:
         deadlock_reported = False
         self._claims = np.zeros(n, np.int32)
         self._crew_new_level = True
-        for lo in range(0, n, CHUNK):
-            hi = min(n, lo + CHUNK)
+        wanted = request.new_states_wanted
+        hi = 0
+        while hi < n:
+            lo = hi
+            hi = min(n, lo + self._chunk(lo, wanted))
             S[kn.S_HI] = hi
             while int(S[kn.S_I]) < hi:
                 violations: list = []
@@ -972,6 +977,16 @@ class MemoBackend:
                     yield self._report(i, violations, deadlocks, sometimes, failures)
             self.poll()
             yield self._report(hi - 1, [], [], {}, [])
+
+    def _chunk(self, done: int, wanted: int | None) -> int:
+        """How many parents to expand before the next report: :data:`CHUNK`, or :data:`FINE_CHUNK` where a
+        chunk at this level's rate of new states a parent would pass the ``wanted`` new states at which the
+        driver stops.  Parents expanded past the stop are expanded for nothing, and their successors are
+        then counted again in Python (:meth:`_recount`)."""
+        if wanted is None:
+            return CHUNK
+        rate = self.n_out / done if done else 1.0
+        return FINE_CHUNK if self.n_out + rate * CHUNK >= wanted else CHUNK
 
     def _run(self) -> int:
         S = self.S

@@ -135,6 +135,9 @@ class LevelRequest:
     """No level will be expanded after this one (``--max-depth``): its new states need no expansion."""
     record: bool = False
     """Record the level's transitions and its new states' predicate masks (liveness needs the whole graph)."""
+    new_states_wanted: int | None = None
+    """The driver stops inside this level once this many new states are found (``--max-states``), or None.
+    A backend may report more often as that nears, so that fewer parents are expanded past the stop."""
 
 
 @attrs.define

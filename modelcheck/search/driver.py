@@ -321,6 +321,7 @@ class LevelDriver:
             violated=frozenset(self.violated_names),
             last=opts.max_depth is not None and level + 2 >= opts.max_depth,
             record=self.graph is not None,
+            new_states_wanted=opts.max_states - self.distinct if opts.max_states is not None else None,
         )
         first_violation: dict[str, tuple[Any, int]] = {}  # invariant -> (position, fp), the first in the level
         first_step: dict[str, tuple[Any, int]] = {}  # step property -> (position, parent fp)
