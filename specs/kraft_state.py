@@ -758,8 +758,9 @@ def message_order(msgs: frozenset) -> list:
 
 
 def _sort_key(v: Any) -> tuple:
+    # List comprehensions, not generators: this runs for every part of every message an action iterates over.
     if type(v) is frozenset:
-        return (1, len(v), sorted((_sort_key(x) for x in v)))
+        return (1, len(v), sorted([_sort_key(x) for x in v]))
     if isinstance(v, tuple):
-        return (2, len(v), tuple(_sort_key(x) for x in v))
+        return (2, len(v), tuple([_sort_key(x) for x in v]))
     return (0, v)
