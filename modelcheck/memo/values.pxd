@@ -67,8 +67,76 @@ cdef extern from *:
         }
         return 1;
     }
+
+    /* MixedWatch's scan of the leaves learnt since its last (values.py's scan_changes, which says what it
+       marks): 1 if anything was new, 0 if not, -1 with an error set. */
+    static int mc_scan_changes(PyObject *entries, PyObject *starts, PyObject *counts, PyObject *copies,
+                               PyObject *aliases, PyObject *held, Py_ssize_t width) {
+        Py_buffer e = {0}, st = {0}, ct = {0}, cp = {0}, al = {0}, hd = {0};
+        int out = -1, grew = 0;
+        Py_ssize_t i, n, ne, na, s, j;
+        if (PyObject_GetBuffer(entries, &e, PyBUF_C_CONTIGUOUS) < 0 ||
+            PyObject_GetBuffer(starts, &st, PyBUF_C_CONTIGUOUS) < 0 ||
+            PyObject_GetBuffer(counts, &ct, PyBUF_C_CONTIGUOUS) < 0 ||
+            PyObject_GetBuffer(copies, &cp, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0 ||
+            PyObject_GetBuffer(aliases, &al, PyBUF_C_CONTIGUOUS) < 0 ||
+            PyObject_GetBuffer(held, &hd, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+            goto done;
+        if (e.itemsize != 4 || st.itemsize != 4 || ct.itemsize != 4 || cp.itemsize != 1 || al.itemsize != 8 ||
+            hd.itemsize != 1 || st.len != ct.len || cp.len != width * width) {
+            PyErr_SetString(PyExc_ValueError, "scan_changes: arrays of the wrong types or sizes");
+            goto done;
+        }
+        n = st.len / 4;
+        ne = e.len / 4;
+        na = al.len / 8;
+        if (hd.len != width * na) {
+            PyErr_SetString(PyExc_ValueError, "scan_changes: held is not components by aliases");
+            goto done;
+        }
+        {
+            const int32_t *E = (const int32_t *)e.buf, *S = (const int32_t *)st.buf, *C = (const int32_t *)ct.buf;
+            const int64_t *A = (const int64_t *)al.buf;
+            uint8_t *CP = (uint8_t *)cp.buf, *HD = (uint8_t *)hd.buf;
+            for (i = 0; i < n; i++) {
+                Py_ssize_t at = S[i];
+                if (at == (i + 1 < n ? (Py_ssize_t)S[i + 1] : ne)) continue;  /* a predicate's leaf */
+                for (s = 0; s < C[i]; s++) {
+                    Py_ssize_t changes;
+                    if (at < 0 || at >= ne || at + 1 + 2 * (Py_ssize_t)E[at] > ne) goto bad;
+                    changes = E[at];
+                    for (j = 0; j < changes; j++) {
+                        const int32_t k = E[at + 1 + 2 * j], x = E[at + 2 + 2 * j];
+                        if (k < 0 || k >= width) goto bad;
+                        if (x < 0) {
+                            if (~x >= width) goto bad;
+                            if (!CP[(Py_ssize_t)(~x) * width + k]) { CP[(Py_ssize_t)(~x) * width + k] = 1; grew = 1; }
+                        } else if (na) {
+                            Py_ssize_t lo = 0, hi = na;  /* the first alias >= x */
+                            while (lo < hi) {
+                                const Py_ssize_t mid = (lo + hi) / 2;
+                                if (A[mid] < x) lo = mid + 1; else hi = mid;
+                            }
+                            if (lo < na && A[lo] == x && !HD[k * na + lo]) { HD[k * na + lo] = 1; grew = 1; }
+                        }
+                    }
+                    at += 1 + 2 * changes;
+                }
+            }
+        }
+        out = grew;
+        goto done;
+      bad:
+        PyErr_SetString(PyExc_ValueError, "scan_changes: a leaf's entries run past the entries or the row");
+      done:
+        PyBuffer_Release(&e); PyBuffer_Release(&st); PyBuffer_Release(&ct);
+        PyBuffer_Release(&cp); PyBuffer_Release(&al); PyBuffer_Release(&hd);
+        return out;
+    }
     """
     int mc_same_types(object a, object b, object traced, object name) except -2
+    int mc_scan_changes(object entries, object starts, object counts, object copies, object aliases,
+                        object held, Py_ssize_t width) except -1
 
 
 cdef class Interner:

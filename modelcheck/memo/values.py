@@ -209,14 +209,20 @@ class MixedWatch:
     through the leaves learnt so far (all of them again when a new such id
     appears, only the new leaves otherwise), and a component that can hold
     two of one class raises :class:`MixedTypes`.
+
+    Both relations are byte matrices (``held[k, a]``: component ``k`` can
+    hold the ``a``-th noted id; ``copies[j, k]``: a leaf copies component
+    ``j`` into ``k``), so that the scan of the leaves, run after every
+    evaluation the tables learn, is a C loop (:func:`scan_changes`).
     """
 
     def __init__(self, width: int) -> None:
         self.width = width
-        self.aliases = 0
         self.scanned = 0
-        self.holds: list[set] = [set() for _ in range(width)]
-        self.copies: set = set()
+        self.aliases = np.zeros(0, np.int64)
+        """The noted ids the matrices index, sorted."""
+        self.held = np.zeros((width, 0), np.uint8)
+        self.copies = np.zeros((width, width), np.uint8)
         self.received: list[set] = [set() for _ in range(width)]
         """Per component, every id of the rows given by :meth:`receive`: sources, as the initial rows are."""
         self.pending = False
@@ -232,11 +238,17 @@ class MixedWatch:
             ids = set(np.flatnonzero(np.bincount(rows[:, k], minlength=bound)).tolist()) - self.received[k]
             if ids:
                 self.received[k] |= ids
-                noted = {x for x in ids if x in alias_of} - self.holds[k]
-                if noted:
-                    self.holds[k] |= noted
+                if any(x in alias_of for x in ids):
                     self.pending = True
         self.update(interner, tries, ())
+
+    def _mark(self, k: int, ids: Any) -> None:
+        """Component ``k`` can hold each of ``ids`` that is noted."""
+        if not len(self.aliases):
+            return
+        xs = np.fromiter(ids, np.int64)
+        at = np.minimum(np.searchsorted(self.aliases, xs), len(self.aliases) - 1)
+        self.held[k, at[self.aliases[at] == xs]] = 1
 
     def update(self, interner: Interner, tries: Any, initial_rows: Any) -> None:
         alias_of = interner.alias_of
@@ -244,53 +256,76 @@ class MixedWatch:
             return
         grew = self.pending
         self.pending = False
-        if len(alias_of) != self.aliases:
+        if len(alias_of) != len(self.aliases):
             grew = True
-            self.aliases = len(alias_of)
+            self.aliases = np.array(sorted(alias_of), np.int64)
+            self.held = np.zeros((self.width, len(self.aliases)), np.uint8)
+            self.copies[:] = 0
             self.scanned = 0
-            self.holds = [{x for x in ids if x in alias_of} for ids in self.received]
-            self.copies = set()
             for row in initial_rows:
                 for k, x in enumerate(row):
-                    if x in alias_of:
-                        self.holds[k].add(x)
+                    self._mark(k, (int(x),))
+        if grew:
+            for k, ids in enumerate(self.received):
+                if ids:
+                    self._mark(k, ids)
         tries.flush()
         n = tries.n_leaves
         if n > self.scanned:
-            starts = tries.leaves["start"][self.scanned:n].tolist()
-            counts = tries.leaves["count"][self.scanned:n].tolist()
-            ends = starts[1:] + [tries.n_entries]
-            e = tries.entries[starts[0]:tries.n_entries].tolist() if starts else []
-            base = starts[0] if starts else 0
-            for start, count, end in zip(starts, counts, ends):
-                if end == start:
-                    continue
-                at = start - base
-                for _s in range(count):
-                    changes = e[at]
-                    for j in range(changes):
-                        k, x = e[at + 1 + 2 * j], e[at + 2 + 2 * j]
-                        if x < 0:
-                            if (~x, k) not in self.copies:
-                                self.copies.add((~x, k))
-                                grew = True
-                        elif x in alias_of and x not in self.holds[k]:
-                            self.holds[k].add(x)
-                            grew = True
-                    at += 1 + 2 * changes
+            starts = np.ascontiguousarray(tries.leaves["start"][self.scanned:n])
+            counts = np.ascontiguousarray(tries.leaves["count"][self.scanned:n])
+            entries = tries.entries[:tries.n_entries]
             self.scanned = n
+            if COMPILED:
+                new = mc_scan_changes(entries, starts, counts, self.copies, self.aliases, self.held, self.width)
+            else:
+                new = scan_changes(entries, starts, counts, self.copies, self.aliases, self.held)
+            grew = grew or new == 1
         if not grew:
             return
-        changed = True
-        while changed:
-            changed = False
-            for j, k in self.copies:
-                if not self.holds[j] <= self.holds[k]:
-                    self.holds[k] |= self.holds[j]
-                    changed = True
-        for k in range(self.width):
-            first: dict = {}
-            for x in self.holds[k]:
-                c = alias_of[x]
-                if first.setdefault(c, x) != x:
-                    raise MixedTypes(interner.values[first[c]], interner.values[x])
+        held = self.held.astype(bool)
+        into = self.copies.T.astype(np.int64)  # into[k, j]: j is copied into k
+        while True:
+            more = held | ((into @ held.astype(np.int64)) > 0)
+            if (more == held).all():
+                break
+            held = more
+        self.held = held.astype(np.uint8)
+        classes = np.array([alias_of[x] for x in self.aliases.tolist()], np.int64)
+        for c in np.unique(classes).tolist():
+            per_component = held[:, classes == c]
+            two = np.flatnonzero(per_component.sum(axis=1) > 1)
+            if len(two):
+                a, b = self.aliases[classes == c][np.flatnonzero(per_component[two[0]])[:2]].tolist()
+                raise MixedTypes(interner.values[a], interner.values[b])
+
+
+def scan_changes(entries: np.ndarray, starts: np.ndarray, counts: np.ndarray, copies: np.ndarray,
+                 aliases: np.ndarray, held: np.ndarray) -> int:
+    """What the compiled module's C loop does (``mc_scan_changes`` in values.pxd), for the module run as
+    Python: mark in ``copies`` and ``held`` what the successors of the leaves starting at ``starts`` (each
+    with ``counts`` successors, stored as their changes ``(k, x)``, up to the next leaf's start) copy and
+    write; 1 if anything was new, else 0.  A leaf without entries (a predicate's) is skipped."""
+    e = entries.tolist()
+    index = {x: a for a, x in enumerate(aliases.tolist())}
+    st = starts.tolist()
+    grew = 0
+    for i, count in enumerate(counts.tolist()):
+        at = st[i]
+        if at == (st[i + 1] if i + 1 < len(st) else len(e)):
+            continue
+        for _s in range(count):
+            changes = e[at]
+            for j in range(changes):
+                k, x = e[at + 1 + 2 * j], e[at + 2 + 2 * j]
+                if x < 0:
+                    if not copies[~x, k]:
+                        copies[~x, k] = 1
+                        grew = 1
+                else:
+                    a = index.get(x)
+                    if a is not None and not held[k, a]:
+                        held[k, a] = 1
+                        grew = 1
+            at += 1 + 2 * changes
+    return grew
