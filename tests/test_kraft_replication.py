@@ -188,3 +188,19 @@ def test_where_tlc_stops_with_an_error_the_port_stops_too():
     assert err.value.where == "action WriteRecordToLeader(b=b1)"
     assert [step.action for step in err.value.trace[1:]] == [
         "WriteRecordToLeader(b=b1)", "UncleanShutdown(b=b2)", "ReceiveMetadataUpdate(b=b1)"]
+
+
+@pytest.mark.spark
+def test_spark_keeps_tlcs_counts_and_trace_where_the_view_has_ties(sc):
+    """Both kinds of shutdown on two brokers: the view makes a clean and an unclean shutdown of an empty replica
+    one state, so which one is kept (the first in TLC's breadth-first order) decides the counts.  The executors
+    keep it too, on the memo tables; and the Last Replica Standing loss is TLC's 8-state trace."""
+    both = {**TWO_BROKERS, "MinISR": 1, "InitIsrSize": 2, "CleanShutdownLimit": 1, "UncleanShutdownLimit": 1,
+            "FenceBrokerLimit": 0}
+    r = modelcheck.check(SPEC, both, engine="spark", spark_context=sc)
+    assert (r.result, r.distinct_states, r.states_generated, r.depth) == ("holds", 19_505, 47_290, 38)
+    r = modelcheck.check(SPEC, {**LRS, "FenceBrokerLimit": 1}, engine="spark", spark_context=sc)
+    assert (r.violation.name, len(r.violation.trace)) == ("LeaderCompletenessProperty", 8)
+    assert [step.action for step in r.violation.trace[1:]] == [
+        "WriteRecordToLeader(b=b1)", "FenceBroker(b=b2)", "ReceiveMetadataUpdate(b=b1)", "UncleanShutdown(b=b1)",
+        "BrokerStart(b=b1)", "ReceiveBrokerRegRequest(b=b1)", "ReceiveBrokerRegResponse(b=b1)"]
