@@ -96,7 +96,9 @@ def typed_key(v: Any) -> tuple:
             plain.append(p[1])
             if p[1] is not x:
                 unwrapped = True
-        sig = (t, tuple(sigs) if t is not frozenset else frozenset(sigs))
+        # A tuple's signatures are positional; a set has no positions, so each element's signature goes with
+        # the element itself ({1.0, 2} and {1, 2.0} hold the same signatures, on different elements).
+        sig = (t, tuple(sigs) if t is not frozenset else frozenset(zip(sigs, plain)))
         if unwrapped:
             v = frozenset(plain) if t is frozenset else tuple(plain) if t is tuple else tuple.__new__(t, plain)
         return (sig, v)
