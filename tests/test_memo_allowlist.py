@@ -39,6 +39,10 @@ EXPECTED = {
     "uses_identity": "an identity comparison",
     "uses_global_statement": "`global`",
     "shadows_a_builtin_elsewhere": "the builtin `type`",
+    "uses_format_of_a_part": "`%` formatting with a right operand that is not a tuple display",
+    "uses_format_through_names": "`%` formatting with a right operand that is not a tuple display",
+    "uses_format_with_a_tuple": None,
+    "uses_modulo": None,
 }
 
 

@@ -22,7 +22,11 @@ What is allowed (the rest is refused):
   local objects), ``if``/``for``/``while``/``break``/``continue``/``pass``,
   ``assert``, ``raise``, boolean, comparison (``is`` only against ``None``,
   and only while no state part holds None: see :attr:`Review.compares_none`),
-  arithmetic and bit operators, conditional expressions, comprehensions and
+  arithmetic and bit operators (``%`` on text only with a tuple display on the
+  right, ``"%s" % (x,)``: Python formats a tuple operand as its items and a
+  traced part as one value; text is recognised where the source shows it,
+  a literal, an f-string, ``str(...)`` or a name bound to text, so a format
+  string passed in as an argument is not), conditional expressions, comprehensions and
   generator expressions, tuple/list/set/dict displays, subscripts and slices,
   f-strings, the walrus, attribute reads that are not dunders, and calls;
 * builtins: :data:`BUILTINS` and every exception class;
@@ -388,9 +392,49 @@ class _Body:
                     self.refuse(node, "an assignment into a module-level object (state kept between calls)")
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in local:
                 self.name(node)
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and not isinstance(node.right, ast.Tuple) \
+                    and self.may_be_text(node.left, top, local, set()):
+                self.refuse(node, "`%` formatting with a right operand that is not a tuple display (Python formats a "
+                                  "tuple operand as its items, and a traced state part as one value): write "
+                                  "`% (x,)`")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 if node.func.attr in _MUTATORS and not is_local(node.func.value):
                     self.refuse(node, f"`.{node.func.attr}()` on a module-level object (state kept between calls)")
+
+    def may_be_text(self, expr: Any, top: Any, local: set[int], names: set[str]) -> bool:
+        """Whether ``expr`` can be a str or bytes, as far as its source shows: a literal, an f-string, ``str()``
+        and its kin, a text method's result, text joined or repeated, or a name bound to text (a module-level
+        or closure value, or a local assigned one).  A parameter is not known to be text."""
+        if isinstance(expr, ast.Constant):
+            return isinstance(expr.value, (str, bytes))
+        if isinstance(expr, ast.JoinedStr):
+            return True
+        if isinstance(expr, ast.BinOp):
+            return self.may_be_text(expr.left, top, local, names) or self.may_be_text(expr.right, top, local, names)
+        if isinstance(expr, ast.IfExp):
+            return self.may_be_text(expr.body, top, local, names) or self.may_be_text(expr.orelse, top, local, names)
+        if isinstance(expr, ast.BoolOp):
+            return any(self.may_be_text(v, top, local, names) for v in expr.values)
+        if isinstance(expr, ast.Subscript):
+            return self.may_be_text(expr.value, top, local, names)
+        if isinstance(expr, ast.Call):
+            f = expr.func
+            if isinstance(f, ast.Name) and id(f) not in local and f.id in _TEXT_BUILTINS:
+                return True
+            return isinstance(f, ast.Attribute) and self.may_be_text(f.value, top, local, names)
+        if isinstance(expr, ast.Name) and expr.id not in names:
+            if id(expr) not in local:
+                value = self.closure.get(expr.id, self.namespace.get(expr.id))
+                return isinstance(value, (str, bytes))
+            names = names | {expr.id}
+            for node in ast.walk(top):
+                targets = node.targets if isinstance(node, ast.Assign) else \
+                    [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) else []
+                value = getattr(node, "value", None)
+                if value is not None and any(isinstance(t, ast.Name) and t.id == expr.id for t in targets) \
+                        and self.may_be_text(value, top, local, names):
+                    return True
+        return False
 
     def lookup(self, node: Any, name: str) -> Any:
         if name in self.closure:
@@ -440,6 +484,9 @@ class _Body:
 
 
 _VALUE_TYPES = (int, bool, float, str, bytes, tuple, frozenset, list, dict, set)
+
+_TEXT_BUILTINS = frozenset(("str", "repr", "ascii", "format", "chr", "bytes", "bin", "hex", "oct"))
+"""Builtins whose result is text (a ``%`` on it formats)."""
 
 
 def _is_value_method(obj: Any) -> bool:

@@ -171,3 +171,24 @@ def shadows_a_builtin_elsewhere(c, s):
 def local_named_id(c, s):
     id = s.a  # a local that happens to bear a builtin's name
     return id + 1
+
+
+FORMAT = "%s"
+
+
+def uses_format_of_a_part(c, s):
+    return "%s" % s.b  # a tuple part: Python formats its items, the tables would format the part
+
+
+def uses_format_through_names(c, s):
+    label = "b=" + FORMAT
+    return label % s.b
+
+
+def uses_format_with_a_tuple(c, s):
+    return "%s %d" % (s.b, s.a) if f"{s.a}" else None
+
+
+def uses_modulo(c, s):
+    n = s.a + 1
+    return s.a % 3 + n % len(s.b) + (s.a + 1) % 2
