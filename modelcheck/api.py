@@ -378,6 +378,7 @@ class PreparedCheck:
             except MemoUnsupported as why:
                 if self.memo:
                     raise UsageError(f"--memo: spec {self.spec.name} cannot run on the memo tables: {why.reason}")
+                getattr(backend, "restore_watched", lambda: None)()
                 note = f"the memo tables stopped ({why.reason}); checked again with the spec's own code"
                 why_not = f"the memo tables stopped: {why.reason}"
                 model = BoundModel(self.spec, self.constants, self.options)

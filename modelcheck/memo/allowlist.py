@@ -471,7 +471,9 @@ class _Body:
             return  # an attribute of a value made here (a call's result, a subscript's item)
         obj = self.lookup(root, root.id)
         for attr in chain:
-            if not isinstance(obj, (types.ModuleType, type)) and not _is_spec_class(type(obj)):
+            # A function's own attributes (``bump.calls = []``) are module-level objects too, reached by name.
+            own = _is_function(obj) and attr in (getattr(obj, "__dict__", None) or {})
+            if not isinstance(obj, (types.ModuleType, type)) and not _is_spec_class(type(obj)) and not own:
                 return  # an attribute of a value: a field or a method of an allowed type
             try:
                 obj = getattr(obj, attr)
