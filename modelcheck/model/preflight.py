@@ -13,7 +13,11 @@ before any time is spent.
 
 from __future__ import annotations
 
+import copy
 from collections import deque
+from typing import Any
+
+import attrs
 
 from modelcheck.errors import SpecRuntimeError, StateError
 from modelcheck.model.blame import memory_errors_are_the_specs
@@ -82,58 +86,65 @@ def check_determinism(model: BoundModel, states: list[State]) -> None:
 
 
 def check_order_independence(model: BoundModel, states: list[State]) -> None:
-    """Raise if a state's answers change when its frozensets are built in another order.
+    """Raise if a state's answers change when its frozensets iterate in another order.
 
     Equal frozensets can iterate in different orders (the order follows how
-    each was built), and the checker treats equal states as one: which of
-    them it expands depends on the engine (the first met; another process's
-    copy; the memo tables' value).  A spec whose successors or invariants
-    follow the order (``next(iter(s))``, ``tuple(s)``, a float sum, a loop
-    that returns at the first match) has no one answer, so each sampled
-    state is expanded again with every frozenset in it rebuilt in reverse
-    order, and the two must agree; so must the action constraint and each
-    step property on a step from it, with either of the step's states
-    rebuilt, and with ``--symmetry`` the state's orbit fingerprint (the
-    symmetry's ``signature`` and ``permute`` read the state too).
+    each was built, and for strs the process's string hashing), and the
+    checker treats equal states as one: which of them it expands depends on
+    the engine (the first met; another process's copy; the memo tables'
+    value).  A spec whose successors or invariants follow the order
+    (``next(iter(s))``, ``tuple(s)``, a float sum, a loop that returns at the
+    first match) has no one answer, so each sampled state is expanded again
+    with every frozenset in it iterating in the other order
+    (:class:`_OtherOrder`), and the two must agree; so must the action
+    constraint and each step property on a step from it, with either of the
+    step's states rebuilt, and with ``--symmetry`` the state's orbit
+    fingerprint (the symmetry's ``signature`` and ``permute`` read the
+    state too).  The rebuilt sets are of a subclass, which a spec checking
+    ``type(x) is frozenset`` (a TypeOK) tells apart; so a difference counts
+    only where a control, the same subclass iterating in the same order,
+    gives the state's own answers.
     """
     for s in states:
-        twin = _rebuilt(s)
-        if not _iterates_otherwise(s, twin):
-            where = _step_order_dependence(model, s, s)
-            if where is not None:
+        if not _iterates_otherwise(s):
+            where = _step_order_dependence(model, s, s, True)
+            if where is not None and _step_order_dependence(model, s, s, False) is None:
                 _order_error(model, where)
             continue
-        if model.orbit_fingerprint is not None and model.view is None:
-            h = fingerprint(s)
-            try:
-                moved = model.orbit_fingerprint(s, h) != model.orbit_fingerprint(twin, h)
-            except SpecRuntimeError:
-                moved = False  # the search reports it, with its trace
-            if moved:
-                _order_error(model, "the symmetry's signature or permute")
-        first = [(ai, b, t) for ai, b, t in model.successors(s)]
-        second = [(ai, b, t) for ai, b, t in model.successors(twin)]
-        where = None
-        for x, y in zip(first + [None] * len(second), second + [None] * len(first)):
-            if x != y:
-                ref = x or y
-                where = f"action {model.actions[ref[0]].label(ref[1])}"
-                break
-        if where is None:
-            for inv in model.invariants + model.sometimes:
-                what = f"invariant {inv.name}" if inv.kind == "always" else f"property {inv.name}"
-                if model._holds(what, inv.fn, model.c, s) != model._holds(what, inv.fn, model.c, twin):
-                    where = what
-                    break
-        if where is None:
-            where = _step_order_dependence(model, s, twin)
-        if where is not None:
+        where = _answers_differ(model, s, True)
+        if where is not None and _answers_differ(model, s, False) is None:
             _order_error(model, where)
 
 
-def _step_order_dependence(model: BoundModel, s: State, twin: State) -> str | None:
+def _answers_differ(model: BoundModel, s: State, reverse: bool) -> str | None:
+    """Where ``s`` rebuilt (:func:`_rebuilt`) gets other answers than ``s``: the orbit fingerprint, an action, an
+    invariant, the action constraint or a step property; or None."""
+    twin = _rebuilt(s, reverse)
+    if model.orbit_fingerprint is not None and model.view is None:
+        h = fingerprint(s)
+        try:
+            moved = model.orbit_fingerprint(s, h) != model.orbit_fingerprint(twin, h)
+        except (SpecRuntimeError, StateError):
+            moved = False  # the search reports it, with its trace
+        if moved:
+            return "the symmetry's signature or permute"
+    first = [(ai, b, t) for ai, b, t in model.successors(s)]
+    second = [(ai, b, t) for ai, b, t in model.successors(twin)]
+    for x, y in zip(first + [None] * len(second), second + [None] * len(first)):
+        if x != y:
+            ref = x or y
+            return f"action {model.actions[ref[0]].label(ref[1])}"
+    for inv in model.invariants + model.sometimes:
+        what = f"invariant {inv.name}" if inv.kind == "always" else f"property {inv.name}"
+        if model._holds(what, inv.fn, model.c, s) != model._holds(what, inv.fn, model.c, twin):
+            return what
+    return _step_order_dependence(model, s, twin, reverse)
+
+
+def _step_order_dependence(model: BoundModel, s: State, twin: State, reverse: bool) -> str | None:
     """The action constraint or the first step property whose verdict on a step of ``s`` changes when the
-    step's states are built in another order (``twin`` is ``s`` rebuilt, or ``s`` itself), or None.  Only the
+    step's states are rebuilt (``twin`` is ``s`` rebuilt, or ``s`` itself; ``reverse`` as for
+    :func:`_rebuilt`), or None.  Only the
     steps the search evaluates them on count (the action constraint inside the state constraint; step
     properties also inside the action constraint, and not stuttering), and a step on which one fails is left
     to the search, which reports it in its order."""
@@ -150,13 +161,13 @@ def _step_order_dependence(model: BoundModel, s: State, twin: State) -> str | No
                 checked += predicates
         except SpecRuntimeError:
             continue
-        t_twin = _rebuilt(t)
+        t_twin = _rebuilt(t, reverse)
         for what, fn in checked:
             try:
                 verdict = model._holds(what, fn, model.c, s, t)
                 if twin is not s and model._holds(what, fn, model.c, twin, t) != verdict:
                     return what
-                if _iterates_otherwise(t, t_twin) and model._holds(what, fn, model.c, s, t_twin) != verdict:
+                if _iterates_otherwise(t) and model._holds(what, fn, model.c, s, t_twin) != verdict:
                     return what
             except SpecRuntimeError:
                 continue
@@ -193,33 +204,115 @@ def check_record_equality(model: BoundModel, states: list[State]) -> None:
                     spec=model.spec.name, where=f"{cls.__qualname__}.{own[0]}")
 
 
-def _rebuilt(v: object) -> object:
-    """``v`` with every frozenset in it built again from its items in reverse order."""
+class _SameOrder(frozenset):
+    """A frozenset of a subclass that iterates as a frozenset does: the control for :class:`_OtherOrder`.
+
+    Named ``frozenset``, so that its ``repr`` is a frozenset's."""
+
+    __slots__ = ()
+
+
+class _OtherOrder(_SameOrder):
+    """A frozenset that iterates in the reverse of its own order: the same value, met in another order.
+
+    Rebuilding a set from its items in another order rarely changes how it
+    iterates (a set of strs iterates by hash, which changes from one process
+    to the next), so a twin built that way would show an order dependence by
+    chance; this one always iterates otherwise (given two items or more).
+    """
+
+    __slots__ = ()
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return reversed(tuple(frozenset.__iter__(self)))
+
+
+for _cls in (_SameOrder, _OtherOrder):
+    _cls.__name__ = _cls.__qualname__ = "frozenset"
+
+
+def _rebuilt(v: object, reverse: bool = True) -> object:
+    """``v`` with every frozenset in it (of two items or more) made an :class:`_OtherOrder` (``reverse``) or,
+    for the control, a :class:`_SameOrder`."""
     t = type(v)
     if t is frozenset:
-        return frozenset(reversed([_rebuilt(x) for x in v]))
+        items = [_rebuilt(x, reverse) for x in v]
+        return (_OtherOrder if reverse else _SameOrder)(items) if len(items) > 1 else frozenset(items)
     if isinstance(v, tuple):
-        items = [_rebuilt(x) for x in v]
+        items = [_rebuilt(x, reverse) for x in v]
         return tuple(items) if t is tuple else t(*items)
     return v
 
 
-def _orders(v: object) -> list:
-    """The items of every frozenset in ``v``, in the order each iterates (depth first)."""
-    out: list = []
+def _iterates_otherwise(v: object) -> bool:
+    """Whether ``v`` holds a frozenset of two items or more (which its twin iterates in the other order)."""
     stack = [v]
     while stack:
         x = stack.pop()
         if type(x) is frozenset:
-            out.append(tuple(x))
+            if len(x) > 1:
+                return True
             stack.extend(x)
         elif isinstance(x, tuple):
             stack.extend(x)
-    return out
+    return False
 
 
-def _iterates_otherwise(a: object, b: object) -> bool:
-    return _orders(a) != _orders(b)
+def check_constant_order_independence(model: BoundModel, states: list[State]) -> None:
+    """Raise if an action, an invariant or the state constraint answers otherwise when a set-valued constant
+    iterates in another order.
+
+    A constant such as TLA+'s ``RM = {r1, r2, r3}`` is naturally a frozenset
+    of strs, and Python iterates one in an order that follows string hashing,
+    which changes from one process to the next: a spec that loops over it
+    unsorted and stops at the first match has no one answer (two runs, or a
+    run and its trace's replay, can disagree).  Each sampled state is
+    evaluated again with every set-valued constant iterating in the other
+    order, and the answers must agree (unless a control, the constants' sets
+    of the same subclass in their own order, changes them too: then the spec
+    tells the subclass apart, as ``type(x) is frozenset`` does).
+    """
+    c = model.c
+    if not attrs.has(type(c)):
+        return
+    names = sorted(f.name for f in attrs.fields(type(c)) if _iterates_otherwise(getattr(c, f.name)))
+    if not names:
+        return
+    twin, control = copy.copy(c), copy.copy(c)  # not attrs.evolve: a converter would make the sets plain again
+    for name in names:
+        object.__setattr__(twin, name, _rebuilt(getattr(c, name), True))
+        object.__setattr__(control, name, _rebuilt(getattr(c, name), False))
+    checks = [(f"invariant {p.name}" if p.kind == "always" else f"property {p.name}", p.fn)
+              for p in (*model.invariants, *model.sometimes)]
+    if model.spec.state_constraint is not None:
+        checks.append(("state_constraint", model.spec.state_constraint))
+
+    def differs(s: State, other: Any) -> str | None:
+        for ai, a in enumerate(model.actions):
+            for b in model.bindings[ai]:
+                label = f"action {a.label(b)}"
+                if model._call(label, a.fn, c, s, *b) != model._call(label, a.fn, other, s, *b):
+                    return label
+        for what, fn in checks:
+            if model._holds(what, fn, c, s) != model._holds(what, fn, other, s):
+                return what
+        return None
+
+    for s in states:
+        try:
+            where = differs(s, twin)
+            if where is not None and differs(s, control) is not None:
+                where = None  # the spec tells the subclass from a frozenset (a TypeOK): not an order
+        except SpecRuntimeError:
+            continue  # the search reports it, with its trace
+        if where is not None:
+            raise SpecRuntimeError(
+                f"spec {model.spec.name}: {where} depends on the order in which the constant "
+                f"{', '.join(names)} iterates (a set of strs iterates in another order in each process); "
+                "iterate over sorted values",
+                spec=model.spec.name,
+                where=where,
+            )
 
 
 def symmetry_warnings(model: BoundModel, states: list[State]) -> list[str]:
@@ -284,5 +377,6 @@ def preflight(model: BoundModel) -> list[str]:
     check_determinism(model, states)
     check_record_equality(model, states)
     check_order_independence(model, states)
+    check_constant_order_independence(model, states)
     check_signature(model, states)
     return symmetry_warnings(model, states)
