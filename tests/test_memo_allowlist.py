@@ -43,6 +43,7 @@ EXPECTED = {
     "uses_format_through_names": "`%` formatting with a right operand that is not a tuple display",
     "uses_format_with_a_tuple": None,
     "uses_modulo": None,
+    "uses_operator_add": None,
 }
 
 

@@ -398,8 +398,15 @@ class _Body:
                                   "tuple operand as its items, and a traced state part as one value): write "
                                   "`% (x,)`")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                if node.func.attr in _MUTATORS and not is_local(node.func.value):
+                if node.func.attr in _MUTATORS and not is_local(node.func.value) \
+                        and not self.is_module(node.func.value, local):  # ``operator.add`` is a function
                     self.refuse(node, f"`.{node.func.attr}()` on a module-level object (state kept between calls)")
+
+    def is_module(self, expr: Any, local: set[int]) -> bool:
+        """Whether ``expr`` is a module-level name bound to a module."""
+        if not isinstance(expr, ast.Name) or id(expr) in local:
+            return False
+        return isinstance(self.closure.get(expr.id, self.namespace.get(expr.id)), types.ModuleType)
 
     def may_be_text(self, expr: Any, top: Any, local: set[int], names: set[str]) -> bool:
         """Whether ``expr`` can be a str or bytes, as far as its source shows: a literal, an f-string, ``str()``

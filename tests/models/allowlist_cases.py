@@ -192,3 +192,7 @@ def uses_format_with_a_tuple(c, s):
 def uses_modulo(c, s):
     n = s.a + 1
     return s.a % 3 + n % len(s.b) + (s.a + 1) % 2
+
+
+def uses_operator_add(c, s):
+    return operator.add(s.b, (1,))
