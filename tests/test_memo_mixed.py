@@ -35,6 +35,7 @@ def _load(name):
     ("int_and_bool", "holds 1 (int) in one state and the equal True (bool)"),
     ("signed_zero", "holds 0.0 (float) in one state and the equal -0.0 (float)"),
     ("record_and_tuple", "Pair(x=1, y=2) (Pair of int) in one state and the equal (1, 2) (tuple of int)"),
+    ("set_types_swapped", "frozenset({1, 2.0}) (frozenset of float, int) in another (1.0 (float) against 1 (int))"),
 ])
 def test_one_field_with_two_equal_values_of_other_types(name, note):
     path, spec = _load(name)

@@ -57,9 +57,31 @@ class MixedTypes(Exception):  # noqa: N818 - a reason, the tables stop
         self.other = other
 
     def reason(self) -> str:
-        """One line naming the two values and their types."""
-        return (f"a state component holds {_shown(self.first)} in one state and the equal {_shown(self.other)} "
-                "in another, which the checker treats as one state")
+        """One line naming the two values and their types (and, where the types read alike, the first part
+        that differs: ``{1.0, 2}`` against ``{1, 2.0}``)."""
+        a, b = _shown(self.first), _shown(self.other)
+        where = _first_difference(self.first, self.other) if _type_names(self.first) == _type_names(self.other) \
+            else None
+        return (f"a state component holds {a} in one state and the equal {b} in another"
+                f"{f' ({where})' if where else ''}, which the checker treats as one state")
+
+
+def _first_difference(a: Any, b: Any) -> str | None:
+    """The first part where the equal values ``a`` and ``b`` differ in type, as a few words; None if none."""
+    ta, tb = type(a), type(b)
+    if ta is not tb or (ta is float and math.copysign(1.0, a) != math.copysign(1.0, b)):
+        return f"{a!r} ({ta.__name__}) against {b!r} ({tb.__name__})"
+    if isinstance(a, tuple):
+        pairs = list(zip(a, b))
+    elif ta is frozenset:
+        pairs = [(x, next(y for y in b if y == x)) for x in a]
+    else:
+        return None
+    for x, y in pairs:
+        found = _first_difference(x, y)
+        if found is not None:
+            return found
+    return None
 
 
 def _shown(v: Any) -> str:
