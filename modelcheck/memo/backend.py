@@ -154,6 +154,11 @@ def state_classes(model: BoundModel) -> list[type]:
     return record_classes(model.init_states())
 
 
+def _changed(obj: Any, before: Any) -> bool:
+    """Whether a watched container differs from its copy taken before the search."""
+    return obj != before or len(obj) != len(before)
+
+
 def sample_states(model: BoundModel, limit: int = SAMPLE_STATES) -> list:
     """The first ``limit`` states of a breadth-first walk with the readable spec (for the layout)."""
     seen: set = set()
@@ -761,7 +766,7 @@ class MemoBackend:
     def _watched_change(self) -> str | None:
         """Where a watched module-level container no longer holds what it held when the search began, or None."""
         for where, obj, before in self.watched:
-            if obj != before or len(obj) != len(before):
+            if _changed(obj, before):
                 return (f"{where}: a module-level {type(obj).__name__} changed while the spec's code ran (state "
                         "kept from one evaluation to the next)")
         return None
@@ -772,12 +777,9 @@ class MemoBackend:
         the spec's own code would have (what the tables' evaluations added is the tables' doing, not the
         spec's run)."""
         for _where, obj, before in self.watched:
-            if obj != before or len(obj) != len(before):
+            if _changed(obj, before):
                 again = copy.deepcopy(before)
-                if isinstance(obj, dict):
-                    obj.clear()
-                    obj.update(again)
-                elif isinstance(obj, set):
+                if isinstance(obj, (dict, set)):
                     obj.clear()
                     obj.update(again)
                 else:  # a list or a bytearray
