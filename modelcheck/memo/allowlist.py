@@ -22,11 +22,10 @@ What is allowed (the rest is refused):
   local objects), ``if``/``for``/``while``/``break``/``continue``/``pass``,
   ``assert``, ``raise``, boolean, comparison (``is`` only against ``None``,
   and only while no state part holds None: see :attr:`Review.compares_none`),
-  arithmetic and bit operators (``%`` on text only with a tuple display on the
-  right, ``"%s" % (x,)``: Python formats a tuple operand as its items and a
-  traced part as one value; text is recognised where the source shows it,
-  a literal, an f-string, ``str(...)`` or a name bound to text, so a format
-  string passed in as an argument is not), conditional expressions, comprehensions and
+  arithmetic and bit operators (``%`` only where the left operand is surely not
+  text or the right one cannot be a traced part, ``"%s" % (x,)``, ``int(a) % n``:
+  Python formats a tuple operand as its items and a traced part as one value,
+  and a parameter, attribute or item may be text), conditional expressions, comprehensions and
   generator expressions, tuple/list/set/dict displays, subscripts and slices,
   f-strings, the walrus, attribute reads that are not dunders, and calls;
 * builtins: :data:`BUILTINS` and every exception class;
@@ -392,11 +391,13 @@ class _Body:
                     self.refuse(node, "an assignment into a module-level object (state kept between calls)")
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in local:
                 self.name(node)
-            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and not isinstance(node.right, ast.Tuple) \
-                    and self.may_be_text(node.left, top, local, set()):
-                self.refuse(node, "`%` formatting with a right operand that is not a tuple display (Python formats a "
-                                  "tuple operand as its items, and a traced state part as one value): write "
-                                  "`% (x,)`")
+            if isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, ast.Mod):
+                left = node.left if isinstance(node, ast.BinOp) else node.target
+                right = node.right if isinstance(node, ast.BinOp) else node.value
+                if self.may_be_part(right, local) and not self.not_text(left, top, local, set()):
+                    self.refuse(node, "`%` whose left operand may be text and whose right operand may be a state "
+                                      "part (Python formats a tuple operand as its items, and a traced part as one "
+                                      "value): write `fmt % (x,)` to format, or `int(a) % b` for arithmetic")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 if node.func.attr in _MUTATORS and not is_local(node.func.value) \
                         and not self.is_module(node.func.value, local):  # ``operator.add`` is a function
@@ -408,40 +409,76 @@ class _Body:
             return False
         return isinstance(self.closure.get(expr.id, self.namespace.get(expr.id)), types.ModuleType)
 
-    def may_be_text(self, expr: Any, top: Any, local: set[int], names: set[str]) -> bool:
-        """Whether ``expr`` can be a str or bytes, as far as its source shows: a literal, an f-string, ``str()``
-        and its kin, a text method's result, text joined or repeated, or a name bound to text (a module-level
-        or closure value, or a local assigned one).  A parameter is not known to be text."""
+    def may_be_part(self, expr: Any, local: set[int]) -> bool:
+        """Whether ``expr`` can evaluate to a traced state part itself, not a value computed from one: a name, an
+        attribute, an item, a call of the spec's own function, or a choice between such.  Literals, arithmetic and
+        comparisons give plain values on every path."""
+        if isinstance(expr, (ast.Constant, ast.Tuple, ast.JoinedStr, ast.BinOp, ast.UnaryOp, ast.Compare, ast.List,
+                             ast.ListComp, ast.Set, ast.SetComp, ast.Dict, ast.DictComp)):
+            return False
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and id(expr.func) not in local:
+            name = expr.func.id
+            return name not in _NUMERIC_BUILTINS | _TEXT_BUILTINS \
+                or self.lookup(expr.func, name) is not getattr(builtins, name)
+        return True
+
+    def not_text(self, expr: Any, top: Any, local: set[int], names: set[str]) -> bool:
+        """Whether ``expr`` is surely not a str or bytes, as far as its source shows: a number, arithmetic that
+        text does not support, a builtin with a numeric result, or a name bound only to such values.  A
+        parameter, an attribute or an item can be text, so ``%`` on it may format."""
         if isinstance(expr, ast.Constant):
-            return isinstance(expr.value, (str, bytes))
-        if isinstance(expr, ast.JoinedStr):
+            return not isinstance(expr.value, (str, bytes))
+        if isinstance(expr, (ast.UnaryOp, ast.Compare)):
             return True
         if isinstance(expr, ast.BinOp):
-            return self.may_be_text(expr.left, top, local, names) or self.may_be_text(expr.right, top, local, names)
-        if isinstance(expr, ast.IfExp):
-            return self.may_be_text(expr.body, top, local, names) or self.may_be_text(expr.orelse, top, local, names)
-        if isinstance(expr, ast.BoolOp):
-            return any(self.may_be_text(v, top, local, names) for v in expr.values)
-        if isinstance(expr, ast.Subscript):
-            return self.may_be_text(expr.value, top, local, names)
+            if isinstance(expr.op, _NON_TEXT_OPS):
+                return True
+            left = self.not_text(expr.left, top, local, names)
+            if isinstance(expr.op, ast.Add):  # text + a non-text value raises before any ``%``
+                return left or self.not_text(expr.right, top, local, names)
+            if isinstance(expr.op, ast.Mod):  # a number's remainder; text on the left formats
+                return left
+            return left and self.not_text(expr.right, top, local, names)
         if isinstance(expr, ast.Call):
             f = expr.func
-            if isinstance(f, ast.Name) and id(f) not in local and f.id in _TEXT_BUILTINS:
-                return True
-            return isinstance(f, ast.Attribute) and self.may_be_text(f.value, top, local, names)
-        if isinstance(expr, ast.Name) and expr.id not in names:
+            return isinstance(f, ast.Name) and id(f) not in local and f.id in _NUMERIC_BUILTINS \
+                and self.lookup(f, f.id) is getattr(builtins, f.id)
+        if isinstance(expr, ast.Name):
             if id(expr) not in local:
-                value = self.closure.get(expr.id, self.namespace.get(expr.id))
-                return isinstance(value, (str, bytes))
-            names = names | {expr.id}
-            for node in ast.walk(top):
-                targets = node.targets if isinstance(node, ast.Assign) else \
-                    [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) else []
-                value = getattr(node, "value", None)
-                if value is not None and any(isinstance(t, ast.Name) and t.id == expr.id for t in targets) \
-                        and self.may_be_text(value, top, local, names):
-                    return True
+                return not isinstance(self.closure.get(expr.id, self.namespace.get(expr.id)), (str, bytes))
+            if expr.id in names:
+                return True  # a name bound in terms of itself: its other bindings decide
+            return self.local_not_text(expr.id, top, local, names | {expr.id})
         return False
+
+    def local_not_text(self, name: str, top: Any, local: set[int], names: set[str]) -> bool:
+        """Whether every binding of the local ``name`` in ``top`` is an assignment of a surely non-text value
+        (a parameter, a loop target or an unpacking can be anything)."""
+        for node in ast.walk(top):
+            if isinstance(node, ast.arg) and node.arg == name:
+                return False
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    if isinstance(t, ast.Name) and t.id == name:
+                        if not self.not_text(node.value, top, local, names):
+                            return False
+                    elif any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(t)):
+                        return False
+            elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and isinstance(node.target, ast.Name) \
+                    and node.target.id == name:
+                if node.value is None or not self.not_text(node.value, top, local, names):
+                    return False
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+                if not self.not_text(ast.BinOp(left=node.target, op=node.op, right=node.value), top, local, names):
+                    return False
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension, ast.withitem, ast.ExceptHandler,
+                                   ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)):
+                bound = getattr(node, "target", None) or getattr(node, "optional_vars", None)
+                if bound is not None and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(bound)):
+                    return False
+                if getattr(node, "name", None) == name:
+                    return False
+        return True
 
     def lookup(self, node: Any, name: str) -> Any:
         if name in self.closure:
@@ -494,8 +531,16 @@ class _Body:
 
 _VALUE_TYPES = (int, bool, float, str, bytes, tuple, frozenset, list, dict, set)
 
+_NUMERIC_BUILTINS = frozenset(("len", "int", "float", "abs", "hash", "ord", "round", "bool", "sum", "divmod"))
+"""Builtins whose result is a number (or raises): a ``%`` on it is arithmetic."""
+
+_NON_TEXT_OPS = (ast.Sub, ast.Div, ast.FloorDiv, ast.Pow, ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor,
+                 ast.MatMult)
+"""Binary operators that text does not support: their result is never text."""
+
+
 _TEXT_BUILTINS = frozenset(("str", "repr", "ascii", "format", "chr", "bytes", "bin", "hex", "oct"))
-"""Builtins whose result is text (a ``%`` on it formats)."""
+"""Builtins whose result is text: never a traced part."""
 
 
 def _is_value_method(obj: Any) -> bool:

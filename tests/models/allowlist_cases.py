@@ -185,6 +185,34 @@ def uses_format_through_names(c, s):
     return label % s.b
 
 
+def label_of(fmt, part):
+    return fmt % part  # ``fmt`` is a parameter: it may be text
+
+
+def uses_format_from_a_parameter(c, s):
+    return label_of("%s", s.b)
+
+
+def uses_format_from_a_constant(c, s):
+    return c.Format % s.b
+
+
+def uses_format_in_place(c, s):
+    text = "%s"
+    text %= s.b
+    return text
+
+
+def uses_remainder_of_a_part(c, s):
+    return s.a % c.N  # neither side is known not to be text: ``int(s.a) % c.N`` says it
+
+
+def uses_remainder_of_an_int(c, s):
+    total = len(s.b)
+    total += 1
+    return int(s.a) % c.N + total % c.N + (s.a - 1) % c.N + abs(s.a) % s.a
+
+
 def uses_format_with_a_tuple(c, s):
     return "%s %d" % (s.b, s.a) if f"{s.a}" else None
 
