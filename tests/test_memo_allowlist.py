@@ -69,6 +69,16 @@ def test_every_case_is_expected():
     assert names <= set(EXPECTED)
 
 
+def test_the_constants_methods_and_values_are_reviewed_though_no_name_reaches_them():
+    """``c.same(x, y)`` or ``c.Tag(x)`` reads an attribute of the constants every function is handed: the
+    memo backend passes the constants object, whose class's methods and whose values are reviewed."""
+    assert review([cases.plain], constants=cases.PlainConstants()).refusal is None
+    found = review([cases.plain], constants=cases.ConstantsWithMethod()).refusal
+    assert found is not None and "an identity comparison" in found and "allowlist_cases.py:" in found
+    found = review([cases.plain], constants=cases.ConstantsHoldingAFunction()).refusal
+    assert found is not None and "the builtin `type`" in found
+
+
 def test_a_state_class_method_is_reviewed_though_no_action_names_it():
     """A method the actions call on the state they are given (never naming its class) is reached through the
     state's classes, which the memo backend passes from the initial states."""

@@ -137,9 +137,11 @@ class Review:
         holds None."""
 
 
-def review(functions: Iterable[Callable], classes: Iterable[type] = ()) -> Review:
-    """Check the given spec functions, and ``classes`` (the state's record types: their methods can be called
-    on any state), with everything they can reach, against the allowlist.
+def review(functions: Iterable[Callable], classes: Iterable[type] = (), constants: Any = None) -> Review:
+    """Check the given spec functions, ``classes`` (the state's record types: their methods can be called
+    on any state) and ``constants`` (the object every function gets as ``c``: its class's methods and its
+    values are reachable as ``c.name``, which no name in the code resolves to), with everything they can
+    reach, against the allowlist.
 
     ``refusal`` is ``file:line: construct`` for the first thing outside it;
     ``mutables`` lists ``(where, object)`` for each module-level list, dict or
@@ -149,6 +151,8 @@ def review(functions: Iterable[Callable], classes: Iterable[type] = ()) -> Revie
     try:
         for cls in classes:
             v.value(cls, "the state's type")
+        if constants is not None:
+            v.value(constants, "the constants")
         for fn in functions:
             v.value(fn, "a checked function")
         v.drain()
@@ -239,7 +243,7 @@ class _Verifier:
         cls = type(obj)
         if _is_spec_class(cls):
             self.klass(cls, where)
-            for x in getattr(obj, "__dict__", {}).values():
+            for x in _attribute_values(obj):
                 self.value(x, where)
             return
         raise Refused(f"{where} is a {cls.__module__}.{cls.__qualname__} object, whose code the memo tables "
@@ -277,7 +281,9 @@ class _Verifier:
                 continue  # made by collections.namedtuple for every record type
             if named and type(member).__name__ == "_tuplegetter":
                 continue  # a field's accessor
-            if _attrs_generated(member) or (made_by_attrs and attr.startswith("__attrs")):
+            if isinstance(member, types.MemberDescriptorType):
+                continue  # a slot: what it holds is reviewed with the object
+            if _attrs_generated(member) or (made_by_attrs and (attr.startswith("__attrs") or _from_attrs(member))):
                 continue
             self.value(member, f"{where}: {cls.__qualname__}.{attr}")
 
@@ -574,6 +580,29 @@ def _is_trusted(obj: Any) -> bool:
 def _is_spec_class(cls: type) -> bool:
     module = sys.modules.get(getattr(cls, "__module__", None) or "")
     return module is not None and not is_outside(module)
+
+
+def _attribute_values(obj: Any) -> list:
+    """The values an object holds in its ``__dict__`` and in the slots of its classes (an attrs class with
+    slots, the usual constants class, has no ``__dict__``)."""
+    values = list(getattr(obj, "__dict__", {}).values())
+    for cls in type(obj).__mro__:
+        slots = vars(cls).get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name not in ("__dict__", "__weakref__"):
+                if name.startswith("__") and not name.endswith("__"):
+                    name = f"_{cls.__name__.lstrip('_')}{name}"  # a private slot's mangled name
+                try:
+                    values.append(getattr(obj, name))
+                except AttributeError:
+                    pass
+    return values
+
+
+def _from_attrs(member: Any) -> bool:
+    """A method attrs puts on the classes it makes from its own module (``__ne__``, a frozen class's
+    ``__setattr__``), not generated per class."""
+    return (getattr(member, "__module__", None) or "").split(".")[0] == "attr"
 
 
 def _attrs_generated(member: Any) -> bool:

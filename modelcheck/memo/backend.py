@@ -236,7 +236,7 @@ class MemoBackend:
         self.simd = simd
         self.threads = threads
         spec = model.spec
-        found = review(checked_functions(model), state_classes(model))
+        found = review(checked_functions(model), state_classes(model), model.c)
         if found.refusal is not None:
             raise MemoUnsupported(found.refusal)
         self.watched = [(where, obj, copy.deepcopy(obj)) for where, obj in found.mutables]
@@ -1088,7 +1088,7 @@ class MemoBackend:
             trees.why = "Symmetry.over renames model values in every part of a state: a leaf per state"
         trees.by_design = trees.why is not None
         if trees.why is None:
-            found = review([f for f in (sym.permute, sym.signature) if f is not None])
+            found = review([f for f in (sym.permute, sym.signature) if f is not None], constants=self.model.c)
             if found.refusal is not None:
                 trees.why = found.refusal
             else:

@@ -5,7 +5,9 @@ import functools
 import itertools
 import math
 import operator
-from typing import NamedTuple
+from typing import Callable, NamedTuple
+
+import attrs
 
 
 class S(NamedTuple):
@@ -21,6 +23,30 @@ class Typed(NamedTuple):
 
     def kind(self):
         return type(self.a) is int
+
+
+@attrs.frozen
+class PlainConstants:
+    N: int = 3
+    Names: frozenset = frozenset({"a", "b"})
+
+
+@attrs.frozen
+class ConstantsWithMethod:
+    N: int = 3
+
+    def same(self, v, w):
+        return v is w  # called as ``c.same(...)``: no name in the spec resolves to it
+
+
+def _tag_type(v):
+    return type(v).__name__
+
+
+@attrs.frozen
+class ConstantsHoldingAFunction:
+    N: int = 3
+    Tag: Callable = _tag_type  # called as ``c.Tag(x)``
 
 
 class WithProperty(NamedTuple):
