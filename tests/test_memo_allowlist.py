@@ -79,6 +79,13 @@ def test_the_constants_methods_and_values_are_reviewed_though_no_name_reaches_th
     assert found is not None and "the builtin `type`" in found
 
 
+def test_an_action_parameter_s_methods_are_reviewed():
+    """An action called with an object (a Domain of records) may call its methods: ``p.kind()``."""
+    assert review([cases.plain], parameters=(((1,), (2,)),)).refusal is None
+    found = review([cases.plain], parameters=(((cases.Typed(1),),),)).refusal
+    assert found is not None and "the builtin `type`" in found
+
+
 def test_a_state_class_method_is_reviewed_though_no_action_names_it():
     """A method the actions call on the state they are given (never naming its class) is reached through the
     state's classes, which the memo backend passes from the initial states."""

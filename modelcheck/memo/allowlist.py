@@ -137,11 +137,13 @@ class Review:
         holds None."""
 
 
-def review(functions: Iterable[Callable], classes: Iterable[type] = (), constants: Any = None) -> Review:
+def review(functions: Iterable[Callable], classes: Iterable[type] = (), constants: Any = None,
+           parameters: Any = ()) -> Review:
     """Check the given spec functions, ``classes`` (the state's record types: their methods can be called
-    on any state) and ``constants`` (the object every function gets as ``c``: its class's methods and its
-    values are reachable as ``c.name``, which no name in the code resolves to), with everything they can
-    reach, against the allowlist.
+    on any state), ``constants`` (the object every function gets as ``c``) and ``parameters`` (the values
+    the actions are called with), with everything they can reach, against the allowlist.  An object handed
+    in is reached as ``c.name`` or ``p.method()``, which no name in the code resolves to: its class's
+    methods and the values it holds are reviewed with it.
 
     ``refusal`` is ``file:line: construct`` for the first thing outside it;
     ``mutables`` lists ``(where, object)`` for each module-level list, dict or
@@ -153,6 +155,7 @@ def review(functions: Iterable[Callable], classes: Iterable[type] = (), constant
             v.value(cls, "the state's type")
         if constants is not None:
             v.value(constants, "the constants")
+        v.value(parameters, "an action's parameter")
         for fn in functions:
             v.value(fn, "a checked function")
         v.drain()

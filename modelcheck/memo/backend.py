@@ -236,7 +236,7 @@ class MemoBackend:
         self.simd = simd
         self.threads = threads
         spec = model.spec
-        found = review(checked_functions(model), state_classes(model), model.c)
+        found = review(checked_functions(model), state_classes(model), model.c, model.bindings)
         if found.refusal is not None:
             raise MemoUnsupported(found.refusal)
         self.watched = [(where, obj, copy.deepcopy(obj)) for where, obj in found.mutables]
