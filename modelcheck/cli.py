@@ -173,7 +173,8 @@ def show_cmd(spec_ref: str) -> None:
                    "fairness then shows its lasso).")
 @click.option("--deadlock/--no-deadlock", default=None, help="Report states without successors (default: the spec's choice).")
 @click.option("--max-depth", type=click.IntRange(min=1), default=None, help="Explore at most this many BFS levels.")
-@click.option("--max-states", type=click.IntRange(min=1), default=None, help="Stop after this many distinct states.")
+@click.option("--max-states", type=click.IntRange(min=1), default=None, help="Stop once this many distinct states are found (the state that reaches the number has all its "
+              "successors kept, so the count may pass it by a few).")
 @click.option("--continue", "keep_going", is_flag=True, help="Keep going after a violation; report every violated invariant.")
 @click.option("--symmetry", is_flag=True, help="Reduce by the spec's symmetry (interchangeable replicas).")
 @click.option("--engine", type=click.Choice(["local", "spark"]), default="local", show_default=True, help="Exploration engine.")

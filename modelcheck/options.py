@@ -29,7 +29,7 @@ class CheckOptions:
     max_depth: int | None = None
     """Stop exploring beyond this many BFS levels (initial states are level 1)."""
     max_states: int | None = None
-    """Stop after this many distinct states."""
+    """Stop once this many distinct states are found (the parent that reaches it keeps all its successors)."""
     continue_after_violation: bool = False
     """Keep exploring after a violation and report every violated invariant."""
     symmetry: bool = False
