@@ -46,6 +46,7 @@ EXPECTED = {
     "uses_format_in_place": "`%` whose left operand may be text",
     "uses_remainder_of_a_part": "`%` whose left operand may be text",
     "uses_remainder_of_an_int": None,
+    "uses_remainder_of_text_made_by_arithmetic": "Label.__add__ may make that arithmetic text",
     "uses_format_with_a_tuple": None,
     "uses_modulo": None,
     "uses_operator_add": None,

@@ -159,6 +159,11 @@ def review(functions: Iterable[Callable], classes: Iterable[type] = (), constant
         for fn in functions:
             v.value(fn, "a checked function")
         v.drain()
+        for where, dunders in v.arithmetic_mods:
+            defined = sorted(v.operator_dunders[d] for d in dunders if d in v.operator_dunders)
+            if defined:
+                raise Refused(f"{where}: `%` taken as arithmetic, but {defined[0]} may make that arithmetic text "
+                              "(Python formats a tuple operand as its items, and a traced part as one value)")
     except Refused as r:
         return Review(str(r), [])
     return Review(None, list(v.mutables.values()), v.compares_none)
@@ -175,6 +180,11 @@ class _Verifier:
         self.mutables: dict[int, tuple[str, Any]] = {}
         self.compares_none: str | None = None
         """Where the first ``is None`` comparison is (see :attr:`Review.compares_none`)."""
+        self.arithmetic_mods: list[tuple[str, frozenset]] = []
+        """``%`` sites passed as arithmetic because of operators on values of unknown type: (where, the
+        dunders that would have to return text for the site to format)."""
+        self.operator_dunders: dict[str, str] = {}
+        """Dunder name -> ``Class.dunder`` for each such method a reviewed spec class defines."""
 
     def drain(self) -> None:
         while self.queue:
@@ -288,6 +298,8 @@ class _Verifier:
                 continue  # a slot: what it holds is reviewed with the object
             if _attrs_generated(member) or (made_by_attrs and (attr.startswith("__attrs") or _from_attrs(member))):
                 continue
+            if attr in _OPERATOR_DUNDERS:
+                self.operator_dunders.setdefault(attr, f"{cls.__qualname__}.{attr}")
             self.value(member, f"{where}: {cls.__qualname__}.{attr}")
 
     # -- a function's code -------------------------------------------------------------------
@@ -403,10 +415,16 @@ class _Body:
             if isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, ast.Mod):
                 left = node.left if isinstance(node, ast.BinOp) else node.target
                 right = node.right if isinstance(node, ast.BinOp) else node.value
-                if self.may_be_part(right, local) and not self.not_text(left, top, local, set()):
-                    self.refuse(node, "`%` whose left operand may be text and whose right operand may be a state "
-                                      "part (Python formats a tuple operand as its items, and a traced part as one "
-                                      "value): write `fmt % (x,)` to format, or `int(a) % b` for arithmetic")
+                relied: set[str] = set()
+                if self.may_be_part(right, local):
+                    if not self.not_text(left, top, local, set(), relied):
+                        self.refuse(node, "`%` whose left operand may be text and whose right operand may be a "
+                                          "state part (Python formats a tuple operand as its items, and a traced "
+                                          "part as one value): write `fmt % (x,)` to format, or `int(a) % b` for "
+                                          "arithmetic")
+                    if relied:
+                        self.v.arithmetic_mods.append((f"{self.path}:{getattr(node, 'lineno', '?')}",
+                                                       frozenset(relied)))
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 if node.func.attr in _MUTATORS and not is_local(node.func.value) \
                         and not self.is_module(node.func.value, local):  # ``operator.add`` is a function
@@ -431,36 +449,47 @@ class _Body:
                 or self.lookup(expr.func, name) is not getattr(builtins, name)
         return True
 
-    def not_text(self, expr: Any, top: Any, local: set[int], names: set[str]) -> bool:
+    def not_text(self, expr: Any, top: Any, local: set[int], names: set[str], relied: set[str]) -> bool:
         """Whether ``expr`` is surely not a str or bytes, as far as its source shows: a number, arithmetic that
         text does not support, a builtin with a numeric result, or a name bound only to such values.  A
-        parameter, an attribute or an item can be text, so ``%`` on it may format."""
+        parameter, an attribute or an item can be text, so ``%`` on it may format.  Where the answer rests on
+        an operator (or ``abs``, ``round``, ``sum``, ``divmod``) over values of unknown type, the dunders a
+        spec class would have to define to make it text are added to ``relied``."""
         if isinstance(expr, ast.Constant):
             return not isinstance(expr.value, (str, bytes))
-        if isinstance(expr, (ast.UnaryOp, ast.Compare)):
+        if isinstance(expr, ast.UnaryOp):
+            if not isinstance(expr.op, ast.Not):
+                relied.update(_UNARY_DUNDERS[type(expr.op)])
+            return True
+        if isinstance(expr, ast.Compare):
+            relied.update(_COMPARE_DUNDERS)
             return True
         if isinstance(expr, ast.BinOp):
+            relied.update(_BINARY_DUNDERS[type(expr.op)])
             if isinstance(expr.op, _NON_TEXT_OPS):
                 return True
-            left = self.not_text(expr.left, top, local, names)
+            left = self.not_text(expr.left, top, local, names, relied)
             if isinstance(expr.op, ast.Add):  # text + a non-text value raises before any ``%``
-                return left or self.not_text(expr.right, top, local, names)
+                return left or self.not_text(expr.right, top, local, names, relied)
             if isinstance(expr.op, ast.Mod):  # a number's remainder; text on the left formats
                 return left
-            return left and self.not_text(expr.right, top, local, names)
+            return left and self.not_text(expr.right, top, local, names, relied)
         if isinstance(expr, ast.Call):
             f = expr.func
-            return isinstance(f, ast.Name) and id(f) not in local and f.id in _NUMERIC_BUILTINS \
-                and self.lookup(f, f.id) is getattr(builtins, f.id)
+            if isinstance(f, ast.Name) and id(f) not in local and f.id in _NUMERIC_BUILTINS \
+                    and self.lookup(f, f.id) is getattr(builtins, f.id):
+                relied.update(_CALL_DUNDERS.get(f.id, ()))
+                return True
+            return False
         if isinstance(expr, ast.Name):
             if id(expr) not in local:
                 return not isinstance(self.closure.get(expr.id, self.namespace.get(expr.id)), (str, bytes))
             if expr.id in names:
                 return True  # a name bound in terms of itself: its other bindings decide
-            return self.local_not_text(expr.id, top, local, names | {expr.id})
+            return self.local_not_text(expr.id, top, local, names | {expr.id}, relied)
         return False
 
-    def local_not_text(self, name: str, top: Any, local: set[int], names: set[str]) -> bool:
+    def local_not_text(self, name: str, top: Any, local: set[int], names: set[str], relied: set[str]) -> bool:
         """Whether every binding of the local ``name`` in ``top`` is an assignment of a surely non-text value
         (a parameter, a loop target or an unpacking can be anything)."""
         for node in ast.walk(top):
@@ -469,16 +498,17 @@ class _Body:
             if isinstance(node, ast.Assign):
                 for t in node.targets:
                     if isinstance(t, ast.Name) and t.id == name:
-                        if not self.not_text(node.value, top, local, names):
+                        if not self.not_text(node.value, top, local, names, relied):
                             return False
                     elif any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(t)):
                         return False
             elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and isinstance(node.target, ast.Name) \
                     and node.target.id == name:
-                if node.value is None or not self.not_text(node.value, top, local, names):
+                if node.value is None or not self.not_text(node.value, top, local, names, relied):
                     return False
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
-                if not self.not_text(ast.BinOp(left=node.target, op=node.op, right=node.value), top, local, names):
+                if not self.not_text(ast.BinOp(left=node.target, op=node.op, right=node.value), top, local, names,
+                                     relied):
                     return False
             elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension, ast.withitem, ast.ExceptHandler,
                                    ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)):
@@ -542,6 +572,25 @@ _VALUE_TYPES = (int, bool, float, str, bytes, tuple, frozenset, list, dict, set)
 
 _NUMERIC_BUILTINS = frozenset(("len", "int", "float", "abs", "hash", "ord", "round", "bool", "sum", "divmod"))
 """Builtins whose result is a number (or raises): a ``%`` on it is arithmetic."""
+
+_BINARY_DUNDERS = {
+    op: (f"__{name}__", f"__r{name}__") for op, name in (
+        (ast.Add, "add"), (ast.Sub, "sub"), (ast.Mult, "mul"), (ast.Div, "truediv"), (ast.FloorDiv, "floordiv"),
+        (ast.Mod, "mod"), (ast.Pow, "pow"), (ast.LShift, "lshift"), (ast.RShift, "rshift"), (ast.BitAnd, "and"),
+        (ast.BitOr, "or"), (ast.BitXor, "xor"), (ast.MatMult, "matmul"))}
+"""Each binary operator's methods: a spec class defining one decides what the operator gives."""
+
+_UNARY_DUNDERS = {ast.USub: ("__neg__",), ast.UAdd: ("__pos__",), ast.Invert: ("__invert__",)}
+
+_COMPARE_DUNDERS = ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__")
+
+_CALL_DUNDERS = {"abs": ("__abs__",), "round": ("__round__",), "sum": ("__add__", "__radd__"),
+                 "divmod": ("__divmod__", "__rdivmod__")}
+"""The numeric builtins whose result a spec class's method decides (``int()``, ``len()`` and kin insist on a
+number)."""
+
+_OPERATOR_DUNDERS = frozenset(d for ds in (*_BINARY_DUNDERS.values(), *_UNARY_DUNDERS.values(), _COMPARE_DUNDERS,
+                                           *_CALL_DUNDERS.values()) for d in ds)
 
 _NON_TEXT_OPS = (ast.Sub, ast.Div, ast.FloorDiv, ast.Pow, ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor,
                  ast.MatMult)

@@ -229,6 +229,20 @@ def uses_format_in_place(c, s):
     return text
 
 
+class Label(NamedTuple):
+    name: str
+
+    def __add__(self, other):
+        return f"{self.name}%s"  # arithmetic that gives text: a ``%`` after it formats
+
+
+LABEL = Label("b=")
+
+
+def uses_remainder_of_text_made_by_arithmetic(c, s):
+    return (LABEL + 1) % s.b
+
+
 def uses_remainder_of_a_part(c, s):
     return s.a % c.N  # neither side is known not to be text: ``int(s.a) % c.N`` says it
 
