@@ -74,7 +74,14 @@ BUILTINS = frozenset((
 ))
 """Builtins that act on a traced part exactly as on its value (each operation goes through its methods)."""
 
-_REFUSED_OPERATOR = frozenset((operator.is_, operator.is_not))
+_REFUSED_OPERATOR = frozenset((operator.is_, operator.is_not, operator.mod, operator.imod, operator.__mod__,
+                                operator.__imod__))
+"""``is``, and ``%`` as a function: formatting with it is out of reach of the ``%`` rule (passed to ``reduce``,
+``map`` or ``partial``, a traced tuple part is formatted as one value)."""
+
+_NAMED_GETTERS = (operator.attrgetter, operator.methodcaller)
+"""Getters that take names as strings: each name must be a plain field or method name, or a dunder path could
+reach ``type`` or ``id`` (``attrgetter("__class__.__class__")``)."""
 
 LIBRARY = frozenset(
     [f for f in vars(math).values() if callable(f)]
@@ -154,6 +161,7 @@ def review(functions: Iterable[Callable], classes: Iterable[type] = (), constant
         for cls in classes:
             v.value(cls, "the state's type")
         if constants is not None:
+            v.built_once.add(type(constants))
             v.value(constants, "the constants")
         v.value(parameters, "an action's parameter")
         for fn in functions:
@@ -183,6 +191,8 @@ class _Verifier:
         self.arithmetic_mods: list[tuple[str, frozenset]] = []
         """``%`` sites passed as arithmetic because of operators on values of unknown type: (where, the
         dunders that would have to return text for the site to format)."""
+        self.built_once: set[type] = set()
+        """Classes whose field hooks never run on a traced part: the constants' (built before the search)."""
         self.operator_dunders: dict[str, str] = {}
         """Dunder name -> ``Class.dunder`` for each such method a reviewed spec class defines."""
 
@@ -247,6 +257,7 @@ class _Verifier:
                     self.value(f, where)
             return
         if isinstance(obj, enum.Enum):
+            self.klass(type(obj), where)  # its class's hooks (``__eq__``, ``_missing_``...) run on what it meets
             return
         if isinstance(obj, tuple) and hasattr(type(obj), "_fields"):
             self.klass(type(obj), where)
@@ -262,10 +273,28 @@ class _Verifier:
         raise Refused(f"{where} is a {cls.__module__}.{cls.__qualname__} object, whose code the memo tables "
                       "cannot follow")
 
+    def enum_class(self, cls: type, where: str) -> None:
+        """An enum of the spec's: the methods its body defines (``_missing_``, ``__eq__``, ``__lt__``, ``__add__``
+        run on whatever ``Phase(x)``, ``Phase.A == x`` or ``Phase.A + x`` meets) and its mixins; its members and
+        what the enum machinery puts in its dictionary are data."""
+        for base in cls.__mro__[1:]:
+            if base is not object and _is_spec_class(base):
+                self.klass(base, where)
+        for attr, member in vars(cls).items():
+            if isinstance(member, cls):
+                continue
+            f = member.__func__ if isinstance(member, (staticmethod, classmethod)) else member
+            if isinstance(member, property) or (callable(f) and getattr(f, "__module__", None) == cls.__module__):
+                self.value(member, f"{where}: {cls.__qualname__}.{attr}")
+
     def klass(self, cls: type, where: str) -> None:
         if cls in BUILTINS or cls in LIBRARY or cls is object:
             return
-        if issubclass(cls, BaseException) or issubclass(cls, enum.Enum):
+        if issubclass(cls, BaseException):
+            return
+        if issubclass(cls, enum.Enum):
+            if _is_spec_class(cls):
+                self.enum_class(cls, where)
             return
         if not _is_spec_class(cls):
             if _is_trusted(cls):
@@ -301,6 +330,21 @@ class _Verifier:
             if attr in _OPERATOR_DUNDERS:
                 self.operator_dunders.setdefault(attr, f"{cls.__qualname__}.{attr}")
             self.value(member, f"{where}: {cls.__qualname__}.{attr}")
+        if made_by_attrs and cls not in self.built_once:
+            self.field_hooks(cls, where)
+
+    def field_hooks(self, cls: type, where: str) -> None:
+        """The functions an attrs class runs on the values it is built with (``Box(s.x)`` in an action): each
+        field's converter, validator, default factory, ``eq``/``order`` key and ``on_setattr``."""
+        for a in getattr(cls, "__attrs_attrs__", ()):
+            default = a.default
+            hooks = [a.converter, a.validator, a.eq_key, a.order_key, a.on_setattr,
+                     getattr(default, "factory", None) if type(default).__name__ == "Factory" else None]
+            for hook in hooks:
+                if hook is None or (not callable(hook) and type(hook).__module__.split(".")[0] == "attr"):
+                    continue  # none, or a sentinel of attrs' own (``setters.NO_OP``)
+                self.value(getattr(hook, "converter", hook) if type(hook).__name__ == "Converter" else hook,
+                           f"{where}: {cls.__qualname__}.{a.name}")
 
     # -- a function's code -------------------------------------------------------------------
 
@@ -425,10 +469,25 @@ class _Body:
                     if relied:
                         self.v.arithmetic_mods.append((f"{self.path}:{getattr(node, 'lineno', '?')}",
                                                        frozenset(relied)))
+            if isinstance(node, ast.Call) and any(self.resolves_to(node.func, local, g) for g in _NAMED_GETTERS):
+                names = node.args[:1] if self.resolves_to(node.func, local, operator.methodcaller) else node.args
+                if node.keywords and not self.resolves_to(node.func, local, operator.methodcaller) or any(
+                        not (isinstance(a, ast.Constant) and isinstance(a.value, str))
+                        or any(part.startswith("__") for part in a.value.split(".")) for a in names):
+                    self.refuse(node, "`operator.attrgetter`/`methodcaller` with a name that is not a plain field "
+                                      "or method name written out (a dunder path reaches `type` and `id`)")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 if node.func.attr in _MUTATORS and not is_local(node.func.value) \
                         and not self.is_module(node.func.value, local):  # ``operator.add`` is a function
                     self.refuse(node, f"`.{node.func.attr}()` on a module-level object (state kept between calls)")
+
+    def resolves_to(self, expr: Any, local: set[int], target: Any) -> bool:
+        """Whether ``expr`` is a module-level name, or a module's attribute, bound to ``target``."""
+        if isinstance(expr, ast.Name) and id(expr) not in local:
+            return self.closure.get(expr.id, self.namespace.get(expr.id)) is target
+        if isinstance(expr, ast.Attribute) and self.is_module(expr.value, local):
+            return getattr(self.closure.get(expr.value.id, self.namespace.get(expr.value.id)), expr.attr, None) is target
+        return False
 
     def is_module(self, expr: Any, local: set[int]) -> bool:
         """Whether ``expr`` is a module-level name bound to a module."""
