@@ -812,13 +812,16 @@ FAIR = {"BrokerStart", "ReceiveBrokerRegResponse", "ReceiveMetadataUpdate", "Sen
         "ReceiveBrokerRegRequest", "ReceiveAlterPartitionRequest", "UnfenceBroker"}
 
 
-def _calling(fn: Any) -> Any:
-    """A new function that calls ``fn`` (each broker's action is a function of its own), made apart from
-    :func:`for_broker` so that the memo tables' review reads only this body, not the renaming around it."""
-    def one(c: KraftConstants, s: KraftState, b: int) -> Any:
-        return fn(c, s, b)
+class BrokerAction:
+    """One broker's copy of an action: a callable of its own, calling ``fn`` (each broker's action carries its
+    own name and metadata).  An object rather than a closure, so that the memo tables' review can read the
+    function it calls: a compiled closure's cells cannot be read."""
 
-    return one
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def __call__(self, c: KraftConstants, s: KraftState, b: int) -> Any:
+        return self.fn(c, s, b)
 
 
 def for_broker(name: str, fn: Any, n: int) -> Any:
@@ -832,7 +835,7 @@ def for_broker(name: str, fn: Any, n: int) -> Any:
     counts; an action per (action, broker), declared broker-major, gives
     TLC's order.  Traces show them as the TLA+ does, ``BrokerStart(b=b1)``.
     """
-    one = _calling(fn)
+    one = BrokerAction(fn)
     one.__doc__ = fn.__doc__
     one.__name__ = one.__qualname__ = f"{fn.__name__}_b{n}"
     broker = Domain("broker", lambda c: range(n, n + 1) if n <= c.BrokerCount else range(0), lambda b: f"b{b}")

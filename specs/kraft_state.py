@@ -48,6 +48,7 @@ import attrs
 
 from modelcheck import constant
 from modelcheck.errors import ConstantError
+from modelcheck.spec.value_order import canonical_sorted
 
 # -- model values (the .cfg's ``X = X`` constants) -------------------------------------------
 
@@ -753,14 +754,6 @@ def drop_fetch_sessions(c: KraftConstants, s: KraftState, b: int) -> tuple[froze
 
 
 def message_order(msgs: frozenset) -> list:
-    """The messages in a fixed order (``\\E m \\in Messages`` yields one successor per message)."""
-    return sorted(msgs, key=_sort_key)
-
-
-def _sort_key(v: Any) -> tuple:
-    # List comprehensions, not generators: this runs for every part of every message an action iterates over.
-    if type(v) is frozenset:
-        return (1, len(v), sorted([_sort_key(x) for x in v]))
-    if isinstance(v, tuple):
-        return (2, len(v), tuple([_sort_key(x) for x in v]))
-    return (0, v)
+    """The messages in a fixed order (``\\E m \\in Messages`` yields one successor per message): the spec
+    API's canonical value order, which the memo tables can follow."""
+    return canonical_sorted(msgs)

@@ -375,6 +375,15 @@ class _Verifier:
         if node is None:
             raise Refused(f"{short_path(path)}: {_name(fn)} cannot be found in the source to check")
         where = f"{short_path(path)}:{getattr(node, 'lineno', '?')}: {_name(fn)}"
+        if not isinstance(fn, types.FunctionType):
+            # Compiled (Cython): the function keeps its closure's cells where Python cannot read them, so
+            # what a cell holds (a factory's parameter) could not be reviewed below.
+            own = _own_def(tree, code)
+            cells = sorted(_closure_names(node, own)) if own is not None and own is not node else []
+            if cells:
+                raise Refused(f"{short_path(path)}:{own.lineno}: a compiled function's closure (`{cells[0]}`) "
+                              "cannot be read to review: pass the value as an argument, or hold it in an "
+                              "object's attribute")
         defaults = list(getattr(fn, "__defaults__", None) or ()) + list((getattr(fn, "__kwdefaults__", None) or {}).values())
         for d in defaults:
             if isinstance(d, _MUTABLE):
@@ -803,6 +812,39 @@ def _local_loads(top: Any) -> set[int]:
 
     visit(top, [])
     return out
+
+
+def _own_def(tree: Any, code: Any) -> Any:
+    """The ``def`` or ``lambda`` node ``code`` was compiled from, where its name and first line single one out."""
+    name, line = getattr(code, "co_name", None), getattr(code, "co_firstlineno", None)
+    if name == "<lambda>":
+        found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == line]
+    else:
+        found = [n for n in function_defs(tree) if n.name == name
+                 and line in (n.lineno, *(d.lineno for d in n.decorator_list))]
+    return found[0] if len(found) == 1 else None
+
+
+def _closure_names(outer: Any, own: Any) -> set[str]:
+    """The names ``own`` (a ``def`` or ``lambda`` inside ``outer``) reads from an enclosing function's scope:
+    its closure's cells."""
+    names: set[str] = set()
+
+    def visit(node: Any, scopes: list[tuple[set[str], bool]], inside: bool) -> None:
+        if isinstance(node, _SCOPES):
+            inside = inside or node is own
+            scopes = scopes + [(_bound_in(node), inside)]
+        if inside and isinstance(node, ast.Name):
+            for bound, in_own in reversed(scopes):
+                if node.id in bound:
+                    if not in_own:
+                        names.add(node.id)
+                    break
+        for child in ast.iter_child_nodes(node):
+            visit(child, scopes, inside)
+
+    visit(outer, [], False)
+    return names
 
 
 def _outermost_def(tree: Any, fn: Callable, code: Any) -> Any:
