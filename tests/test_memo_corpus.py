@@ -123,7 +123,7 @@ def compiled_corpus():
 
 COMPILED_SAMPLE = ("match_class", "isinstance_bool", "float_zero_copysign", "closures", "generators_loops",
                    "frozenset_order", "value_bool_int_str", "type_in_state_method", "closure_factory_type",
-                   "canonical_order")
+                   "canonical_order", "split_duplicate_def")
 """A spread of the corpus built with Cython (each build takes about half a minute): class patterns and
 ``isinstance`` compile to C type tests, which is where a compiled spec could part from its source."""
 COMPILED_SPECS = [p for p in SPECS if p.stem in COMPILED_SAMPLE]

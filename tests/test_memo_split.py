@@ -93,6 +93,28 @@ def make_closure(k):
             return None
         return s
     return inner
+
+__LIM = 100
+_Acts__LIM = 3
+
+class Acts:
+    @staticmethod
+    def method(c, s, r):
+        if s.a > __LIM:  # ``_Acts__LIM`` here: moved out of the class, the guard would read ``__LIM``
+            return None
+        return s
+
+def twice(c, s, r):
+    if s.a > 3:
+        return None
+    return s
+
+first_twice = twice
+
+def twice(c, s, r):
+    if s.a > 100:
+        return None
+    return s
 '''
 
 
@@ -136,6 +158,20 @@ def test_what_is_not_split(mod, name):
 
 def test_a_closure_is_not_split(mod):
     assert split_guard(mod.make_closure(2)) is None
+
+
+def test_a_method_is_not_split(mod):
+    """Python renames a private name inside a class: a guard moved out of it would read another variable."""
+    s = mod.S(4, (0,), 0)
+    assert mod.Acts.method(None, s, 0) is None
+    assert split_guard(mod.Acts.method) is None
+
+
+def test_two_module_level_defs_of_one_name_get_no_appended_guard():
+    """The functions ``modelcheck compile`` appends are found by the action's name: with two ``def``s of it,
+    they could come from the other one, so none is appended (each is split from its own source instead)."""
+    built = "\n".join(built_source(ast.parse(textwrap.dedent(SOURCE))))
+    assert BUILT[0] + "twice" not in built and BUILT[0] + "guarded" in built
 
 
 def test_a_decorators_wrapper_is_not_split_as_the_function_it_wraps(mod):

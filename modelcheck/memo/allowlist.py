@@ -402,6 +402,12 @@ class _Verifier:
                 closure[name] = cell.cell_contents
             except ValueError:
                 continue
+        if _in_class(tree, node):
+            private = _private_name(node)
+            if private is not None:
+                raise Refused(f"{short_path(path)}:{private[1]}: the private name `{private[0]}` inside a class "
+                              "(Python renames it there, so the name the memo tables would follow is not the one "
+                              "the code reads): drop the leading underscores")
         _Body(self, short_path(path), namespace, closure).check(node)
         # What the closure holds is reachable whatever the body calls it: a cell bound to a parameter of the
         # enclosing ``def`` (``def make(fn): def act(c, s): return fn(c, s)``) reads as a local name there.
@@ -812,6 +818,30 @@ def _local_loads(top: Any) -> set[int]:
 
     visit(top, [])
     return out
+
+
+def _in_class(tree: Any, target: Any) -> bool:
+    """Whether ``target`` stands inside a class body (at any depth) in ``tree``."""
+    def visit(node: Any, in_class: bool) -> bool | None:
+        if node is target:
+            return in_class
+        for child in ast.iter_child_nodes(node):
+            found = visit(child, in_class or isinstance(node, ast.ClassDef))
+            if found is not None:
+                return found
+        return None
+
+    return bool(visit(tree, False))
+
+
+def _private_name(node: Any) -> tuple[str, int] | None:
+    """The first name in ``node`` that Python renames inside a class (``__x``, not ``__x__``), with its line."""
+    for n in ast.walk(node):
+        name = n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else \
+            n.arg if isinstance(n, ast.arg) else n.name if isinstance(n, (ast.FunctionDef, ast.ClassDef)) else None
+        if name is not None and name.startswith("__") and not name.endswith("__"):
+            return name, getattr(n, "lineno", getattr(node, "lineno", 0))
+    return None
 
 
 def _own_def(tree: Any, code: Any) -> Any:

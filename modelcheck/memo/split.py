@@ -24,9 +24,12 @@ Where the spec module runs compiled, ``modelcheck compile`` has appended
 the two functions to the module it builds (:func:`built_source`), so they
 run compiled like the rest of the spec; otherwise they are compiled here
 from the action's source, with its module's globals, and run interpreted.
-An action whose source cannot be read, that is a closure
-or a wrapper of the function its name defines (a decorator's), or whose body
-has no such beginning, is not split (its one tree is exact too).  Assignments in the beginning are kept only while they are reads of
+An action whose source cannot be read, that is a closure, a method or a
+nested function (Python renames a private name such as ``__lim`` where the
+``def`` stands, inside a class, and nowhere else), a wrapper of the function
+its name defines (a decorator's), or one of two module-level ``def``s of
+one name, or whose body has no such beginning, is not split (its one tree
+is exact too).  Assignments in the beginning are kept only while they are reads of
 parts (``ls = s.leader_state``, ``rs = s.replica_state[leader]``): an
 assignment that calls a function ends the beginning, so that the guard and
 the effect do not both repeat a computation.
@@ -50,8 +53,9 @@ def split_guard(fn: Callable) -> tuple[Callable, Callable] | None:
     if getattr(fn, "__closure__", None) or not isinstance(getattr(fn, "__globals__", None), dict):
         return None
     node = definition_of(fn)
-    if not isinstance(node, ast.FunctionDef) or not _is_that_def(fn, node):
-        return None
+    if not isinstance(node, ast.FunctionDef) or not _is_that_def(fn, node) \
+            or getattr(fn, "__qualname__", None) != node.name:
+        return None  # a method or a nested function: its private names (``__lim``) are renamed where it stands
     bodies = split_bodies(node)
     if bodies is None:
         return None
@@ -113,9 +117,11 @@ def built_source(tree: ast.Module) -> list[str]:
     so the functions appended are always those :func:`split_guard` derives.
     """
     out = []
-    for node in tree.body:
-        if not isinstance(node, ast.FunctionDef):
-            continue
+    defs = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
+    twice = {name for name in {d.name for d in defs} if sum(d.name == name for d in defs) > 1}
+    for node in defs:
+        if node.name in twice:
+            continue  # the appended functions are found by name: they must come from the one ``def`` of it
         bodies = split_bodies(node)
         if bodies is None:
             continue
