@@ -333,3 +333,10 @@ def test_two_spec_files_of_one_name_are_not_confused(tmp_path):
     assert load_spec(str(a / "same_name_spec.py")).name == "tcommit"  # the same file again: fine
     with pytest.raises(SpecLoadError, match="a different spec file of the same name"):
         load_spec(str(b / "same_name_spec.py"))
+
+
+def test_a_subclass_of_a_builtin_in_the_state_is_named_as_such():
+    """A frozenset subclass is refused for what it is, not for the ``__eq__`` of the builtin it subclasses."""
+    p = run_cli("check", str(ROOT / "tests" / "memo_corpus" / "state_frozenset_subclass.py"), "-q")
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert "a value of class Ids, a subclass of frozenset" in p.stderr and "__eq__" not in p.stderr

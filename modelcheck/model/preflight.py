@@ -195,10 +195,16 @@ def check_record_equality(model: BoundModel, states: list[State]) -> None:
         for klass in cls.__mro__:
             if klass in (tuple, object) or klass.__module__ == "typing":
                 continue
+            if klass.__module__ == "builtins":
+                raise StateError(
+                    f"spec {model.spec.name}: the state holds a value of class {cls.__qualname__}, a subclass of "
+                    f"{klass.__name__}; a state holds plain values (ints, strs, tuples, NamedTuples, frozensets), "
+                    "whose equality and fingerprint are the values'", spec=model.spec.name, where=cls.__qualname__)
             own = [m for m in ("__eq__", "__ne__", "__hash__") if m in vars(klass)]
             if own:
+                named = cls.__qualname__ if klass is cls else f"{cls.__qualname__} (through {klass.__qualname__})"
                 raise StateError(
-                    f"spec {model.spec.name}: the state's record class {cls.__qualname__} defines {own[0]}; the "
+                    f"spec {model.spec.name}: the state's record class {named} defines {own[0]}; the "
                     "checker fingerprints states by their values, so a record's equality must be the tuple's "
                     "(to fingerprint part of a state, declare a view: Spec(fingerprint_view=...))",
                     spec=model.spec.name, where=f"{cls.__qualname__}.{own[0]}")
