@@ -65,7 +65,7 @@ import sys
 import types
 from typing import Any, Callable, Iterable
 
-from modelcheck.memo.source import function_defs, is_outside, parsed_source, short_path, source_path
+from modelcheck.memo.source import function_defs, inside_classes, is_outside, parsed_source, short_path, source_path
 
 BUILTINS = frozenset((
     abs, all, any, bool, dict, divmod, enumerate, filter, float, format, frozenset, hash, int, iter, len,
@@ -402,7 +402,7 @@ class _Verifier:
                 closure[name] = cell.cell_contents
             except ValueError:
                 continue
-        if _in_class(tree, node):
+        if id(node) in inside_classes(tree):
             private = _private_name(node)
             if private is not None:
                 raise Refused(f"{short_path(path)}:{private[1]}: the private name `{private[0]}` inside a class "
@@ -484,9 +484,10 @@ class _Body:
                     if relied:
                         self.v.arithmetic_mods.append((f"{self.path}:{getattr(node, 'lineno', '?')}",
                                                        frozenset(relied)))
-            if isinstance(node, ast.Call) and any(self.resolves_to(node.func, local, g) for g in _NAMED_GETTERS):
-                names = node.args[:1] if self.resolves_to(node.func, local, operator.methodcaller) else node.args
-                if node.keywords and not self.resolves_to(node.func, local, operator.methodcaller) or any(
+            getter = self.resolved(node.func, local) if isinstance(node, ast.Call) else None
+            if any(getter is g for g in _NAMED_GETTERS):
+                names = node.args[:1] if getter is operator.methodcaller else node.args
+                if node.keywords and getter is not operator.methodcaller or any(
                         not (isinstance(a, ast.Constant) and isinstance(a.value, str))
                         or any(part.startswith("__") for part in a.value.split(".")) for a in names):
                     self.refuse(node, "`operator.attrgetter`/`methodcaller` with a name that is not a plain field "
@@ -496,13 +497,13 @@ class _Body:
                         and not self.is_module(node.func.value, local):  # ``operator.add`` is a function
                     self.refuse(node, f"`.{node.func.attr}()` on a module-level object (state kept between calls)")
 
-    def resolves_to(self, expr: Any, local: set[int], target: Any) -> bool:
-        """Whether ``expr`` is a module-level name, or a module's attribute, bound to ``target``."""
+    def resolved(self, expr: Any, local: set[int]) -> Any:
+        """What ``expr`` is bound to where it is a module-level name or a module's attribute, else None."""
         if isinstance(expr, ast.Name) and id(expr) not in local:
-            return self.closure.get(expr.id, self.namespace.get(expr.id)) is target
+            return self.closure.get(expr.id, self.namespace.get(expr.id))
         if isinstance(expr, ast.Attribute) and self.is_module(expr.value, local):
-            return getattr(self.closure.get(expr.value.id, self.namespace.get(expr.value.id)), expr.attr, None) is target
-        return False
+            return getattr(self.closure.get(expr.value.id, self.namespace.get(expr.value.id)), expr.attr, None)
+        return None
 
     def is_module(self, expr: Any, local: set[int]) -> bool:
         """Whether ``expr`` is a module-level name bound to a module."""
@@ -818,20 +819,6 @@ def _local_loads(top: Any) -> set[int]:
 
     visit(top, [])
     return out
-
-
-def _in_class(tree: Any, target: Any) -> bool:
-    """Whether ``target`` stands inside a class body (at any depth) in ``tree``."""
-    def visit(node: Any, in_class: bool) -> bool | None:
-        if node is target:
-            return in_class
-        for child in ast.iter_child_nodes(node):
-            found = visit(child, in_class or isinstance(node, ast.ClassDef))
-            if found is not None:
-                return found
-        return None
-
-    return bool(visit(tree, False))
 
 
 def _private_name(node: Any) -> tuple[str, int] | None:

@@ -74,6 +74,16 @@ def function_defs(tree: Any) -> list:
     return found
 
 
+def inside_classes(tree: Any) -> set[int]:
+    """The ids of every node inside a class body in a parsed tree, listed once per tree (Python renames a
+    private name there, and the allowlist asks this of each function it reviews)."""
+    found = getattr(tree, "_modelcheck_in_classes", None)
+    if found is None:
+        found = {id(n) for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for n in ast.walk(c) if n is not c}
+        tree._modelcheck_in_classes = found
+    return found
+
+
 def _definition(path: str, qualname: str) -> Any:
     """The ``def`` of ``qualname`` in the file (each version of a file parsed once)."""
     node = parsed_source(path)
