@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What each feature costs on the memo tables, against the plain run, in one sitting.
 
-    python bench/features.py [--rounds 3] [--large]
+    python bench/features.py [--rounds 3] [--large] [--kraft] [--only NAME ...]
 
 Rows are whole ``modelcheck check`` processes on Kip320 with three replicas
 (737,794 states), interleaved round by round so that load drifts hit every
@@ -28,7 +28,8 @@ about 120,000), plain and with a checkpoint a level: deep states, where a
 checkpoint's frontier costs the most to write.  Each run's counts are read from
 ``--json`` and must equal the plain run's; the table gives the median wall
 time, CPU time and peak RSS of each row, its ratio to the plain run, the
-path that computed the successors.  Only the
+path that computed the successors.  ``--only NAME`` (repeatable) runs those
+rows, with the plain run and the rows whose counts they must find.  Only the
 standard library and the project's own command line are used.
 """
 
@@ -103,8 +104,17 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--large", action="store_true", help="add Kip320 MaxLeaderEpoch=3 (about ten million states)")
     ap.add_argument("--kraft", action="store_true", help="add kraft-replication to depth 14, checkpointed a level")
+    ap.add_argument("--only", action="append", default=[], metavar="NAME",
+                    help="run only this row (repeatable), with the plain run and its reference rows")
     args = ap.parse_args()
     table = rows(args.large, args.kraft)
+    if args.only:
+        unknown = [name for name in args.only if name not in table]
+        if unknown:
+            raise SystemExit(f"no such row: {', '.join(unknown)}; the rows are: {', '.join(table)}")
+        keep = set(args.only) | {table[name][1] for name in args.only}
+        keep |= {"large plain" if n.startswith("large") else "kraft plain" if "kraft" in n else "plain" for n in keep}
+        table = {name: row for name, row in table.items() if name in keep}
     results: dict[str, list[dict]] = {name: [] for name in table}
     print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
     for r in range(args.rounds):

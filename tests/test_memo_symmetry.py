@@ -182,9 +182,10 @@ def test_a_wrong_orbit_is_caught_by_the_sampled_parents(monkeypatch):
     fingerprint with the spec's own code's, and the tables stand aside for the spec's own code."""
     real = KeyOrder.id_of
 
-    def reversed_ranks(self, key):
-        got = real(self, key)
-        self.rank[np.array(self.sorted_ids, np.int64)] = np.arange(len(self.sorted_ids))[::-1]
+    def reversed_ranks(self, key, item=0):
+        got = real(self, key, item)
+        ids = self.sorted_ids[item]
+        self.rank[np.array(ids, np.int64)] = np.arange(len(ids))[::-1]
         return got
 
     monkeypatch.setattr(KeyOrder, "id_of", reversed_ranks)

@@ -513,7 +513,7 @@ class MemoBackend:
         """With symmetry: whether the orbit trees took the orbits, how much they learnt, and why not."""
         trees = self.orbits
         return {"trees": trees.why is None, "why": trees.why, "evaluations": trees.evaluations,
-                "asked": int(self.S[kn.S_ORBIT_ASKED]), "keys": len(trees.order.ids)}
+                "asked": int(self.S[kn.S_ORBIT_ASKED]), "keys": trees.order.count, "signature_items": trees.sorted}
 
     def _crew_report(self) -> dict:
         """Parents prepared and given back by the helper threads, and by this thread ahead of its turn."""
@@ -1115,7 +1115,7 @@ class MemoBackend:
         trees = self.orbits
         interner = self.interner
         if (trees.why is not None or len(interner.values) + self.width + 8 > len(interner.fps)
-                or len(trees.order.ids) + trees.n + 2 >= len(trees.order.rank)):
+                or trees.order.count + trees.n + 2 >= len(trees.order.rank)):
             return False  # learning might replace the values' fingerprints or the ranks the loop reads
         try:
             trees.learn(f, row, (node, depth), int(self.S[kn.S_ORBIT_ASKED]))

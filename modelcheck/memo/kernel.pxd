@@ -264,8 +264,8 @@ cdef extern from *:
         PyObject *orbit, *orbit_learn;
         int64_t *ocache;
         uint64_t osize;
-        /* With symmetry on the tables (o_n values, 0 without): the trees of the spec's signature (one per
-           value, o_sorted) and permute (one per renaming, from o_first_perm, in lexicographic order), each
+        /* With symmetry on the tables (o_n values, 0 without): the trees of the spec's signature (o_sorted per
+           value: its items, or 1 where it is not split; 0 without a signature) and permute (one per renaming, from o_first_perm, in lexicographic order), each
            signature id's rank (O_RANK, -1 for none), scratch for a permuted row and its node fingerprints,
            and the count of orbits asked for (S_ORBIT_ASKED). */
         const int32_t *o_comp, *o_root, *o_entries;
@@ -277,6 +277,8 @@ cdef extern from *:
         uint64_t *o_nfp;
         int64_t *o_asked, *o_miss;  /* S + S_ORBIT_ASKED; S + S_ORBIT_MISS_FN (then its node and depth) */
     } mc_trees;
+
+    #define MC_MAX_ITEMS 16  /* the most items of a split signature: modelcheck.memo.split.MAX_ITEMS */
 
     /* Note where orbit tree `f`'s walk of row `r` stopped, for the caller to learn from there; -1. */
     static int mc_orbit_missed(const mc_trees *t, int64_t f, const int32_t *r) {
@@ -334,13 +336,21 @@ cdef extern from *:
         return 1;
     }
 
+    /* Two keys of `ni` item ranks compared as Python compares tuples of equal length: -1, 0 or 1. */
+    static inline int mc_key_cmp(const int64_t *a, const int64_t *b, int64_t ni) {
+        int64_t i;
+        for (i = 0; i < ni; i++)
+            if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+        return 0;
+    }
+
     /* The orbit fingerprint of row `r` (own fingerprint `plain`) by the orbit trees, as the spec's own code
        takes it (modelcheck.model.symmetry): 1 with it in `*out`; 0 where the spec's own code must say (a key
        without a rank, a permute leaf that is not one state); -1 where a walk reached a branch not learnt. */
     static int mc_orbit_tables(const mc_trees *t, const int32_t *r, uint64_t plain, uint64_t *out) {
-        int64_t n = t->o_n, v, k, rank[8], order[8], p[8], j, fp;
+        int64_t n = t->o_n, ni = t->o_sorted, v, i, k, rank[8][MC_MAX_ITEMS], order[8], p[8], j, fp;
         int st;
-        if (!t->o_sorted) {
+        if (!ni) {
             int64_t best = (int64_t)plain;
             for (j = 1; j < t->o_nperms; j++) {
                 st = mc_orbit_renamed(t, r, j, &fp);
@@ -350,21 +360,24 @@ cdef extern from *:
             *out = (uint64_t)best;
             return 1;
         }
-        for (v = 0; v < n; v++) {
-            const int32_t code = mc_walk(t->o_root[v], r, t->o_comp, t->o_edges, t->o_esize);
-            int32_t id;
-            if (code == -1) return mc_orbit_missed(t, v, r);
-            id = t->o_leaves[-2 - code].count;
-            if (id <= 0 || id >= t->o_nrank || t->o_rank[id] < 0) return 0;
-            rank[v] = t->o_rank[id];
+        if (ni > MC_MAX_ITEMS) return 0;
+        for (v = 0; v < n; v++) {  /* value v's key: the ranks of its ni items (one tree each) */
+            for (i = 0; i < ni; i++) {
+                const int32_t code = mc_walk(t->o_root[v * ni + i], r, t->o_comp, t->o_edges, t->o_esize);
+                int32_t id;
+                if (code == -1) return mc_orbit_missed(t, v * ni + i, r);
+                id = t->o_leaves[-2 - code].count;
+                if (id <= 0 || id >= t->o_nrank || t->o_rank[id] < 0) return 0;
+                rank[v][i] = t->o_rank[id];
+            }
         }
-        for (v = 0; v < n; v++) {  /* a stable insertion sort of the values by rank, as sorted() orders them */
+        for (v = 0; v < n; v++) {  /* a stable insertion sort of the values by key, as sorted() orders them */
             int64_t x = v;
-            for (k = v; k > 0 && rank[order[k - 1]] > rank[x]; k--) order[k] = order[k - 1];
+            for (k = v; k > 0 && mc_key_cmp(rank[order[k - 1]], rank[x], ni) > 0; k--) order[k] = order[k - 1];
             order[k] = x;
         }
         for (k = 0; k + 1 < n; k++)
-            if (rank[order[k]] == rank[order[k + 1]]) break;
+            if (mc_key_cmp(rank[order[k]], rank[order[k + 1]], ni) == 0) break;
         if (k + 1 >= n) {  /* no two keys equal: the one renaming that sorts them */
             for (k = 0; k < n; k++) p[order[k]] = k;
             j = mc_lehmer(p, n);
@@ -374,13 +387,13 @@ cdef extern from *:
             return st;
         }
         {  /* equal keys: the smallest over the renamings that sort them, ties in any order (every renaming
-              whose inverse lists the values by rank) */
+              whose inverse lists the values by key) */
             int64_t best = 0, q[8];
             int found = 0;
             for (j = 0; j < t->o_nperms; j++) {
                 mc_unlehmer(j, n, p);
                 for (v = 0; v < n; v++) q[p[v]] = v;
-                for (k = 0; k + 1 < n && rank[q[k]] <= rank[q[k + 1]]; k++) {}
+                for (k = 0; k + 1 < n && mc_key_cmp(rank[q[k]], rank[q[k + 1]], ni) <= 0; k++) {}
                 if (k + 1 < n) continue;
                 if (j == 0) {
                     fp = (int64_t)plain;

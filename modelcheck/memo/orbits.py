@@ -14,7 +14,10 @@ components, exactly: ``signature(c, s, r)`` for each value ``r``, with the
 signature's plain value at its leaves (a component the key holds without
 reading it, such as a replica's log, is read when the result is taken), and
 ``permute(c, s, p)`` for each renaming ``p``, an action with one successor
-whose components are mostly the parent's, moved.  The C loop walks them
+whose components are mostly the parent's, moved.  A signature that returns
+a tuple display is learnt as one tree per item
+(:func:`modelcheck.memo.split.split_items`): its leaves add up where one
+tree's would multiply, and keys compare as their items' ranks in turn.  The C loop walks them
 where its orbit cache misses (``kernel.mc_orbit_tables``), sorts the
 values by their keys' ranks, and fingerprints the renamed row; with two
 keys equal, it takes the smallest over the renamings that sort them, as
@@ -48,6 +51,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from modelcheck.memo.layout import Layout
+from modelcheck.memo.split import split_items
 from modelcheck.memo.tries import Learner, Tries
 from modelcheck.memo.values import Interner
 
@@ -82,7 +86,9 @@ def _kind(v: Any) -> str | None:
 
 
 class KeyOrder:
-    """Ranks of the keys met, in Python's order, where that order is total.
+    """Ranks of the keys met, in Python's order, where that order is total; with ``items``, of each item of a
+    signature split into its items (:func:`modelcheck.memo.split.split_items`), each item ranked among the
+    values met at its own position.
 
     A key is ranked only if each of its positions (a path of tuple indices)
     holds the same kind of thing as every ranked key's: then comparing two
@@ -90,49 +96,54 @@ class KeyOrder:
     strs as strs, tuples item by item then by length, two Nones equal), so
     a key's place among the others, found by bisection, is its rank.  Keys
     Python finds equal share an id (dict lookup is by ``==``), so equal
-    ranks mean equal keys.  Id 0 is every key without a rank.
+    ranks mean equal keys.  Id 0 is every key without a rank.  The items'
+    ids are numbered together, so that one array holds every id's rank.
     """
 
-    def __init__(self) -> None:
-        self.ids: dict[Any, int] = {}
-        self.sorted_keys: list[Any] = []
-        self.sorted_ids: list[int] = []
-        self.kinds: dict[tuple, str] = {}
+    def __init__(self, items: int = 1) -> None:
+        self.ids: list[dict[Any, int]] = [{} for _ in range(items)]
+        self.sorted_keys: list[list[Any]] = [[] for _ in range(items)]
+        self.sorted_ids: list[list[int]] = [[] for _ in range(items)]
+        self.kinds: list[dict[tuple, str]] = [{} for _ in range(items)]
+        self.count = 0
+        """How many ids were given out."""
         self.rank = np.full(64, NO_RANK, np.int64)
 
-    def _kinds_of(self, v: Any, path: tuple, out: dict[tuple, str]) -> bool:
+    def _kinds_of(self, v: Any, path: tuple, item: int, out: dict[tuple, str]) -> bool:
         kind = _kind(v)
-        if kind is None or self.kinds.get(path, kind) != kind or out.get(path, kind) != kind:
+        if kind is None or self.kinds[item].get(path, kind) != kind or out.get(path, kind) != kind:
             return False
         out[path] = kind
         if kind == "tuple":
             for i, x in enumerate(v):
-                if not self._kinds_of(x, path + (i,), out):
+                if not self._kinds_of(x, path + (i,), item, out):
                     return False
         return True
 
-    def id_of(self, key: Any) -> int:
-        """The id of ``key``, ranked among the keys met; 0 where it cannot be ranked."""
+    def id_of(self, key: Any, item: int = 0) -> int:
+        """The id of ``key`` (of item ``item``), ranked among the keys met there; 0 where it cannot be ranked."""
+        ids = self.ids[item]
         try:
-            got = self.ids.get(key)
+            got = ids.get(key)
         except TypeError:  # unhashable
             return 0
         if got is not None:
             return got
         kinds: dict[tuple, str] = {}
-        if not self._kinds_of(key, (), kinds):
+        if not self._kinds_of(key, (), item, kinds):
             return 0
-        self.kinds.update(kinds)
-        new = len(self.ids) + 1
-        self.ids[key] = new
-        at = bisect.bisect_left(self.sorted_keys, key)
-        self.sorted_keys.insert(at, key)
-        self.sorted_ids.insert(at, new)
+        self.kinds[item].update(kinds)
+        self.count += 1
+        new = ids[key] = self.count
+        sorted_keys, sorted_ids = self.sorted_keys[item], self.sorted_ids[item]
+        at = bisect.bisect_left(sorted_keys, key)
+        sorted_keys.insert(at, key)
+        sorted_ids.insert(at, new)
         if new >= len(self.rank):
             grown = np.full(2 * new, NO_RANK, np.int64)
             grown[:len(self.rank)] = self.rank
             self.rank = grown
-        self.rank[np.array(self.sorted_ids, np.int64)] = np.arange(len(self.sorted_ids), dtype=np.int64)
+        self.rank[np.array(sorted_ids, np.int64)] = np.arange(len(sorted_ids), dtype=np.int64)
         return new
 
 
@@ -150,22 +161,25 @@ def lehmer_index(p: Sequence[int]) -> int:
 
 
 class OrbitTrees:
-    """The trees of one run's ``signature`` (one per value) and ``permute`` (one per renaming).  All run state
-    lives on the instance."""
+    """The trees of one run's ``signature`` (one per value, or one per value and item where the signature
+    splits into items) and ``permute`` (one per renaming).  All run state lives on the instance."""
 
     def __init__(self, layout: Layout, interner: Interner, c: Any, permute: Callable,
                  signature: Callable | None, perms: Sequence[tuple[int, ...]], state_type: type) -> None:
         self.n = len(perms[0])
         self.perms = [tuple(p) for p in perms] if self.n <= MAX_VALUES else []
-        self.sorted = signature is not None
-        self.order = KeyOrder()
+        items = (split_items(signature) or [signature]) if signature is not None else []
+        self.sorted = len(items)
+        """The trees per value of the signature (its items; 1 where it is not split), 0 without one: value
+        ``r``'s key is the ranks of trees ``r * sorted`` to ``r * sorted + sorted - 1``, compared in turn."""
+        self.order = KeyOrder(max(1, self.sorted))
         functions: list[tuple[Callable, tuple, str]] = []
-        if signature is not None and self.perms:
-            functions += [(signature, (r,), "value") for r in range(self.n)]
+        if self.perms:
+            functions += [(item, (r,), "value") for r in range(self.n) for item in items]
         self.first_perm = len(functions)
         functions += [(permute, (p,), "action") for p in self.perms]
         self.tries = Tries(max(1, len(functions)), layout.width)
-        self.learner = Learner(layout, self.tries, interner, c, functions, state_type, value_id=self.order.id_of)
+        self.learner = Learner(layout, self.tries, interner, c, functions, state_type, value_id=self._key_id)
         self.why: str | None = None
         """Why the route stands aside (then every orbit is the spec's own code's), or None."""
         self.by_design = False
@@ -175,6 +189,9 @@ class OrbitTrees:
         elif [lehmer_index(p) for p in self.perms] != list(range(len(self.perms))):
             self.why = "the renamings are not every permutation in order"
         self.by_design = self.why is not None
+
+    def _key_id(self, key: Any, f: int) -> int:
+        return self.order.id_of(key, f % self.sorted)
 
     @property
     def evaluations(self) -> int:

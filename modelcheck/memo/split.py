@@ -1,4 +1,5 @@
-"""An action split into its guard and its effect, so that each has a decision tree of its own.
+"""Functions split so that each part has a decision tree of its own: an action into its guard and its
+effect, a symmetry signature into the items of the tuple it returns.
 
 Why: a tree has a leaf per combination of the values its function read,
 so an action that reads a component only to decide whether it is enabled
@@ -33,11 +34,29 @@ is exact too).  Assignments in the beginning are kept only while they are reads 
 parts (``ls = s.leader_state``, ``rs = s.replica_state[leader]``): an
 assignment that calls a function ends the beginning, so that the guard and
 the effect do not both repeat a computation.
+
+A signature (:class:`modelcheck.Symmetry`) is a key per interchangeable
+value, most often a tuple of that value's facts, each read from its own
+components (Kip320's: the replica's log, its high watermark, whether it
+leads, whether it is in the ISR ...).  As one function its tree has a leaf
+per combination of everything those facts read; split into one function
+per item (:func:`split_items`), the leaves add up, and sorting by the
+items' ranks one after the other is sorting by the tuple, which Python
+compares item by item.  What is split: a body of reads of parts (as
+above) then ``return (item, item, ...)``, a tuple display without
+``*``.  Why that is exact: each item function runs the same reads, then
+evaluates its one item as the whole function does, and no item can change
+what another sees: an item may call only builtins that run no code of the
+spec's but the dunders the review has read (``len``, ``abs``, ``min`` and
+the like, without ``key=``), and may not assign (``:=``).  Were an item to
+raise, the whole function raises too, and the run stops on the same error
+(the trees walk every item of every value).
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
 from typing import Any, Callable
 
@@ -45,6 +64,13 @@ from modelcheck.memo.source import definition_of, source_end
 
 
 BUILT = ("_mc_split_guard_", "_mc_split_effect_")
+
+MAX_ITEMS = 16
+"""The most items a signature is split into (the C loop compares keys of at most this many ranks)."""
+
+_ITEM_BUILTINS = frozenset({"len", "abs", "bool", "int", "tuple", "frozenset", "sum", "min", "max", "any",
+                            "all", "sorted"})
+"""Builtins an item of a split signature may call: none runs code but the dunders of the values it is given."""
 """The names, before the action's, of the guard and effect :func:`built_source` appends to a compiled module."""
 
 
@@ -66,6 +92,48 @@ def split_guard(fn: Callable) -> tuple[Callable, Callable] | None:
         return _compiled(fn, node, bodies[0], "guard"), _compiled(fn, node, bodies[1], "effect")
     except (SyntaxError, TypeError, ValueError):
         return None
+
+
+def split_items(fn: Callable) -> list[Callable] | None:
+    """One function per item of the tuple a signature returns, as described above, or None if it is not
+    split."""
+    if getattr(fn, "__closure__", None) or not isinstance(getattr(fn, "__globals__", None), dict):
+        return None
+    node = definition_of(fn)
+    if not isinstance(node, ast.FunctionDef) or not _is_that_def(fn, node) \
+            or getattr(fn, "__qualname__", None) != node.name or node.args.vararg or node.args.kwarg:
+        return None
+    body = node.body
+    start = 1 if body and _is_docstring(body[0]) else 0
+    prefix, last = body[start:-1], body[-1] if body else None
+    if not isinstance(last, ast.Return) or not isinstance(last.value, ast.Tuple) \
+            or not all(_is_part_read(stmt) for stmt in prefix):
+        return None
+    items = last.value.elts
+    local = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+    local |= {stmt.targets[0].id for stmt in prefix}
+    if not 2 <= len(items) <= MAX_ITEMS or not all(_is_plain_item(x, local, fn.__globals__) for x in items):
+        return None
+    try:
+        return [_compiled(fn, node, [*prefix, ast.Return(x)], f"item{i}") for i, x in enumerate(items)]
+    except (SyntaxError, TypeError, ValueError):
+        return None
+
+
+def _is_plain_item(item: ast.expr, local: set[str], module: dict) -> bool:
+    """Whether an item runs no code that another item could see: no ``*``, ``:=``, ``await`` or ``yield``,
+    and no call but of a builtin of :data:`_ITEM_BUILTINS`, by its own name, without keywords."""
+    local = local | {n.id for n in ast.walk(item) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    for n in ast.walk(item):
+        if isinstance(n, (ast.Starred, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)):
+            return False
+        if isinstance(n, ast.Call):
+            f = n.func
+            if not isinstance(f, ast.Name) or f.id not in _ITEM_BUILTINS or f.id in local or n.keywords \
+                    or module.get(f.id, getattr(builtins, f.id)) is not getattr(builtins, f.id) \
+                    or any(isinstance(a, ast.Starred) for a in n.args):
+                return False
+    return True
 
 
 def _built(fn: Callable, node: ast.FunctionDef) -> tuple[Callable, Callable] | None:

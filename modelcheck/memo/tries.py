@@ -379,7 +379,7 @@ class Learner:
 
     def __init__(self, layout: Layout, tries: Tries, interner: Interner, c: Any,
                  functions: list[tuple[Callable, tuple, str]], state_type: type,
-                 value_id: Callable[[Any], int] | None = None) -> None:
+                 value_id: Callable[[Any, int], int] | None = None) -> None:
         self.layout = layout
         self.tries = tries
         self.intern = interner
@@ -387,7 +387,8 @@ class Learner:
         self.functions = functions  # (fn, extra args, kind: "action", "predicate" or "value")
         self.state_type = state_type
         self.value_id = value_id
-        """For functions of kind "value": the id a leaf holds for a result (its plain value)."""
+        """For functions of kind "value": the id a leaf holds for a result (its plain value) of function ``f``,
+        as ``value_id(result, f)``."""
         self.evaluations = 0
         self.log: list[int] = []
         # Per component k, the Traced of each value id met there (made on first use).
@@ -433,7 +434,7 @@ class Learner:
         if kind == "action":
             code = self._action_leaf(r, s)
         elif kind == "value":
-            code = tries.leaf(self.value_id(plain_value(r)))
+            code = tries.leaf(self.value_id(plain_value(r), f))
         else:
             if type(r) is Traced:
                 r = value_of(r)
