@@ -60,6 +60,10 @@ if _started_as_the_command_line():
     # the package is imported, the waiting parent holds a bare interpreter's memory.
     import sys as _sys
 
+    # The checker's arrays never call BLAS, and OpenBLAS starting a thread per core as numpy loads is a
+    # noticeable part of every command's start; a user's own setting stands.
+    _os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
     from modelcheck.supervisor import fork_if_supervised as _fork_if_supervised
 
     _fork_if_supervised(_sys.argv[1:])
