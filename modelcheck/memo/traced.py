@@ -279,13 +279,18 @@ class Traced:
         return operator.xor(value_of(other) if type(other) is Traced else other, self._v)
 
     def __pow__(self, other: Any, mod: Any = None) -> Any:
+        if type(self) is not Traced:
+            # ``pow(2, 5, s.n)``: three-argument pow asks the modulus's type too, and compiled, this slot then
+            # comes here with the two plain operands as they are (they share a type) and the modulus traced.
+            return pow(self, other, value_of(mod))
         self._log.append(self._k)
         other = value_of(other) if type(other) is Traced else other
         return pow(self._v, other) if mod is None else pow(self._v, other, value_of(mod) if type(mod) is Traced else mod)
 
     def __rpow__(self, other: Any, mod: Any = None) -> Any:
         self._log.append(self._k)
-        return pow(value_of(other) if type(other) is Traced else other, self._v)
+        other = value_of(other) if type(other) is Traced else other
+        return pow(other, self._v) if mod is None else pow(other, self._v, value_of(mod) if type(mod) is Traced else mod)
 
     def __round__(self, *args: Any) -> Any:
         self._log.append(self._k)
