@@ -705,7 +705,9 @@ def run() -> None:
     except SystemExit as end:
         if channel is not None:
             code = end.code
-            channel.done(code if isinstance(code, int) else 0 if code is None else 1)
+            status = code if isinstance(code, int) else 0 if code is None else 1
+            channel.done(status)
+            channel.leave(status)
         raise
 
 
