@@ -78,6 +78,16 @@ def test_mixed_types_dispatch_as_the_values_do():
     assert pow(Traced(3, 0, log), 2, 5) == 4
 
 
+@pytest.mark.parametrize("value", [5, True, 2.5, None, (1, 2), frozenset({3}), "ab", iter((1, 2, 3))],
+                         ids=lambda v: type(v).__name__)
+def test_length_hint_with_a_default_is_the_values(value):
+    """``operator.length_hint(part, default)``: the value's length, its own hint, or the default where it has
+    neither (an int), never a hint the stand-in made up."""
+    log: list = []
+    assert operator.length_hint(Traced(value, 0, log), 7) == operator.length_hint(value, 7)
+    assert log == [0] or log == [0, 0]
+
+
 @pytest.mark.parametrize("traced", [(0,), (1,), (2,), (0, 1), (0, 2), (1, 2), (0, 1, 2)],
                          ids=lambda t: "traced " + "+".join(("base", "exponent", "modulus")[i] for i in t))
 def test_three_argument_pow_with_any_argument_traced(traced):

@@ -135,8 +135,11 @@ class Traced:
         return str(self._v)
 
     def __length_hint__(self) -> Any:
+        # Asked only where ``len`` raised TypeError: the value's own hint, else NotImplemented, so that
+        # ``operator.length_hint(part, default)`` gives the default as for the value (not 0).
         self._log.append(self._k)
-        return operator.length_hint(self._v)
+        hint = getattr(type(self._v), "__length_hint__", None)
+        return NotImplemented if hint is None else hint(self._v)
 
     def __eq__(self, other: Any) -> Any:
         self._log.append(self._k)
