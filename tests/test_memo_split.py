@@ -109,6 +109,14 @@ def twice(c, s, r):
         return None
     return s
 
+LIM = 100
+
+def late_local(c, s, r):
+    if s.a > LIM:  # LIM is this function's local (assigned below): UnboundLocalError here, never the module's
+        return None
+    LIM = 1
+    return s._replace(a=LIM)
+
 first_twice = twice
 
 def twice(c, s, r):
@@ -151,7 +159,7 @@ def test_the_guard_stops_at_an_assignment_that_calls(mod):
     assert guard(None, s, 0) is True and effect(None, s, 0) is None and mod.call_ends_the_beginning(None, s, 0) is None
 
 
-@pytest.mark.parametrize("name", ["no_guard", "walrus", "guard_with_else"])
+@pytest.mark.parametrize("name", ["no_guard", "walrus", "guard_with_else", "late_local"])
 def test_what_is_not_split(mod, name):
     assert split_guard(getattr(mod, name)) is None
 

@@ -30,7 +30,10 @@ nested function (Python renames a private name such as ``__lim`` where the
 ``def`` stands, inside a class, and nowhere else), a wrapper of the function
 its name defines (a decorator's), or one of two module-level ``def``s of
 one name, or whose body has no such beginning, is not split (its one tree
-is exact too).  Assignments in the beginning are kept only while they are reads of
+is exact too), nor is one where a part would see a name in another scope
+than the whole function does (a guard reading a name the action assigns
+further down would read the module's name, where the action raises
+UnboundLocalError).  Assignments in the beginning are kept only while they are reads of
 parts (``ls = s.leader_state``, ``rs = s.replica_state[leader]``): an
 assignment that calls a function ends the beginning, so that the guard and
 the effect do not both repeat a computation.
@@ -58,6 +61,7 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+import symtable
 from typing import Any, Callable
 
 from modelcheck.memo.source import definition_of, source_end
@@ -112,7 +116,8 @@ def split_items(fn: Callable) -> list[Callable] | None:
     items = last.value.elts
     local = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
     local |= {stmt.targets[0].id for stmt in prefix}
-    if not 2 <= len(items) <= MAX_ITEMS or not all(_is_plain_item(x, local, fn.__globals__) for x in items):
+    if not 2 <= len(items) <= MAX_ITEMS or not all(_is_plain_item(x, local, fn.__globals__) for x in items) \
+            or not _same_scopes(node, [[*prefix, ast.Return(x)] for x in items]):
         return None
     try:
         return [_compiled(fn, node, [*prefix, ast.Return(x)], f"item{i}") for i, x in enumerate(items)]
@@ -170,7 +175,34 @@ def split_bodies(node: ast.FunctionDef) -> tuple[list, list] | None:
     guard_body = [_as_false(s) if _is_guard(s) else s for s in body[start:last_guard + 1]]
     guard_body.append(ast.Return(ast.Constant(True)))
     effect_body = [s for i, s in enumerate(body) if i < start or i > last_guard or not _is_guard(s)]
+    if not _same_scopes(node, [guard_body, effect_body]):
+        return None
     return guard_body, effect_body
+
+
+def _same_scopes(node: ast.FunctionDef, bodies: list[list]) -> bool:
+    """Whether every name each body uses is local or global in its own function exactly as in ``node``'s.
+
+    A name the whole function assigns anywhere is local throughout it: read
+    before that assignment it raises UnboundLocalError.  A guard without the
+    assignment would read the module's name of that spelling instead.
+    """
+    def scopes(fn: ast.FunctionDef) -> dict[str, bool] | None:
+        try:
+            source = ast.unparse(ast.fix_missing_locations(ast.Module(body=[fn], type_ignores=[])))
+            table = symtable.symtable(source, "<split>", "exec").get_children()[0]
+        except (SyntaxError, ValueError, TypeError, AttributeError, IndexError):
+            return None
+        return {sym.get_name(): sym.is_local() for sym in table.get_symbols()}
+
+    whole = scopes(_def_like(node, node.name, node.body))
+    if whole is None:
+        return False
+    for body in bodies:
+        part = scopes(_def_like(node, node.name, body))
+        if part is None or any(whole.get(name, local) != local for name, local in part.items()):
+            return False
+    return True
 
 
 def built_source(tree: ast.Module) -> list[str]:
