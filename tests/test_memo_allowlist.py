@@ -50,6 +50,14 @@ EXPECTED = {
     "uses_format_with_a_tuple": None,
     "uses_modulo": None,
     "uses_operator_add": None,
+    "uses_an_alias_of_a_module_dict": "`.update()` on an object this call did not make",
+    "uses_a_helper_changing_a_module_dict": "_put changes what its parameter `d` names, and this call passes an object",
+    "uses_a_helper_changing_what_the_call_made": None,
+    "uses_a_helper_changing_a_module_object": "_bump changes what its parameter `o` names, and this call passes",
+    "uses_a_changing_helper_passed_on": "_bump changes what its parameter `o` names, and is reached otherwise",
+    "uses_a_default_that_is_changed": "_peek changes what its parameter `o` names, and this call leaves it to its default",
+    "uses_an_attribute_of_an_alias": "an assignment to an attribute of an object this call did not make",
+    "uses_an_object_it_makes": None,
 }
 
 

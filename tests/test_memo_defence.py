@@ -22,7 +22,7 @@ from modelcheck.options import CheckOptions
 from modelcheck.search.driver import LevelDriver
 from modelcheck.spec.constants import build_constants
 from modelcheck.spec.loader import load_spec
-from conftest import needs_memo_tables, run_cli
+from conftest import MODELS, needs_memo_tables, run_cli
 
 pytestmark = needs_memo_tables
 
@@ -187,3 +187,17 @@ def test_tables_that_give_way_hand_the_level_s_boundary_to_the_spec_s_own_code(m
     level = int(notes[0].rsplit(" ", 1)[1])
     assert level > 1, "the tables gave way only after a level of their own"
     assert _comparable(handed) == _comparable(alone)
+
+
+@needs_memo_tables
+def test_a_module_level_dict_changed_to_an_equal_value_of_another_type_stops_the_tables():
+    """``FLAGS["on"]`` goes from ``1`` to ``True`` through ``operator.setitem`` (a library function the review
+    cannot see into) once the search is deep: equal, so only a watch that compares types too sees it.  Each
+    run in a fresh process, as the spec's module-level state is the run's."""
+    path = str(MODELS / "module_dict_alike_change.py")
+    runs = [json.loads(run_cli("check", path, "--json", "-q", *extra).stdout) for extra in ((), ("--no-memo",))]
+    default, own = runs
+    assert own["result"] == "violated" and own["depth"] == 37
+    for key in ("result", "distinct_states", "states_generated", "depth"):
+        assert default[key] == own[key], key
+    assert any("a module-level dict changed" in w for w in default["warnings"]), default["warnings"]

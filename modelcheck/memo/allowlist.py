@@ -48,7 +48,11 @@ Refused, among others: ``match``, ``try``, ``with``, ``global``/
 ``vars``/``eval``, dunder attributes (``x.__class__``), ``is`` between
 values, decorators that keep state (``functools.lru_cache``, ``cache``),
 mutable default arguments, module-level objects of other types (an
-iterator, a random generator), and functions whose source cannot be read.
+iterator, a random generator), functions whose source cannot be read, and
+a change (an item or attribute set, ``.append()`` and the like) to an object
+the call did not make: only what a display, a constructor or a local name
+bound only to such holds may change, or what a parameter names where every
+direct call passes an object its caller made (:meth:`_Verifier.check_changed_params`).
 """
 
 from __future__ import annotations
@@ -117,6 +121,10 @@ if hasattr(ast, "TryStar"):
 _MUTATORS = frozenset(("append", "extend", "insert", "remove", "pop", "clear", "update", "setdefault", "add",
                        "discard", "sort", "reverse", "popitem", "difference_update", "intersection_update",
                        "symmetric_difference_update", "__setitem__", "__delitem__"))
+_CONSTRUCTORS = (list, dict, set, bytearray, sorted, collections.Counter, collections.defaultdict,
+                 collections.OrderedDict, collections.deque)
+"""Callables that return a new container of their own, which the call that made it may change."""
+_INITIALISERS = frozenset(("__init__", "__post_init__", "__attrs_post_init__", "__setstate__"))
 _NAMEDTUPLE_METHODS = frozenset(("_replace", "_make", "_asdict", "__new__", "__repr__", "__getnewargs__"))
 _TRUSTED_PACKAGE = "modelcheck.spec"
 """The spec API: its helpers (``replace_at``, ``Domain``) are the checker's own, written for traced parts.
@@ -167,6 +175,7 @@ def review(functions: Iterable[Callable], classes: Iterable[type] = (), constant
         for fn in functions:
             v.value(fn, "a checked function")
         v.drain()
+        v.check_changed_params()
         for where, dunders in v.arithmetic_mods:
             defined = sorted(v.operator_dunders[d] for d in dunders if d in v.operator_dunders)
             if defined:
@@ -195,6 +204,90 @@ class _Verifier:
         """Classes whose field hooks never run on a traced part: the constants' (built before the search)."""
         self.operator_dunders: dict[str, str] = {}
         """Dunder name -> ``Class.dunder`` for each such method a reviewed spec class defines."""
+        self.changes_params: dict[int, tuple[Any, dict[str, str]]] = {}
+        """Per function that changes objects its parameters name (``changes[k] = v`` on a parameter): the
+        function and, per such parameter, where it changes it."""
+        self.calls: list[tuple[Any, dict[str, Any], str, Any]] = []
+        """Direct calls of the spec's functions by name: (the function, per parameter what the call passes,
+        where, the calling function): ``"fresh"`` (an object the caller made), ``("param", the caller's
+        parameter)`` or ``"other"``."""
+        self.returned: dict[int, set[str] | None] = {}
+        """Per spec function asked about: :meth:`returns_made`'s answer."""
+        self.escaped: set[int] = set()
+        """Functions reached otherwise than as the callee of a direct call (passed on, stored, a method)."""
+
+    def returns_made(self, fn: Any) -> set[str] | None:
+        """Whether ``fn`` (a spec function) returns only objects it made, or what a parameter names: the set
+        of such parameters (a call returns an object of its caller's making where it passes one for each), or
+        None where it may return anything else."""
+        key = id(fn)
+        if key in self.returned:
+            return self.returned[key]
+        self.returned[key] = None  # a recursive call: not known to make what it returns
+        self.keep.append(fn)
+        module = sys.modules.get(getattr(fn, "__module__", None) or "")
+        code = getattr(fn, "__code__", None)
+        path = source_path(module) if module is not None and code is not None and not is_outside(module) else None
+        node = _own_def(parsed_source(path), code) if path is not None else None
+        if not isinstance(node, ast.FunctionDef) or getattr(fn, "__closure__", None) \
+                or not isinstance(getattr(fn, "__globals__", None), dict):
+            return None
+        body = _Body(self, short_path(path), fn.__globals__, {}, fn)
+        nodes = _executed(node)
+        local = _local_loads(node)
+        fresh = body.fresh_names(node, local)
+        rebound = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+        params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)} - rebound
+        inner = {id(x) for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                 and n is not node for x in ast.walk(n)}
+        out: set[str] = set()
+        for n in nodes:
+            if isinstance(n, (ast.Yield, ast.YieldFrom)):
+                return None
+            if isinstance(n, ast.Return) and n.value is not None and id(n) not in inner:
+                if isinstance(n.value, ast.Name) and id(n.value) in local and n.value.id in params:
+                    out.add(n.value.id)
+                elif not body.is_fresh(n.value, local, fresh):
+                    return None
+        self.returned[key] = out
+        return out
+
+    def check_changed_params(self) -> None:
+        """A function that changes an object a parameter names keeps state between calls unless every caller
+        made that object itself: so each must be reached only by direct calls by name, each passing such an
+        object (or its own parameter, which its callers must then make: followed to a fixed point), never
+        leaving it to a default."""
+        sites: dict[int, list[tuple[dict[str, Any], str]]] = {}
+        for callee, passed, where, _caller in self.calls:
+            sites.setdefault(id(callee), []).append((passed, where))
+        changed = {fid: dict(params) for fid, (_fn, params) in self.changes_params.items()}
+        fns = {fid: fn for fid, (fn, _params) in self.changes_params.items()}
+        grew = True
+        while grew:
+            grew = False
+            for callee, passed, where, caller in self.calls:
+                for name in list(changed.get(id(callee), {})):
+                    what = passed.get(name)
+                    if isinstance(what, tuple):
+                        if what[1] not in changed.setdefault(id(caller), {}):
+                            changed[id(caller)][what[1]] = where
+                            fns[id(caller)] = caller
+                            grew = True
+        for fid, params in changed.items():
+            if not params:
+                continue
+            fn = fns[fid]
+            name, (param, at) = _name(fn), next(iter(params.items()))
+            if fid in self.escaped:
+                raise Refused(f"{at}: {name} changes what its parameter `{param}` names, and is reached otherwise "
+                              "than by a direct call (what it changes may be module-level: state kept between calls)")
+            for passed, where in sites.get(fid, []):
+                for p in params:
+                    what = passed.get(p, "default")
+                    if what == "other" or what == "default":
+                        raise Refused(f"{where}: {name} changes what its parameter `{p}` names, and this call "
+                                      f"{'leaves it to its default' if what == 'default' else 'passes an object it did not make'} "
+                                      "(state kept between calls)")
 
     def drain(self) -> None:
         while self.queue:
@@ -203,9 +296,12 @@ class _Verifier:
 
     # -- values a name can stand for ---------------------------------------------------------
 
-    def value(self, obj: Any, where: str) -> None:
+    def value(self, obj: Any, where: str, direct: bool = False) -> None:
+        """Review ``obj``, reached at ``where``; ``direct``: as the callee of a call by its name."""
         if isinstance(obj, _SCALARS):
             return
+        if not direct and _is_function(obj):
+            self.escaped.add(id(obj))
         if id(obj) in self.seen:
             return
         self.seen.add(id(obj))
@@ -246,6 +342,8 @@ class _Verifier:
                 return
             raise Refused(f"{where} is not among the functions the memo tables can follow")
         if _is_function(obj):
+            if not direct:
+                self.escaped.add(id(obj))
             self.queue.append((obj, where))
             return
         if isinstance(obj, (staticmethod, classmethod)):
@@ -408,7 +506,11 @@ class _Verifier:
                 raise Refused(f"{short_path(path)}:{private[1]}: the private name `{private[0]}` inside a class "
                               "(Python renames it there, so the name the memo tables would follow is not the one "
                               "the code reads): drop the leading underscores")
-        _Body(self, short_path(path), namespace, closure).check(node)
+        body = _Body(self, short_path(path), namespace, closure, fn)
+        body.check(node)
+        if body.changed_params:
+            self.changes_params[id(fn)] = (fn, body.changed_params)
+        self.calls += body.calls
         # What the closure holds is reachable whatever the body calls it: a cell bound to a parameter of the
         # enclosing ``def`` (``def make(fn): def act(c, s): return fn(c, s)``) reads as a local name there.
         for name, obj in closure.items():
@@ -418,11 +520,16 @@ class _Verifier:
 class _Body:
     """The allowlist applied to one outermost ``def`` (or ``lambda``), nested functions included."""
 
-    def __init__(self, v: _Verifier, path: str, namespace: dict, closure: dict) -> None:
+    def __init__(self, v: _Verifier, path: str, namespace: dict, closure: dict, fn: Any = None) -> None:
         self.v = v
+        self.fn = fn
         self.path = path
         self.namespace = namespace
         self.closure = closure
+        self.changed_params: dict[str, str] = {}
+        """The outermost ``def``'s parameters whose objects it changes, with where."""
+        self.calls: list[tuple[Any, dict[str, Any], str, Any]] = []
+        """Its direct calls of spec functions (:attr:`_Verifier.calls`)."""
 
     def refuse(self, node: Any, what: str) -> None:
         raise Refused(f"{self.path}:{getattr(node, 'lineno', '?')}: {what}")
@@ -434,6 +541,38 @@ class _Body:
         def is_local(expr: Any) -> bool:
             root = _root(expr)
             return root is None or id(root) in local  # a root that is not a name is a value made here
+
+        fresh = self.fresh_names(top, local)
+
+        def may_change(expr: Any) -> bool:
+            """Whether an object reached by ``expr`` may be changed here: it was made by this call (its chain
+            starts from a display, a constructor's call, or a local name bound only to such), so no other
+            evaluation can see the change."""
+            base = expr
+            while isinstance(base, (ast.Attribute, ast.Subscript)):
+                base = base.value
+            if isinstance(base, ast.Name) and id(base) in local and base.id in own_params:
+                # What the caller passed: each direct call must pass an object it made (checked in ``review``).
+                self.changed_params.setdefault(base.id, f"{self.path}:{getattr(base, 'lineno', '?')}")
+                return True
+            if isinstance(base, ast.Name):
+                return id(base) in local and base.id in fresh
+            return self.is_fresh(base, local, fresh)
+
+        rebound = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+        own_params = set()
+        if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            own_params = {a.arg for a in (*top.args.posonlyargs, *top.args.args, *top.args.kwonlyargs)} - rebound
+            nested = [n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp,
+                                                          ast.SetComp, ast.DictComp, ast.GeneratorExp)) and n is not top]
+            own_params -= set().union(*(_bound_in(n) for n in nested)) if nested else set()
+        callees = {id(n.func) for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        for call in nodes:
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and id(call.func) not in local:
+                callee = self.closure.get(call.func.id, self.namespace.get(call.func.id))
+                if _is_function(callee):
+                    self.calls.append((callee, self.passed(callee, call, local, fresh, own_params),
+                                       f"{self.path}:{getattr(call, 'lineno', '?')}", self.fn))
 
         # Builtins first: on a line such as ``type(x) is int`` the call is the construct to name.
         for node in nodes:
@@ -464,13 +603,20 @@ class _Body:
                 if isinstance(node.ctx, (ast.Store, ast.Del)) and not is_local(node):
                     self.refuse(node, "an assignment to an attribute of a module-level object (state kept "
                                       "between calls)")
+                if isinstance(node.ctx, (ast.Store, ast.Del)) and not _initialising(top, node) \
+                        and not may_change(node.value):
+                    self.refuse(node, "an assignment to an attribute of an object this call did not make (it may "
+                                      "be module-level, so state kept between calls)")
                 if isinstance(node.ctx, ast.Load) and isinstance(_root(node), ast.Name) and not is_local(node):
                     self.attribute(node)
             elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
                 if not is_local(node):
                     self.refuse(node, "an assignment into a module-level object (state kept between calls)")
+                if not may_change(node.value):
+                    self.refuse(node, "an assignment into an object this call did not make (it may be "
+                                      "module-level, so state kept between calls)")
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in local:
-                self.name(node)
+                self.name(node, id(node) in callees)
             if isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, ast.Mod):
                 left = node.left if isinstance(node, ast.BinOp) else node.target
                 right = node.right if isinstance(node, ast.BinOp) else node.value
@@ -496,6 +642,65 @@ class _Body:
                 if node.func.attr in _MUTATORS and not is_local(node.func.value) \
                         and not self.is_module(node.func.value, local):  # ``operator.add`` is a function
                     self.refuse(node, f"`.{node.func.attr}()` on a module-level object (state kept between calls)")
+                if node.func.attr in _MUTATORS and not may_change(node.func.value) \
+                        and not self.is_module(node.func.value, local):
+                    self.refuse(node, f"`.{node.func.attr}()` on an object this call did not make (it may be "
+                                      "module-level, so state kept between calls)")
+
+    def fresh_names(self, top: Any, local: set[int]) -> set[str]:
+        """The names ``top`` binds only to objects made there (:meth:`is_fresh`), by plain assignment (or
+        ``+=`` on them, or an annotated one): changing what they hold changes nothing another call sees.  A parameter, a loop or
+        ``with`` variable, a name in a tuple target or bound to anything else is not one (it may hold a
+        module-level object, or the constants')."""
+        params = {a.arg for n in ast.walk(top) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                  for a in (*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs,
+                            *[x for x in (n.args.vararg, n.args.kwarg) if x])}
+        made: dict[str, bool] = {}
+        plain: set[int] = set()
+        for n in ast.walk(top):
+            if isinstance(n, ast.Assign):
+                new = self.is_fresh(n.value, local, None)
+                for target in n.targets:
+                    if isinstance(target, ast.Name):
+                        plain.add(id(target))
+                        made[target.id] = made.get(target.id, True) and new
+            elif isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.value is not None:
+                plain.add(id(n.target))
+                made[n.target.id] = made.get(n.target.id, True) and self.is_fresh(n.value, local, None)
+            elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+                plain.add(id(n.target))  # ``xs += ...`` changes the object ``xs`` names, or binds a new one
+        for n in ast.walk(top):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)) and id(n) not in plain:
+                made[n.id] = False
+        return {name for name, new in made.items() if new and name not in params}
+
+    def is_fresh(self, expr: Any, local: set[int], fresh: set[str] | None) -> bool:
+        """Whether ``expr`` makes a new object: a display or comprehension, a copy (``x.copy()``), arithmetic,
+        a call of a builtin or library constructor or of a spec class, or a choice between such; with
+        ``fresh``, also a local name bound only to such."""
+        if isinstance(expr, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp, ast.Tuple,
+                             ast.Constant, ast.JoinedStr, ast.BinOp, ast.UnaryOp)):
+            return True
+        if isinstance(expr, ast.IfExp):
+            return self.is_fresh(expr.body, local, fresh) and self.is_fresh(expr.orelse, local, fresh)
+        if isinstance(expr, ast.Name):
+            return fresh is not None and id(expr) in local and expr.id in fresh
+        if isinstance(expr, ast.Call):
+            if isinstance(expr.func, ast.Attribute) and expr.func.attr == "copy" and not expr.args:
+                return True
+            func = expr.func
+            if isinstance(func, ast.Name) and id(func) not in local:
+                made = self.closure.get(func.id, self.namespace.get(func.id, getattr(builtins, func.id, None)))
+            else:
+                made = self.resolved(func, local)
+            if _is_function(made) and not (isinstance(func, ast.Name) and id(func) in local):
+                returned = self.v.returns_made(made)
+                if returned is None:
+                    return False
+                passed = self.passed(made, expr, local, fresh or set(), set())
+                return all(passed.get(p) == "fresh" for p in returned)
+            return any(made is k for k in _CONSTRUCTORS) or (isinstance(made, type) and _is_spec_class(made))
+        return False
 
     def resolved(self, expr: Any, local: set[int]) -> Any:
         """What ``expr`` is bound to where it is a module-level name or a module's attribute, else None."""
@@ -604,7 +809,26 @@ class _Body:
         self.refuse(node, f"the name `{name}` is not defined where the memo tables can see it")
         return None
 
-    def name(self, node: ast.Name) -> None:
+    def passed(self, callee: Any, call: ast.Call, local: set[int], fresh: set[str], own_params: set[str]) \
+            -> dict[str, Any]:
+        """Per parameter of ``callee``, what ``call`` passes it (:attr:`_Verifier.calls`); every parameter
+        ``"other"`` where the call unpacks ``*`` or ``**``."""
+        code = getattr(callee, "__code__", None)
+        names = list(getattr(code, "co_varnames", ()))[:getattr(code, "co_argcount", 0)
+                                                        + getattr(code, "co_kwonlyargcount", 0)]
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return {name: "other" for name in names}
+        out: dict[str, Any] = {}
+        for name, arg in [*zip(names, call.args), *[(k.arg, k.value) for k in call.keywords]]:
+            if isinstance(arg, ast.Name) and id(arg) in local and arg.id in own_params:
+                out[name] = ("param", arg.id)
+            elif self.is_fresh(arg, local, fresh):
+                out[name] = "fresh"
+            else:
+                out[name] = "other"
+        return out
+
+    def name(self, node: ast.Name, direct: bool = False) -> None:
         obj = self.lookup(node, node.id)
         where = f"{self.path}:{node.lineno}: `{node.id}`"
         if getattr(builtins, node.id, None) is obj and obj is not None and not isinstance(obj, _SCALARS):
@@ -615,7 +839,7 @@ class _Body:
             return
         if isinstance(obj, types.ModuleType):
             return  # checked where its members are named (``attribute``)
-        self.v.value(obj, where)
+        self.v.value(obj, where, direct)
 
     def attribute(self, node: ast.Attribute) -> None:
         """A chain ``name.a.b`` rooted at a module-level name: each step resolved, the object reached checked."""
@@ -743,6 +967,13 @@ def _name(obj: Any) -> str:
 
 def _is_none(node: Any) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
+
+
+def _initialising(top: Any, node: ast.Attribute) -> bool:
+    """Whether ``node`` sets an attribute of the object ``top`` initialises: ``self.x = ...`` in ``__init__``
+    (or attrs' and dataclasses' post-init, or ``__setstate__``), which runs on an object just made."""
+    return isinstance(top, ast.FunctionDef) and top.name in _INITIALISERS and bool(top.args.args) \
+        and isinstance(node.value, ast.Name) and node.value.id == top.args.args[0].arg
 
 
 def _root(node: Any) -> Any:

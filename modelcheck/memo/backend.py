@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import gc
+import math
 import os
 from typing import Any, Callable, Iterable, Iterator
 
@@ -155,8 +156,27 @@ def state_classes(model: BoundModel) -> list[type]:
 
 
 def _changed(obj: Any, before: Any) -> bool:
-    """Whether a watched container differs from its copy taken before the search."""
-    return obj != before or len(obj) != len(before)
+    """Whether a watched container differs from its copy taken before the search, as the spec's code could
+    tell: ``True`` where ``1`` was, ``-0.0`` where ``0.0`` was and a dict's order are changes too."""
+    return not _alike(obj, before)
+
+
+def _alike(a: Any, b: Any) -> bool:
+    """Equal, of the same types throughout, floats of the same sign, dicts in the same order."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b) or (a != a and b != b)
+    if isinstance(a, dict):
+        return len(a) == len(b) and all(_alike(k, j) and _alike(v, w) for (k, v), (j, w) in zip(a.items(), b.items()))
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_alike(x, y) for x, y in zip(a, b))
+    if isinstance(a, (set, frozenset)):
+        if a != b:
+            return False
+        alike = {x: x for x in b}
+        return all(_alike(x, alike[x]) for x in a)
+    return a == b
 
 
 def sample_states(model: BoundModel, limit: int = SAMPLE_STATES) -> list:

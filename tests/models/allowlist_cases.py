@@ -264,3 +264,77 @@ def uses_modulo(c, s):
 
 def uses_operator_add(c, s):
     return operator.add(s.b, (1,))
+
+
+# -- changing objects: only what the call made may change -------------------------------------------------
+
+TALLY = {"n": 0}
+
+
+@attrs.define
+class Box:
+    n: int = 0
+
+    def __attrs_post_init__(self):
+        self.n = self.n + 1  # the object being made: allowed
+
+
+BOX = Box()
+
+
+def uses_an_alias_of_a_module_dict(c, s):
+    d = TALLY
+    d.update(n=d["n"] + 1)
+    return s
+
+
+def _put(d, k, v):
+    d[k] = v
+    return d
+
+
+def uses_a_helper_changing_a_module_dict(c, s):
+    _put(TALLY, "n", True)
+    return s
+
+
+def uses_a_helper_changing_what_the_call_made(c, s):
+    made = _put({}, "a", s.a)
+    made["b"] = len(s.b)  # ``_put`` returns what it was given: made here
+    rows = [list(s.b)]
+    rows.append([1])
+    return made if made else None
+
+
+def _bump(o):
+    o.n += 1
+
+
+def uses_a_helper_changing_a_module_object(c, s):
+    _bump(BOX)
+    return s
+
+
+def uses_a_changing_helper_passed_on(c, s):
+    list(map(_bump, [BOX]))
+    return s
+
+
+def _peek(o=BOX):
+    o.n -= 1
+    return o.n
+
+
+def uses_a_default_that_is_changed(c, s):
+    return _peek() + s.a
+
+
+def uses_an_attribute_of_an_alias(c, s):
+    b = BOX
+    b.n = s.a
+    return s
+
+
+def uses_an_object_it_makes(c, s):
+    b = Box(s.a)
+    return b.n

@@ -1,6 +1,8 @@
 """State kept between calls in a function's attribute, reached through a local name.
 
-``Mark`` appends to ``bump.calls`` on every call and marks the state late
+``Mark`` appends to ``bump.calls`` on every call (through ``operator.iadd``,
+a library function whose inside the review does not read: a ``.append()``
+on the local name would be refused before the search) and marks the state late
 once more than ``T`` calls were made: the spec is not a function of the
 state, and only its own code, in a fresh process, says what it gives.  The
 threshold is past the sampled states, so the determinism check does not see
@@ -9,6 +11,7 @@ the search's: the tables must notice the list change, stand aside, and leave
 the list as the search would have found it.
 """
 
+import operator
 from typing import NamedTuple
 
 import attrs
@@ -63,7 +66,7 @@ def mark(c, s):
     if s.late:
         return None
     calls = Box.items if c.InClass else bump.calls
-    calls.append(1)
+    operator.iadd(calls, [1])
     if len(calls) > c.T:
         return s._replace(late=1)
     return None
