@@ -58,6 +58,7 @@ EXPECTED = {
     "uses_a_default_that_is_changed": "_peek changes what its parameter `o` names, and this call leaves it to its default",
     "uses_an_attribute_of_an_alias": "an assignment to an attribute of an object this call did not make",
     "uses_an_object_it_makes": None,
+    "uses_an_item_of_what_it_made": "an assignment into an object this call did not make",
 }
 
 

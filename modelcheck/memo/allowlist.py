@@ -545,19 +545,14 @@ class _Body:
         fresh = self.fresh_names(top, local)
 
         def may_change(expr: Any) -> bool:
-            """Whether an object reached by ``expr`` may be changed here: it was made by this call (its chain
-            starts from a display, a constructor's call, or a local name bound only to such), so no other
-            evaluation can see the change."""
-            base = expr
-            while isinstance(base, (ast.Attribute, ast.Subscript)):
-                base = base.value
-            if isinstance(base, ast.Name) and id(base) in local and base.id in own_params:
+            """Whether the object ``expr`` evaluates to may be changed here: this call made it (a display, a
+            constructor's call, or a local name bound only to such; not an item or attribute of one, which
+            may be older), so no other evaluation can see the change."""
+            if isinstance(expr, ast.Name) and id(expr) in local and expr.id in own_params:
                 # What the caller passed: each direct call must pass an object it made (checked in ``review``).
-                self.changed_params.setdefault(base.id, f"{self.path}:{getattr(base, 'lineno', '?')}")
+                self.changed_params.setdefault(expr.id, f"{self.path}:{getattr(expr, 'lineno', '?')}")
                 return True
-            if isinstance(base, ast.Name):
-                return id(base) in local and base.id in fresh
-            return self.is_fresh(base, local, fresh)
+            return self.is_fresh(expr, local, fresh)
 
         rebound = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
         own_params = set()
@@ -675,11 +670,11 @@ class _Body:
         return {name for name, new in made.items() if new and name not in params}
 
     def is_fresh(self, expr: Any, local: set[int], fresh: set[str] | None) -> bool:
-        """Whether ``expr`` makes a new object: a display or comprehension, a copy (``x.copy()``), arithmetic,
-        a call of a builtin or library constructor or of a spec class, or a choice between such; with
-        ``fresh``, also a local name bound only to such."""
-        if isinstance(expr, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp, ast.Tuple,
-                             ast.Constant, ast.JoinedStr, ast.BinOp, ast.UnaryOp)):
+        """Whether ``expr`` makes a new container or object: a list, dict or set display or comprehension, a
+        copy (``x.copy()``), a call of a builtin or library constructor, of a spec class or of a spec
+        function that returns what it made, or a choice between such; with ``fresh``, also a local name
+        bound only to such."""
+        if isinstance(expr, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
             return True
         if isinstance(expr, ast.IfExp):
             return self.is_fresh(expr.body, local, fresh) and self.is_fresh(expr.orelse, local, fresh)

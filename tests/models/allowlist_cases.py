@@ -338,3 +338,9 @@ def uses_an_attribute_of_an_alias(c, s):
 def uses_an_object_it_makes(c, s):
     b = Box(s.a)
     return b.n
+
+
+def uses_an_item_of_what_it_made(c, s):
+    rows = [TALLY]
+    rows[0]["n"] = s.a  # the list is new, the dict in it is not
+    return s
