@@ -88,6 +88,27 @@ def test_length_hint_with_a_default_is_the_values(value):
     assert log == [0] or log == [0, 0]
 
 
+@pytest.mark.parametrize("value", [5, 2.5, True, "4", "2.5", (1,), None])
+def test_checks_c_code_makes_of_a_value_are_made_of_the_stand_in_alike(value):
+    """C code asks whether an argument is callable, or converts it as a number through its type's slots
+    (``math.sqrt`` refuses a str, which only ``float()`` parses): a stand-in passes exactly where its value
+    does."""
+    import collections
+    import math
+
+    log: list = []
+    t = Traced(value, 0, log)
+    assert callable(t) == callable(value)
+    acts = [math.sqrt, math.floor, math.fsum, lambda x: "%d" % (x,), lambda x: "%f" % (x,)]
+    if value is not None:  # defaultdict(None) is allowed by name; a stand-in for None is refused (safe)
+        acts.append(collections.defaultdict)
+    for act in acts:
+        plain, traced = _outcome(act, [value] if act is math.fsum else value), \
+            _outcome(act, [t] if act is math.fsum else t)
+        assert plain == traced if plain[0] != "returns" or not isinstance(plain[1], collections.defaultdict) \
+            else traced[0] == "returns", (act, plain, traced)
+
+
 @pytest.mark.parametrize("traced", [(0,), (1,), (2,), (0, 1), (0, 2), (1, 2), (0, 1, 2)],
                          ids=lambda t: "traced " + "+".join(("base", "exponent", "modulus")[i] for i in t))
 def test_three_argument_pow_with_any_argument_traced(traced):
@@ -121,9 +142,11 @@ def test_attributes_membership_indexing_and_class_are_the_values():
 def test_changing_copying_and_pickling_act_on_the_value():
     log: list = []
     t = Traced((1, 2), 4, log)
-    for act in (lambda x: operator.setitem(x, 0, 5), lambda x: operator.delitem(x, 0), lambda x: x()):
+    for act in (lambda x: operator.setitem(x, 0, 5), lambda x: operator.delitem(x, 0)):
         assert _outcome(act, t) == _outcome(act, (1, 2))
         assert _outcome(act, t)[0] == "raises TypeError"
+    with pytest.raises(TypeError):
+        t()
     for fn in (copy.copy, copy.deepcopy, lambda x: pickle.loads(pickle.dumps(x))):
         assert fn(t) == (1, 2) and type(fn(t)) is tuple
     assert set(log) == {4}

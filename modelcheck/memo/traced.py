@@ -102,17 +102,22 @@ class Traced:
         self._log.append(self._k)
         return operator.index(self._v)
 
+    # The conversions answer as the value's type does, not as ``int()``/``float()`` do: those parse a str,
+    # which has no such method, and C code that converts a number (``math.sqrt``, ``%d``) refuses a str.
+
     def __int__(self) -> Any:
         self._log.append(self._k)
-        return int(self._v)
+        return _converted(self._v, "__int__")
 
     def __float__(self) -> Any:
         self._log.append(self._k)
-        return float(self._v)
+        return _converted(self._v, "__float__")
 
     def __complex__(self) -> Any:
         self._log.append(self._k)
-        return complex(self._v)
+        if getattr(type(self._v), "__complex__", None) is None:  # a real number: complex() takes its float
+            return complex(_converted(self._v, "__float__"))
+        return _converted(self._v, "__complex__")
 
     def __trunc__(self) -> Any:
         self._log.append(self._k)
@@ -310,9 +315,16 @@ class Traced:
         self._log.append(self._k)
         operator.delitem(self._v, key)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        self._log.append(self._k)
-        return self._v(*args, **kwargs)
+    # No ``__call__``: a state part is never callable, and a stand-in that had one would pass the checks C
+    # code makes (``defaultdict(s.x)``, ``iter(s.x, 0)``) where the value fails them.
+
+
+def _converted(v: Any, method: str) -> Any:
+    """``v``'s own ``__int__``/``__float__``/``__complex__``, or the TypeError of a value without it."""
+    f = getattr(type(v), method, None)
+    if f is None:
+        raise TypeError(f"{type(v).__name__} has no {method}")
+    return f(v)
 
 
 def value_of(x: Traced) -> Any:
