@@ -59,6 +59,12 @@ EXPECTED = {
     "uses_an_attribute_of_an_alias": "an assignment to an attribute of an object this call did not make",
     "uses_an_object_it_makes": None,
     "uses_an_item_of_what_it_made": "an assignment into an object this call did not make",
+    "uses_sum_from_a_part": "`sum` with a start that may be a state part",
+    "uses_sum_from_zero": None,
+    "uses_setitem_function": "is not among the functions the memo tables can follow",
+    "uses_list_append_unbound": "is not among the functions the memo tables can follow",
+    "uses_concat": "is not among the functions the memo tables can follow",
+    "uses_a_post_init_that_changes_another": "an assignment to an attribute of an object this call did not make",
 }
 
 

@@ -71,6 +71,9 @@ from typing import Any, Callable, Iterable
 
 from modelcheck.memo.source import function_defs, inside_classes, is_outside, parsed_source, short_path, source_path
 
+_IN_PLACE = frozenset(("add", "and", "concat", "floordiv", "lshift", "matmul", "mod", "mul", "or", "pow", "rshift",
+                       "sub", "truediv", "xor"))
+
 BUILTINS = frozenset((
     abs, all, any, bool, dict, divmod, enumerate, filter, float, format, frozenset, hash, int, iter, len,
     list, map, max, min, next, pow, print, range, repr, reversed, round, set, slice, sorted, str, sum, tuple,
@@ -78,10 +81,16 @@ BUILTINS = frozenset((
 ))
 """Builtins that act on a traced part exactly as on its value (each operation goes through its methods)."""
 
-_REFUSED_OPERATOR = frozenset((operator.is_, operator.is_not, operator.mod, operator.imod, operator.__mod__,
-                                operator.__imod__))
-"""``is``, and ``%`` as a function: formatting with it is out of reach of the ``%`` rule (passed to ``reduce``,
-``map`` or ``partial``, a traced tuple part is formatted as one value)."""
+_REFUSED_OPERATOR = frozenset(
+    [operator.is_, operator.is_not, operator.mod, operator.imod, operator.__mod__, operator.__imod__,
+     operator.concat, operator.__concat__]
+    + [f for name, f in vars(operator).items() if callable(f) and not isinstance(f, type)
+       and (name.lstrip("_").startswith("i") and name.lstrip("_")[1:] in _IN_PLACE
+            or name.strip("_") in ("setitem", "delitem"))])
+"""``is``; ``%`` as a function (formatting with it is out of reach of the ``%`` rule: passed to ``reduce``,
+``map`` or ``partial``, a traced tuple part is formatted as one value); ``concat`` (it asks only that its
+operands have items, which a stand-in for a number has); and the functions that change their first
+argument in place (``setitem``, ``iadd``, ``ior`` ...), which the review cannot follow to what they change."""
 
 _NAMED_GETTERS = (operator.attrgetter, operator.methodcaller)
 """Getters that take names as strings: each name must be a plain field or method name, or a dunder path could
@@ -124,6 +133,8 @@ _MUTATORS = frozenset(("append", "extend", "insert", "remove", "pop", "clear", "
 _CONSTRUCTORS = (list, dict, set, bytearray, sorted, collections.Counter, collections.defaultdict,
                  collections.OrderedDict, collections.deque)
 """Callables that return a new container of their own, which the call that made it may change."""
+_ATTRS_HOOKS = frozenset(("__attrs_pre_init__", "__attrs_post_init__"))
+"""Methods an attrs class runs while it builds an object that the spec writes, not attrs."""
 _INITIALISERS = frozenset(("__init__", "__post_init__", "__attrs_post_init__", "__setstate__"))
 _NAMEDTUPLE_METHODS = frozenset(("_replace", "_make", "_asdict", "__new__", "__repr__", "__getnewargs__"))
 _TRUSTED_PACKAGE = "modelcheck.spec"
@@ -423,7 +434,8 @@ class _Verifier:
                 continue  # a field's accessor
             if isinstance(member, types.MemberDescriptorType):
                 continue  # a slot: what it holds is reviewed with the object
-            if _attrs_generated(member) or (made_by_attrs and (attr.startswith("__attrs") or _from_attrs(member))):
+            if _attrs_generated(member) or (made_by_attrs and attr not in _ATTRS_HOOKS
+                                            and (attr.startswith("__attrs") or _from_attrs(member))):
                 continue
             if attr in _OPERATOR_DUNDERS:
                 self.operator_dunders.setdefault(attr, f"{cls.__qualname__}.{attr}")
@@ -625,6 +637,12 @@ class _Body:
                     if relied:
                         self.v.arithmetic_mods.append((f"{self.path}:{getattr(node, 'lineno', '?')}",
                                                        frozenset(relied)))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "sum" \
+                    and id(node.func) not in local and self.lookup(node.func, "sum") is builtins.sum:
+                start = node.args[1:2] + [k.value for k in node.keywords if k.arg == "start"]
+                if any(self.may_be_part(x, local) for x in start):
+                    self.refuse(node, "`sum` with a start that may be a state part (sum refuses a str start by "
+                                      "its type, which a stand-in for it does not have)")
             getter = self.resolved(node.func, local) if isinstance(node, ast.Call) else None
             if any(getter is g for g in _NAMED_GETTERS):
                 names = node.args[:1] if getter is operator.methodcaller else node.args
@@ -643,8 +661,8 @@ class _Body:
                                       "module-level, so state kept between calls)")
 
     def fresh_names(self, top: Any, local: set[int]) -> set[str]:
-        """The names ``top`` binds only to objects made there (:meth:`is_fresh`), by plain assignment (or
-        ``+=`` on them, or an annotated one): changing what they hold changes nothing another call sees.  A parameter, a loop or
+        """The names ``top`` binds only to objects made there (:meth:`is_fresh`), by plain assignment (one
+        name, or names from a display of as many values; or ``+=`` on them, or an annotated one): changing what they hold changes nothing another call sees.  A parameter, a loop or
         ``with`` variable, a name in a tuple target or bound to anything else is not one (it may hold a
         module-level object, or the constants')."""
         params = {a.arg for n in ast.walk(top) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
@@ -659,6 +677,12 @@ class _Body:
                     if isinstance(target, ast.Name):
                         plain.add(id(target))
                         made[target.id] = made.get(target.id, True) and new
+                    elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(n.value, (ast.Tuple, ast.List)) \
+                            and len(target.elts) == len(n.value.elts) \
+                            and all(isinstance(t, ast.Name) for t in target.elts):  # ``a, b = [0] * n, []``
+                        for t, v in zip(target.elts, n.value.elts):
+                            plain.add(id(t))
+                            made[t.id] = made.get(t.id, True) and self.is_fresh(v, local, None)
             elif isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.value is not None:
                 plain.add(id(n.target))
                 made[n.target.id] = made.get(n.target.id, True) and self.is_fresh(n.value, local, None)
@@ -671,13 +695,16 @@ class _Body:
 
     def is_fresh(self, expr: Any, local: set[int], fresh: set[str] | None) -> bool:
         """Whether ``expr`` makes a new container or object: a list, dict or set display or comprehension, a
-        copy (``x.copy()``), a call of a builtin or library constructor, of a spec class or of a spec
+        list display repeated or added to (``[None] * n``), a copy (``x.copy()``), a call of a builtin or library constructor, of a spec class or of a spec
         function that returns what it made, or a choice between such; with ``fresh``, also a local name
         bound only to such."""
         if isinstance(expr, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
             return True
         if isinstance(expr, ast.IfExp):
             return self.is_fresh(expr.body, local, fresh) and self.is_fresh(expr.orelse, local, fresh)
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Mult)) \
+                and any(isinstance(x, (ast.List, ast.ListComp)) for x in (expr.left, expr.right)):
+            return True  # ``[None] * n``, ``xs + [x]``: a list's own operators make a new list
         if isinstance(expr, ast.Name):
             return fresh is not None and id(expr) in local and expr.id in fresh
         if isinstance(expr, ast.Call):
@@ -899,7 +926,8 @@ def _is_value_method(obj: Any) -> bool:
     """A method of a builtin value type reached through the type (``frozenset.union``, ``int.bit_length``,
     ``dict.fromkeys``) or bound to a constant (``", ".join``): it acts on its arguments' values."""
     if isinstance(obj, (types.MethodDescriptorType, types.WrapperDescriptorType, types.ClassMethodDescriptorType)):
-        return getattr(obj, "__objclass__", None) in _VALUE_TYPES
+        # ``list.append`` handed to ``map`` changes what it is given: not a value's method
+        return getattr(obj, "__objclass__", None) in _VALUE_TYPES and getattr(obj, "__name__", "") not in _MUTATORS
     if isinstance(obj, types.BuiltinMethodType):
         owner = getattr(obj, "__self__", None)
         return owner in _VALUE_TYPES or isinstance(owner, _SCALARS)

@@ -344,3 +344,39 @@ def uses_an_item_of_what_it_made(c, s):
     rows = [TALLY]
     rows[0]["n"] = s.a  # the list is new, the dict in it is not
     return s
+
+
+def uses_sum_from_a_part(c, s):
+    return sum(s.b, s.a)
+
+
+def uses_sum_from_zero(c, s):
+    return sum(s.b, 0) + sum(s.b, start=1)
+
+
+def uses_setitem_function(c, s):
+    operator.setitem(TALLY, "n", s.a)
+    return s
+
+
+def uses_list_append_unbound(c, s):
+    list(map(list.append, [[]], [s.a]))
+    return s
+
+
+def uses_concat(c, s):
+    return operator.concat(s.b, (1,))
+
+
+@attrs.define
+class Poke:
+    other: object = None
+
+    def __attrs_post_init__(self):
+        o = self.other
+        o.n = o.n + 1  # the object handed in, not the one being made
+
+
+def uses_a_post_init_that_changes_another(c, s):
+    Poke(BOX)
+    return s
