@@ -299,6 +299,9 @@ def build(module: UserModule) -> str:
     os.makedirs(keep, exist_ok=True)
     try:
         text = data.decode("utf-8")
+        dead = dead_binding(text)
+        if dead is not None:
+            raise compiled.CompileError(dead)
         from modelcheck.build.record_rewrite import rewrite
 
         rewritten = rewrite(text, module.name, dirs)
@@ -318,6 +321,42 @@ def build(module: UserModule) -> str:
     _write(_stamp(), version + "\n")
     _prune(os.path.dirname(keep), keep)
     return so
+
+
+def dead_binding(text: str) -> str | None:
+    """Why the module must run interpreted, where a statement that can never run binds a name.
+
+    Python decides a name's scope from every assignment in the function,
+    run or not: ``return ... ; x = 1`` makes ``x`` local throughout, and a
+    read of it raises UnboundLocalError.  Cython drops the statement, and
+    the read finds the module's ``x``: a compiled spec would answer where
+    the spec's own code raises.  None where there is no such statement.
+    """
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None  # the build reports it
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if not isinstance(stmts, list):
+                continue
+            for i, stmt in enumerate(stmts[:-1]):
+                if not isinstance(stmt, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+                    continue
+                for dead in stmts[i + 1:]:
+                    for n in ast.walk(dead):
+                        binds = isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) \
+                            or isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import,
+                                              ast.ImportFrom, ast.Global, ast.Nonlocal))
+                        if binds:
+                            return (f"line {dead.lineno}: a statement after `{type(stmt).__name__.lower()}` that can "
+                                    "never run binds a name (Python keeps the name local to the function; a "
+                                    "compiled build would drop the statement and the scope with it)")
+                break
+    return None
 
 
 def _write(path: str, text: str) -> None:
