@@ -65,6 +65,8 @@ EXPECTED = {
     "uses_list_append_unbound": "is not among the functions the memo tables can follow",
     "uses_concat": "is not among the functions the memo tables can follow",
     "uses_a_post_init_that_changes_another": "an assignment to an attribute of an object this call did not make",
+    "uses_an_enum_call_as_if_it_made_an_object": "an assignment to an attribute of an object this call did not make",
+    "uses_a_copy_method_of_its_own": "an assignment to an attribute of an object this call did not make",
 }
 
 

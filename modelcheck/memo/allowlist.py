@@ -695,9 +695,11 @@ class _Body:
 
     def is_fresh(self, expr: Any, local: set[int], fresh: set[str] | None) -> bool:
         """Whether ``expr`` makes a new container or object: a list, dict or set display or comprehension, a
-        list display repeated or added to (``[None] * n``), a copy (``x.copy()``), a call of a builtin or library constructor, of a spec class or of a spec
+        list display repeated or added to (``[None] * n``), a call of a builtin or library constructor, of a
+        spec class that makes a new object (not an enum's, nor one with its own ``__new__``) or of a spec
         function that returns what it made, or a choice between such; with ``fresh``, also a local name
-        bound only to such."""
+        bound only to such.  Not ``x.copy()``: what ``x`` is, and so what its ``copy`` returns, is not known
+        here."""
         if isinstance(expr, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
             return True
         if isinstance(expr, ast.IfExp):
@@ -708,8 +710,6 @@ class _Body:
         if isinstance(expr, ast.Name):
             return fresh is not None and id(expr) in local and expr.id in fresh
         if isinstance(expr, ast.Call):
-            if isinstance(expr.func, ast.Attribute) and expr.func.attr == "copy" and not expr.args:
-                return True
             func = expr.func
             if isinstance(func, ast.Name) and id(func) not in local:
                 made = self.closure.get(func.id, self.namespace.get(func.id, getattr(builtins, func.id, None)))
@@ -721,7 +721,8 @@ class _Body:
                     return False
                 passed = self.passed(made, expr, local, fresh or set(), set())
                 return all(passed.get(p) == "fresh" for p in returned)
-            return any(made is k for k in _CONSTRUCTORS) or (isinstance(made, type) and _is_spec_class(made))
+            return any(made is k for k in _CONSTRUCTORS) or (isinstance(made, type) and _is_spec_class(made)
+                                                             and _makes_new(made))
         return False
 
     def resolved(self, expr: Any, local: set[int]) -> Any:
@@ -990,6 +991,14 @@ def _name(obj: Any) -> str:
 
 def _is_none(node: Any) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
+
+
+def _makes_new(cls: type) -> bool:
+    """Whether calling ``cls`` makes a new object: not an enum's call (it returns a member, made once) nor
+    a class with a ``__new__`` of its own, which may return any object."""
+    if issubclass(cls, enum.Enum):
+        return False
+    return all("__new__" not in vars(k) for k in cls.__mro__ if k not in (object, tuple))
 
 
 def _initialising(top: Any, node: ast.Attribute) -> bool:

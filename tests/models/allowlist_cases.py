@@ -1,6 +1,7 @@
 """Functions for tests/test_memo_allowlist.py: each one a construct the memo tables' allowlist must accept or
 refuse (the expected answer is in the test, beside each name).  Not a spec: the functions only need a source."""
 
+import enum
 import functools
 import itertools
 import math
@@ -379,4 +380,26 @@ class Poke:
 
 def uses_a_post_init_that_changes_another(c, s):
     Poke(BOX)
+    return s
+
+
+class Colour(enum.Enum):
+    RED = 1
+    BLUE = 2
+
+
+def uses_an_enum_call_as_if_it_made_an_object(c, s):
+    shade = Colour(1)  # the member, made once
+    shade.seen = s.a
+    return s
+
+
+class Shared:
+    def copy(self):
+        return BOX
+
+
+def uses_a_copy_method_of_its_own(c, s):
+    b = Shared().copy()
+    b.n = s.a
     return s
