@@ -71,9 +71,6 @@ from typing import Any, Callable, Iterable
 
 from modelcheck.memo.source import function_defs, inside_classes, is_outside, parsed_source, short_path, source_path
 
-_IN_PLACE = frozenset(("add", "and", "concat", "floordiv", "lshift", "matmul", "mod", "mul", "or", "pow", "rshift",
-                       "sub", "truediv", "xor"))
-
 BUILTINS = frozenset((
     abs, all, any, bool, dict, divmod, enumerate, filter, float, format, frozenset, hash, int, iter, len,
     list, map, max, min, next, pow, print, range, repr, reversed, round, set, slice, sorted, str, sum, tuple,
@@ -81,12 +78,9 @@ BUILTINS = frozenset((
 ))
 """Builtins that act on a traced part exactly as on its value (each operation goes through its methods)."""
 
-_REFUSED_OPERATOR = frozenset(
-    [operator.is_, operator.is_not, operator.mod, operator.imod, operator.__mod__, operator.__imod__,
-     operator.concat, operator.__concat__]
-    + [f for name, f in vars(operator).items() if callable(f) and not isinstance(f, type)
-       and (name.lstrip("_").startswith("i") and name.lstrip("_")[1:] in _IN_PLACE
-            or name.strip("_") in ("setitem", "delitem"))])
+_REFUSED_OPERATOR = frozenset(getattr(operator, name) for name in (
+    "is_", "is_not", "mod", "concat", "setitem", "delitem", "iadd", "iand", "iconcat", "ifloordiv", "ilshift",
+    "imatmul", "imod", "imul", "ior", "ipow", "irshift", "isub", "itruediv", "ixor"))
 """``is``; ``%`` as a function (formatting with it is out of reach of the ``%`` rule: passed to ``reduce``,
 ``map`` or ``partial``, a traced tuple part is formatted as one value); ``concat`` (it asks only that its
 operands have items, which a stand-in for a number has); and the functions that change their first
@@ -610,7 +604,7 @@ class _Body:
                 if isinstance(node.ctx, (ast.Store, ast.Del)) and not is_local(node):
                     self.refuse(node, "an assignment to an attribute of a module-level object (state kept "
                                       "between calls)")
-                if isinstance(node.ctx, (ast.Store, ast.Del)) and not _initialising(top, node) \
+                elif isinstance(node.ctx, (ast.Store, ast.Del)) and not _initialising(top, node) \
                         and not may_change(node.value):
                     self.refuse(node, "an assignment to an attribute of an object this call did not make (it may "
                                       "be module-level, so state kept between calls)")
@@ -619,7 +613,7 @@ class _Body:
             elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
                 if not is_local(node):
                     self.refuse(node, "an assignment into a module-level object (state kept between calls)")
-                if not may_change(node.value):
+                elif not may_change(node.value):
                     self.refuse(node, "an assignment into an object this call did not make (it may be "
                                       "module-level, so state kept between calls)")
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in local:
@@ -652,19 +646,20 @@ class _Body:
                     self.refuse(node, "`operator.attrgetter`/`methodcaller` with a name that is not a plain field "
                                       "or method name written out (a dunder path reaches `type` and `id`)")
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                if node.func.attr in _MUTATORS and not is_local(node.func.value) \
-                        and not self.is_module(node.func.value, local):  # ``operator.add`` is a function
-                    self.refuse(node, f"`.{node.func.attr}()` on a module-level object (state kept between calls)")
-                if node.func.attr in _MUTATORS and not may_change(node.func.value) \
-                        and not self.is_module(node.func.value, local):
-                    self.refuse(node, f"`.{node.func.attr}()` on an object this call did not make (it may be "
-                                      "module-level, so state kept between calls)")
+                if node.func.attr in _MUTATORS and not self.is_module(node.func.value, local):
+                    # ``operator.add`` is a function, not a change
+                    if not is_local(node.func.value):
+                        self.refuse(node, f"`.{node.func.attr}()` on a module-level object (state kept between "
+                                          "calls)")
+                    elif not may_change(node.func.value):
+                        self.refuse(node, f"`.{node.func.attr}()` on an object this call did not make (it may be "
+                                          "module-level, so state kept between calls)")
 
     def fresh_names(self, top: Any, local: set[int]) -> set[str]:
         """The names ``top`` binds only to objects made there (:meth:`is_fresh`), by plain assignment (one
-        name, or names from a display of as many values; or ``+=`` on them, or an annotated one): changing what they hold changes nothing another call sees.  A parameter, a loop or
-        ``with`` variable, a name in a tuple target or bound to anything else is not one (it may hold a
-        module-level object, or the constants')."""
+        name, or names from a display of as many values; or ``+=`` on them, or an annotated one): changing
+        what they hold changes nothing another call sees.  A parameter, a loop or ``with`` variable, a name
+        bound to anything else is not one (it may hold a module-level object, or the constants')."""
         params = {a.arg for n in ast.walk(top) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
                   for a in (*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs,
                             *[x for x in (n.args.vararg, n.args.kwarg) if x])}

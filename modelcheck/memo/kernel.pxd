@@ -265,9 +265,9 @@ cdef extern from *:
         int64_t *ocache;
         uint64_t osize;
         /* With symmetry on the tables (o_n values, 0 without): the trees of the spec's signature (o_sorted per
-           value: its items, or 1 where it is not split; 0 without a signature) and permute (one per renaming, from o_first_perm, in lexicographic order), each
-           signature id's rank (O_RANK, -1 for none), scratch for a permuted row and its node fingerprints,
-           and the count of orbits asked for (S_ORBIT_ASKED). */
+           value: its items, or 1 where it is not split; 0 without a signature) and permute (one per renaming,
+           from o_first_perm, in lexicographic order), each signature id's rank (O_RANK, -1 for none), scratch
+           for a permuted row and its node fingerprints, and the count of orbits asked for (S_ORBIT_ASKED). */
         const int32_t *o_comp, *o_root, *o_entries;
         const mc_leaf *o_leaves;
         const int64_t *o_edges, *o_rank;
