@@ -22,7 +22,10 @@ row alike:
 ``--large`` adds Kip320 with ``MaxLeaderEpoch=3`` (about ten million states),
 plain, with ``--checkpoint-every 10`` and with ``--symmetry`` (its counts
 compared only across rounds: the spec's own code's symmetric run of it
-would take minutes).  ``--kraft`` adds kraft-replication
+would take minutes).  ``--workers N`` adds the plain, checkpointing, liveness,
+step property and symmetric runs on the tables with ``--workers N`` (the C
+loop's thread and N - 1 helper threads), their ratios still to the plain
+run with one thread.  ``--kraft`` adds kraft-replication
 (its published constants, to depth 14: 298,000 states, frontiers of up to
 about 120,000), plain and with a checkpoint a level: deep states, where a
 checkpoint's frontier costs the most to write.  Each run's counts are read from
@@ -51,7 +54,7 @@ LARGE = ["kip320", "--const", "MaxLeaderEpoch=3"]
 KRAFT = ["kraft-replication", "--max-depth", "14"]
 
 
-def rows(large: bool, kraft: bool = False) -> dict[str, tuple[list[str], str]]:
+def rows(large: bool, kraft: bool = False, workers: int = 1) -> dict[str, tuple[list[str], str]]:
     """Name -> (arguments, the row whose counts it must find).  ``{ck}`` is a fresh checkpoint directory."""
     out = {
         "plain": (KIP320, "plain"),
@@ -67,6 +70,10 @@ def rows(large: bool, kraft: bool = False) -> dict[str, tuple[list[str], str]]:
         "spec's code: step property": (KIP320 + ["--no-memo", "--property", "LeaderHwMonotonic"], "plain"),
         "spec's code: symmetry": (KIP320 + ["--no-memo", "--symmetry"], "symmetry"),
     }
+    if workers > 1:
+        for name in ("plain", "checkpoint every level", "liveness", "step property", "symmetry"):
+            argv, same = out[name]
+            out[f"{name}, {workers} workers"] = (argv + ["--workers", str(workers)], same)
     if large:
         out["large plain"] = (LARGE, "large plain")
         out["large, checkpoint every 10 s"] = (LARGE + ["--checkpoint", "{ck}", "--checkpoint-every", "10"],
@@ -104,10 +111,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--large", action="store_true", help="add Kip320 MaxLeaderEpoch=3 (about ten million states)")
     ap.add_argument("--kraft", action="store_true", help="add kraft-replication to depth 14, checkpointed a level")
+    ap.add_argument("--workers", type=int, default=1, metavar="N",
+                    help="add the feature rows on the tables with --workers N")
     ap.add_argument("--only", action="append", default=[], metavar="NAME",
                     help="run only this row (repeatable), with the plain run and its reference rows")
     args = ap.parse_args()
-    table = rows(args.large, args.kraft)
+    table = rows(args.large, args.kraft, args.workers)
     if args.only:
         unknown = [name for name in args.only if name not in table]
         if unknown:

@@ -400,7 +400,7 @@ class PreparedCheck:
         from modelcheck.memo.backend import build_reason, option_reason, spec_reason
 
         built = build_reason()
-        reason = built or option_reason(model) or self._symmetry_reason(model)
+        reason = built or option_reason(model)
         if reason is not None:
             if self.memo:
                 raise UsageError(f"--memo: this run cannot use the memo tables: {reason}")
@@ -411,16 +411,6 @@ class PreparedCheck:
                 raise UsageError(f"--memo: spec {self.spec.name} cannot run on the memo tables: {reason}")
             return reason, _not_used_note(reason)
         return None, None
-
-    def _symmetry_reason(self, model: Any) -> str | None:
-        """Why a run with ``--symmetry`` keeps off the tables: the tables take orbits in the thread that runs
-        their C loop, which calls the spec's ``permute``; their helper threads cannot (Spark's executors run
-        one thread each, and take orbits as one process does)."""
-        if model.permutations is None:
-            return None
-        if self.engine != "spark" and self.workers > 1:
-            return "--symmetry with --workers runs the spec's own code in processes"
-        return None
 
     def _backend(self, model: Any) -> tuple[Any, str | None, str | None]:
         """The backend for this check, a note when the memo tables could not be used for the spec (printed),

@@ -56,10 +56,13 @@ def test_symmetry_on_the_tables_answers_as_the_spec_s_own_code(name, consts):
     assert default.distinct_states < modelcheck.check(name, consts, continue_after_violation=True).distinct_states
 
 
-def test_with_workers_symmetry_stays_on_the_spec_s_own_code():
-    r = modelcheck.check("kip320", {"MaxLeaderEpoch": 1}, symmetry=True, workers=2)
-    assert not _on_tables(r) and r.successors_why == "--symmetry with --workers runs the spec's own code in processes"
-    assert not any(w.startswith("the memo tables") for w in r.warnings), r.warnings
+def test_with_workers_symmetry_runs_on_the_tables():
+    r = modelcheck.check("kip320", {"MaxLeaderEpoch": 1}, symmetry=True, workers=2, continue_after_violation=True)
+    own = modelcheck.check("kip320", {"MaxLeaderEpoch": 1}, symmetry=True, continue_after_violation=True, memo=False)
+    assert _on_tables(r) and r.engine_report["threads"] == 2, r.successors_why
+    assert r.engine_report["orbits"]["trees"]
+    assert _summary(r) == _summary(own)
+
 
 
 @pytest.mark.parametrize("written, resumed", [((), ("--no-memo",)), (("--no-memo",), ())],
@@ -152,6 +155,39 @@ def test_orbit_trees_with_equal_keys_no_signature_or_unranked_keys(form, consts)
     assert default.violations, "the invariant fails on every form"
     if form == "SPEC_UNRANKED":
         assert _orbit_report(default)["keys"] == 0
+
+
+HELPER_CASES = [(n, c) for n, c in CONFIGS if not n.endswith("tcommit.py")] + [
+    (f"{COUNTERS}:{form}", {"N": 4, "Max": 3}) for form in ("SPEC", "SPEC_ALL", "SPEC_UNRANKED", "SPEC_READS_ALL")]
+
+
+@pytest.mark.parametrize("route", ["only_helpers", "own_ring"])
+@pytest.mark.parametrize("name, consts", HELPER_CASES, ids=[n.rsplit("/", 1)[-1] for n, _ in HELPER_CASES])
+def test_every_parent_through_a_helper_takes_the_spec_s_orbits(name, consts, route):
+    """With ``--workers``, a helper takes its candidates' orbits by the orbit trees alone (no cache, no Python)
+    and gives the parent back where they cannot say (a branch not learnt, a key without a rank): whichever
+    parents it reaches, the orbits, counts and traces are the spec's own code's.  ``only_helpers`` sends
+    every parent through a helper, ``own_ring`` through the ring the loop fills ahead of its turn."""
+    from modelcheck.memo.backend import MemoBackend
+    from modelcheck.model.bound import BoundModel
+    from modelcheck.options import CheckOptions
+    from modelcheck.search.driver import LevelDriver
+    from modelcheck.spec.constants import build_constants
+
+    spec = load_spec(name)
+    options = dict(symmetry=True, continue_after_violation=True)
+    model = BoundModel(spec, build_constants(spec, consts), CheckOptions(**options))
+    backend = MemoBackend(model, threads=2, **{route: True})
+    result = LevelDriver(model, backend).run()
+    report = backend.engine_report()
+    own = modelcheck.check(name, consts, memo=False, **options)
+    assert _summary(result) == _summary(own)
+    done = report["helper_parents" if route == "only_helpers" else "committer_ahead"]
+    if name.endswith(("UNRANKED", "READS_ALL")):  # no key ranked / a leaf per state: every parent comes back
+        assert done["prepared"] == 0 and done["given_back"] > 0, report
+    else:
+        assert done["prepared"] > 0 and report["orbits"]["trees"], report
+
 
 
 def test_a_signature_s_orbits_are_every_renaming_s():

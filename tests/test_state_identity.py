@@ -148,6 +148,7 @@ PATHS = {
 SYMMETRY_PATHS = {
     "symmetry": {"symmetry": True},
     "symmetry-no-memo": {"symmetry": True, "memo": False},
+    "symmetry-workers-threads": {"symmetry": True, "workers": 2},
     "symmetry-workers-processes": {"symmetry": True, "workers": 2, "memo": False},
 }
 

@@ -245,8 +245,6 @@ class MemoBackend:
         sample.  ``may_give_up``: stop (for the spec's own code) where the tables learn too much to pay
         (:data:`LEARN_LIMIT`); not where the tables were asked for (``--memo``)."""
         self.model = model
-        if model.orbit_fingerprint is not None and threads > 1:
-            raise MemoUnsupported("--symmetry with --workers: the helper threads cannot run the spec's permute")
         self.may_give_up = may_give_up
         self.share = share
         """The part of the run's successors these tables expand (a Spark worker's, about one over the workers):
@@ -350,6 +348,8 @@ class MemoBackend:
         """Helper threads (or None): they run passes 1 and 2 of parents ahead of this thread's C loop."""
         self._crew_running = False
         self._crew_final = (0, 0, 0, 0)
+        self._crew_orbits = 0
+        """With symmetry: the orbits the helper threads took by the orbit trees, once they are stopped."""
         self._crew_new_level = True
         self._claims = np.zeros(0, np.int32)
         """The level's claims on its parents (this thread's, a helper's, ready): read by the C loop."""
@@ -396,6 +396,10 @@ class MemoBackend:
         self.orbits = self._orbit_trees() if model.orbit_fingerprint else None
         """With symmetry: the trees of the spec's ``signature`` and ``permute`` (:mod:`modelcheck.memo.orbits`)."""
         self.o_tries = self.orbits.tries if self.orbits else Tries(1, self.width)
+        if self.crew is not None and self.orbits is not None:
+            # The helpers walk the orbit trees and read the keys' ranks, which a new key renumbers in place.
+            self.o_tries.before_replace = self._park
+            self.orbits.order.before_change = self._park
         self.o_row = np.zeros(max(1, self.width), np.int32)
         self.o_nfp = np.zeros(max(1, int(self.fp_prog[0])), np.uint64)
         """Scratch for the C loop: a renamed row and its node fingerprints."""
@@ -533,7 +537,12 @@ class MemoBackend:
         """With symmetry: whether the orbit trees took the orbits, how much they learnt, and why not."""
         trees = self.orbits
         return {"trees": trees.why is None, "why": trees.why, "evaluations": trees.evaluations,
-                "asked": int(self.S[kn.S_ORBIT_ASKED]), "keys": trees.order.count, "signature_items": trees.sorted}
+                "asked": self._orbits_asked(), "keys": trees.order.count, "signature_items": trees.sorted}
+
+    def _orbits_asked(self) -> int:
+        """Orbits asked of the orbit trees so far: by the C loop where its cache missed, and by the helpers."""
+        helpers = kn.crew_orbits(self.crew) if self.crew is not None else self._crew_orbits
+        return int(self.S[kn.S_ORBIT_ASKED]) + helpers
 
     def _crew_report(self) -> dict:
         """Parents prepared and given back by the helper threads, and by this thread ahead of its turn."""
@@ -635,6 +644,7 @@ class MemoBackend:
         self._park()
         if self.crew is not None:
             self._crew_final = kn.crew_counts(self.crew)
+            self._crew_orbits = kn.crew_orbits(self.crew)
         self.crew = None  # its threads end with it
         if self._froze:
             gc.unfreeze()
@@ -1063,11 +1073,16 @@ class MemoBackend:
                 self._table = kn.array_table(arrs)
                 # Keeps the arrays alive while the C loop has their addresses.
                 self._table_of = which + tuple(arrs.values())
-            if self.crew is not None and not self._crew_running:
-                kn.crew_go(self.crew, self._table, S, self._claims, self._crew_new_level)
+            # With symmetry the helpers take orbits by the trees alone: where those stand aside, this thread
+            # takes every parent (a helper would give each back).
+            crew = self.crew if trees is None or on else None
+            if crew is not None and not self._crew_running:
+                kn.crew_go(crew, self._table, S, self._claims, self._crew_new_level)
                 self._crew_new_level = False
                 self._crew_running = True
-            status = kn.expand(self._table, S, self.crew,
+            elif crew is None:
+                self._park()
+            status = kn.expand(self._table, S, crew,
                                (self._orbit, self._learn_orbit_now if on else None) if trees is not None else None)
             self.n_out = int(S[kn.S_N_OUT])
             self.vcount = int(S[kn.S_VCOUNT])
@@ -1123,7 +1138,7 @@ class MemoBackend:
         S = self.S
         try:
             trees.learn(int(S[kn.S_ORBIT_MISS_FN]), tuple(self.cand[c].tolist()),
-                        (int(S[kn.S_ORBIT_MISS_NODE]), int(S[kn.S_ORBIT_MISS_DEPTH])), int(S[kn.S_ORBIT_ASKED]))
+                        (int(S[kn.S_ORBIT_MISS_NODE]), int(S[kn.S_ORBIT_MISS_DEPTH])), self._orbits_asked())
         except Exception as exc:  # noqa: BLE001 - the spec's own code says what it means, on plain values
             trees.why = f"the spec's symmetry functions failed on traced parts ({type(exc).__name__})"
         self._watch()
@@ -1138,7 +1153,7 @@ class MemoBackend:
                 or trees.order.count + trees.n + 2 >= len(trees.order.rank)):
             return False  # learning might replace the values' fingerprints or the ranks the loop reads
         try:
-            trees.learn(f, row, (node, depth), int(self.S[kn.S_ORBIT_ASKED]))
+            trees.learn(f, row, (node, depth), self._orbits_asked())
         except Exception:  # noqa: BLE001 - learnt again by _learn_orbit, which stands the trees aside
             return False
         if trees.why is not None or self.o_tries.would_replace() or self._watched_changed() is not None:

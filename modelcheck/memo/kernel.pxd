@@ -259,8 +259,10 @@ cdef extern from *:
         uint64_t ac_esize;
         const int32_t *ac_root;  /* read at each walk: learning sets it in place (the helpers keep this table) */
         int has_ac;
-        /* With symmetry (the committer only): the caller's orbit function and its cache; with orbit trees,
-           the caller's function that learns a branch their walk missed (orbit_learn). */
+        /* With symmetry (`sym`): in the committer, the caller's orbit function and its cache, and with orbit
+           trees the caller's function that learns a branch their walk missed (orbit_learn); in a helper
+           (orbit NULL) the orbit trees alone, a parent whose orbits they cannot all say being given back. */
+        int sym;
         PyObject *orbit, *orbit_learn;
         int64_t *ocache;
         uint64_t osize;
@@ -280,13 +282,22 @@ cdef extern from *:
 
     #define MC_MAX_ITEMS 16  /* the most items of a split signature: modelcheck.memo.split.MAX_ITEMS */
 
+    /* A thread's scratch for taking orbits: a permuted row (K ids), its node fingerprints, and where a
+       missed walk is noted (the committer's S + S_ORBIT_MISS_FN; NULL in a helper, which notes nothing). */
+    typedef struct {
+        int32_t *row;
+        uint64_t *nfp;
+        int64_t *miss;
+    } mc_oscratch;
+
     /* Note where orbit tree `f`'s walk of row `r` stopped, for the caller to learn from there; -1. */
-    static int mc_orbit_missed(const mc_trees *t, int64_t f, const int32_t *r) {
+    static int mc_orbit_missed(const mc_trees *t, const mc_oscratch *sc, int64_t f, const int32_t *r) {
         int32_t last, depth;
+        if (!sc->miss) return -1;
         mc_walk_miss(t->o_root[f], r, t->o_comp, t->o_edges, t->o_esize, &last, &depth);
-        t->o_miss[0] = f;
-        t->o_miss[1] = last;
-        t->o_miss[2] = depth;
+        sc->miss[0] = f;
+        sc->miss[1] = last;
+        sc->miss[2] = depth;
         return -1;
     }
 
@@ -317,22 +328,22 @@ cdef extern from *:
     /* The fingerprint of row `r` renamed by permutation number `j` (its permute tree's leaf applied to it),
        as `*out` (signed, as the spec's own code compares them): 1; 0 where the leaf is not one state; -1 where
        the walk reached a branch not learnt. */
-    static int mc_orbit_renamed(const mc_trees *t, const int32_t *r, int64_t j, int64_t *out) {
+    static int mc_orbit_renamed(const mc_trees *t, const mc_oscratch *sc, const int32_t *r, int64_t j, int64_t *out) {
         const int32_t code = mc_walk(t->o_root[t->o_first_perm + j], r, t->o_comp, t->o_edges, t->o_esize);
         const mc_leaf *lf;
         const int32_t *e;
         int32_t q, nch;
-        if (code == -1) return mc_orbit_missed(t, t->o_first_perm + j, r);
+        if (code == -1) return mc_orbit_missed(t, sc, t->o_first_perm + j, r);
         lf = t->o_leaves + (-2 - code);
         if (lf->count != 1) return 0;
-        memcpy(t->o_row, r, t->K * sizeof(int32_t));
+        memcpy(sc->row, r, t->K * sizeof(int32_t));
         e = t->o_entries + lf->start;
         nch = e[0];
         for (q = 0; q < nch; q++) {
             const int32_t v = e[2 + 2 * q];
-            t->o_row[e[1 + 2 * q]] = v >= 0 ? v : r[~v];
+            sc->row[e[1 + 2 * q]] = v >= 0 ? v : r[~v];
         }
-        *out = (int64_t)mc_fp_all(&t->fpp, t->vfp, t->o_row, t->o_nfp);
+        *out = (int64_t)mc_fp_all(&t->fpp, t->vfp, sc->row, sc->nfp);
         return 1;
     }
 
@@ -347,13 +358,13 @@ cdef extern from *:
     /* The orbit fingerprint of row `r` (own fingerprint `plain`) by the orbit trees, as the spec's own code
        takes it (modelcheck.model.symmetry): 1 with it in `*out`; 0 where the spec's own code must say (a key
        without a rank, a permute leaf that is not one state); -1 where a walk reached a branch not learnt. */
-    static int mc_orbit_tables(const mc_trees *t, const int32_t *r, uint64_t plain, uint64_t *out) {
+    static int mc_orbit_tables(const mc_trees *t, const mc_oscratch *sc, const int32_t *r, uint64_t plain, uint64_t *out) {
         int64_t n = t->o_n, ni = t->o_sorted, v, i, k, rank[8][MC_MAX_ITEMS], order[8], p[8], j, fp;
         int st;
         if (!ni) {
             int64_t best = (int64_t)plain;
             for (j = 1; j < t->o_nperms; j++) {
-                st = mc_orbit_renamed(t, r, j, &fp);
+                st = mc_orbit_renamed(t, sc, r, j, &fp);
                 if (st != 1) return st;
                 if (fp < best) best = fp;
             }
@@ -365,7 +376,7 @@ cdef extern from *:
             for (i = 0; i < ni; i++) {
                 const int32_t code = mc_walk(t->o_root[v * ni + i], r, t->o_comp, t->o_edges, t->o_esize);
                 int32_t id;
-                if (code == -1) return mc_orbit_missed(t, v * ni + i, r);
+                if (code == -1) return mc_orbit_missed(t, sc, v * ni + i, r);
                 id = t->o_leaves[-2 - code].count;
                 if (id <= 0 || id >= t->o_nrank || t->o_rank[id] < 0) return 0;
                 rank[v][i] = t->o_rank[id];
@@ -382,7 +393,7 @@ cdef extern from *:
             for (k = 0; k < n; k++) p[order[k]] = k;
             j = mc_lehmer(p, n);
             if (j == 0) { *out = plain; return 1; }
-            st = mc_orbit_renamed(t, r, j, &fp);
+            st = mc_orbit_renamed(t, sc, r, j, &fp);
             if (st == 1) *out = (uint64_t)fp;
             return st;
         }
@@ -398,7 +409,7 @@ cdef extern from *:
                 if (j == 0) {
                     fp = (int64_t)plain;
                 } else {
-                    st = mc_orbit_renamed(t, r, j, &fp);
+                    st = mc_orbit_renamed(t, sc, r, j, &fp);
                     if (st != 1) return st;
                 }
                 if (!found || fp < best) best = fp;
@@ -422,6 +433,39 @@ cdef extern from *:
         return row;
     }
 
+    /* A cache of orbit fingerprints: `size` slots of (own fingerprint, orbit fingerprint), then the count
+       used.  The orbit of `plain` (not 0), or 0 if it is not there. */
+    static inline uint64_t mc_ocache_get(const int64_t *oc, uint64_t size, uint64_t plain) {
+        uint64_t h = mc_slot(plain, size);
+        for (;;) {
+            const int64_t kk = oc[2 * h];
+            if ((uint64_t)kk == plain) return (uint64_t)oc[2 * h + 1];
+            if (kk == 0) return 0;
+            if (++h == size) h = 0;
+        }
+    }
+
+    /* Keep plain -> o (not there yet) in the cache, emptied first when three quarters full (a memo of a pure
+       function). */
+    static inline void mc_ocache_put(int64_t *oc, uint64_t size, uint64_t plain, uint64_t o) {
+        uint64_t h;
+        if ((uint64_t)oc[2 * size] * 4 >= size * 3) memset(oc, 0, (2 * size + 1) * sizeof(int64_t));
+        h = mc_slot(plain, size);
+        while (oc[2 * h] != 0) if (++h == size) h = 0;
+        oc[2 * h] = (int64_t)plain;
+        oc[2 * h + 1] = (int64_t)o;
+        oc[2 * size]++;
+    }
+
+    /* A helper's own orbit cache (the committer's is t->ocache, which no other thread reads) and its count
+       of orbits it asked of the orbit trees where that cache missed. */
+    typedef struct {
+        int64_t *cache;
+        uint64_t size;
+        int64_t taken;
+    } mc_ostate;
+    #define MC_HELPER_OCACHE (1 << 18)
+
     /* The orbit fingerprint of row `r`, whose own fingerprint is `plain` (not 0): from the cache, or from the
        orbit trees, or asked of t->orbit, and cached.  0 where the orbit function failed (it returned None, or
        raised: then its error is set and the expansion ends in an error), or where an orbit tree's walk
@@ -429,19 +473,15 @@ cdef extern from *:
     static uint64_t mc_orbit(const mc_trees *t, const int32_t *r, uint64_t plain, int *miss) {
         int64_t *oc = t->ocache;
         const uint64_t size = t->osize;
-        uint64_t h = mc_slot(plain, size), o;
+        uint64_t o = mc_ocache_get(oc, size, plain);
         int64_t k;
         PyObject *row, *res;
-        for (;;) {
-            const int64_t kk = oc[2 * h];
-            if ((uint64_t)kk == plain) return (uint64_t)oc[2 * h + 1];
-            if (kk == 0) break;
-            if (++h == size) h = 0;
-        }
+        const mc_oscratch sc = {t->o_row, t->o_nfp, t->o_miss};
+        if (o) return o;
         if (t->o_n) {
             int st, again = 2 * (int)t->o_n + 2;
             for (;;) {
-                st = mc_orbit_tables(t, r, plain, &o);
+                st = mc_orbit_tables(t, &sc, r, plain, &o);
                 if (st >= 0 || !t->orbit_learn || again-- <= 0) break;
                 /* Learn the branch now, where the caller can put it into these arrays as they are (True);
                    else the loop returns to the caller, which learns it and runs the parent again. */
@@ -471,13 +511,7 @@ cdef extern from *:
         if (o == (uint64_t)-1 && PyErr_Occurred()) return 0;
     cache:
         o = o ? o : 1;
-        if ((uint64_t)oc[2 * size] * 4 >= size * 3) {  /* full: start afresh (a memo of a pure function) */
-            memset(oc, 0, (2 * size + 1) * sizeof(int64_t));
-            h = mc_slot(plain, size);
-        }
-        oc[2 * h] = (int64_t)plain;
-        oc[2 * h + 1] = (int64_t)o;
-        oc[2 * size]++;
+        mc_ocache_put(oc, size, plain, o);
         return o;
     }
 
@@ -502,9 +536,11 @@ cdef extern from *:
        `c`, and the count of them; MC_P_MISS if a walk reached a branch not learnt (noted in `m` when given,
        the walks going on to note the parent's other misses; without `m` the first ends it), MC_P_FULL if
        they outgrow `c`.  `build` 0 only walks the bindings, to note misses (the probe after a miss).
-       Nothing is written but `pl` and `c`, so any thread may run it on a parent it owns. */
+       With symmetry, a helper (`os`, its own orbit cache) takes its candidates' orbits by that cache and the
+       orbit trees alone, and gives the parent back (MC_P_MISS) where they cannot say.
+       Nothing is written but `pl`, `c` and `*os`, so any thread may run it on a parent it owns. */
     static inline __attribute__((always_inline)) int64_t mc_parent(const mc_trees *t, int64_t i, const int32_t *row, uint64_t rz, int32_t *pl,
-                                    const mc_cands *c, int64_t enabled, mc_misses *m, int build) {
+                                    const mc_cands *c, int64_t enabled, mc_misses *m, int build, mc_ostate *os) {
         const int64_t K = t->K, B = t->B;
         const int32_t *comp = t->comp, *root = t->root, *guard_of = t->guard_of;
         const mc_leaf *leaves = t->leaves;
@@ -573,7 +609,7 @@ cdef extern from *:
                 for (s = 0; s < cnt; s++, nc++) {
                     int32_t *r = c->rows + nc * K;
                     int32_t n_changes = *e++, low = INT32_MAX, j;
-                    uint64_t changed = 0, h = t->orbit ? pplain : rz;
+                    uint64_t changed = 0, h = t->sym ? pplain : rz;
                     memcpy(r, row, K * sizeof(int32_t));
                     if (++gen == 0) {
                         memset(dirty, 0, sizeof(dirty));
@@ -641,11 +677,23 @@ cdef extern from *:
                 if (!t->ac_leaves[-2 - ac].count) { c->flag[cc] = 0; continue; }
             }
             flag = 1;
-            if (t->orbit) {
+            if (t->sym && t->orbit) {
                 int miss = 0;
                 const uint64_t o = mc_orbit(t, r, c->fp[cc], &miss);
                 if (miss) return MC_P_PAIR_MISS - 2 * cc - 1;
                 if (!o) return MC_P_ORBIT;
+                c->fp[cc] = o;
+            } else if (t->sym) {  /* a helper: its own cache, then the trees; no Python */
+                uint64_t o = os->size ? mc_ocache_get(os->cache, os->size, c->fp[cc]) : 0;
+                if (!o) {
+                    int32_t orow[K];
+                    uint64_t onfp[MC_FP_MAX_NODES];
+                    const mc_oscratch sc = {orow, onfp, NULL};
+                    if (mc_orbit_tables(t, &sc, r, c->fp[cc], &o) != 1) return MC_P_MISS;
+                    o = o ? o : 1;
+                    os->taken++;
+                    if (os->size) mc_ocache_put(os->cache, os->size, c->fp[cc], o);
+                }
                 c->fp[cc] = o;
             }
             if (mc_visit(t->vkeys, t->vsize, c->fp[cc], 0)) {
@@ -715,6 +763,7 @@ cdef extern from *:
         int32_t *p_nc, *p_pl;
         mc_cands ring;
         int64_t prepared, given_back;
+        mc_ostate orb;            /* with symmetry: its orbit cache, and the orbits it took by the trees */
     } mc_helper;
 
     struct mc_crew {
@@ -767,7 +816,8 @@ cdef extern from *:
             for (k = 0; k < W; k++) pl[k] = -1;
         }
         c.cap = cr->cap;
-        nc = mc_parent(&cr->t, j, row, mc_parent_fp(&cr->t, cr->row_fp, j, row), pl, &c, cr->enabled, NULL, 1);
+        nc = mc_parent(&cr->t, j, row, mc_parent_fp(&cr->t, cr->row_fp, j, row), pl, &c, cr->enabled, NULL, 1,
+                       &h->orb);
         if (nc < 0) return 0;
         h->p_start[slot] = start;
         h->p_nc[slot] = (int32_t)nc;
@@ -906,6 +956,7 @@ cdef extern from *:
             free(h->p_start); free(h->p_nc); free(h->p_pl);
             free(h->ring.rows); free(h->ring.action); free(h->ring.flag); free(h->ring.own);
             free(h->ring.fp); free(h->ring.mask);
+            free(h->orb.cache);
         }
         pthread_cond_destroy(&cr->cv);
         pthread_mutex_destroy(&cr->mu);
@@ -977,6 +1028,7 @@ cdef extern from *:
         t->esize = (uint64_t)len[MC_EDGES] / 2;
         t->vkeys = p[MC_VKEYS]; t->vsize = (uint64_t)len[MC_VKEYS];
         t->vfp = p[MC_VFP];
+        t->sym = 0;
         t->orbit = NULL;
         t->orbit_learn = NULL;
         t->has_ac = S[S_ACTION_CONSTRAINT] != 0;
@@ -1038,6 +1090,7 @@ cdef extern from *:
         S = sv.buf;
         mc_crew_park(cr);
         mc_trees_of(&cr->t, p, len, S);
+        cr->t.sym = cr->t.o_n > 0;  /* with symmetry the caller gives helpers a level only where the trees stand */
         cr->rows = p[MC_ROWS];
         cr->row_fp = p[MC_ROW_FP];
         cr->row_leaf = p[MC_ROW_LEAF];
@@ -1075,6 +1128,15 @@ cdef extern from *:
                         return -1;
                     }
                 }
+                if (cr->t.sym && !h->orb.cache) {
+                    h->orb.cache = calloc(2 * MC_HELPER_OCACHE + 1, sizeof(int64_t));
+                    if (!h->orb.cache) {
+                        PyBuffer_Release(&sv); PyBuffer_Release(&st);
+                        PyErr_NoMemory();
+                        return -1;
+                    }
+                    h->orb.size = MC_HELPER_OCACHE;
+                }
                 h->cursor = S[S_I];
                 h->head = h->cons_tail = 0;
             }
@@ -1086,12 +1148,17 @@ cdef extern from *:
     }
 
     /* Parents the helpers prepared (what 0) and gave back (1) so far; 2 and 3: the same for the committer's
-       own ring.  For tests and the run's report. */
+       own ring; 4: orbits the helpers and that ring took by the orbit trees.  For tests and the run's
+       report. */
     static int64_t mc_crew_count(PyObject *capsule, int64_t what) {
         mc_crew *cr = mc_crew_of(capsule);
         int64_t n = 0;
         int j;
         if (!cr) return PyErr_Occurred() ? -1 : 0;
+        if (what == 4) {
+            for (j = 0; j <= cr->n; j++) n += cr->h[j].orb.taken;
+            return n;
+        }
         if (what >= 2)  /* the committer's own ring */
             return what == 2 ? cr->h[cr->n].prepared : cr->h[cr->n].given_back;
         for (j = 0; j < cr->n; j++) n += what ? cr->h[j].given_back : cr->h[j].prepared;
@@ -1158,11 +1225,13 @@ cdef extern from *:
             int64_t *tail_of;  /* per helper, its ring's first slot not consumed, until published */
             mc_trees_of(&t, p, len, S);
             if (orbit != Py_None) {
-                if (crew || !t.osize) {
+                if (!t.osize || (crew && crew->t.sym != (t.o_n > 0))) {
                     PyBuffer_Release(&sv);
-                    PyErr_SetString(PyExc_ValueError, "memo kernel: orbits need an orbit cache and no helper threads");
+                    PyErr_SetString(PyExc_ValueError, "memo kernel: orbits need an orbit cache, and helper threads "
+                                                      "the orbit trees");
                     return -1;
                 }
+                t.sym = 1;
                 if (PyTuple_Check(orbit) && PyTuple_GET_SIZE(orbit) == 2) {
                     t.orbit = PyTuple_GET_ITEM(orbit, 0);
                     t.orbit_learn = PyTuple_GET_ITEM(orbit, 1);
@@ -1214,10 +1283,15 @@ cdef extern from *:
                     /* The parent's claim: take it if free; wait for a helper that has it (a parent's passes
                        take microseconds); use its candidates if ready. */
                     int32_t st = __atomic_load_n(crew->state + i, __ATOMIC_ACQUIRE);
-                    if (st == MC_ST_FREE && crew->only_helpers) {
+                    /* (Tests.)  Wait for a helper, unless they were parked from a call back of this loop
+                       (learning that renumbers what they read): then this thread takes the parent. */
+                    if (st == MC_ST_FREE && crew->only_helpers && !__atomic_load_n(&crew->park_req, __ATOMIC_ACQUIRE)) {
                         if (first_miss >= 0) continue;
                         mc_publish(crew, tail_of, i);  /* the helper may be waiting for room in its ring */
-                        while (st == MC_ST_FREE) { mc_relax(); st = __atomic_load_n(crew->state + i, __ATOMIC_ACQUIRE); }
+                        while (st == MC_ST_FREE && !__atomic_load_n(&crew->park_req, __ATOMIC_ACQUIRE)) {
+                            mc_relax();
+                            st = __atomic_load_n(crew->state + i, __ATOMIC_ACQUIRE);
+                        }
                     }
                     if (st == MC_ST_FREE && crew->own_ring && first_miss < 0) {
                         mc_publish(crew, tail_of, i);
@@ -1256,7 +1330,7 @@ cdef extern from *:
                 if (pl == scratch)
                     for (k = 0; k < W; k++) scratch[k] = -1;
                 nc = mc_parent(&t, i, row, mc_parent_fp(&t, row_fp, i, row), pl, &c, S[S_CHECK_ENABLED], &m,
-                               first_miss < 0);
+                               first_miss < 0, NULL);
                 if (nc == MC_P_FULL) { status = MC_GROW_CAND; goto stop; }
                 if (nc == MC_P_ORBIT) { status = MC_ORBIT_FAILED; goto stop; }
                 if (nc <= MC_P_PAIR_MISS) {

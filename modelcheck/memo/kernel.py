@@ -235,6 +235,12 @@ def crew_counts(crew: object) -> tuple[int, int, int, int]:
     return tuple(int(mc_crew_count(crew, k)) for k in range(4))
 
 
+def crew_orbits(crew: object) -> int:
+    """With symmetry: the orbits the helpers (and the caller's own ring) took by the orbit trees so far, which
+    the caller's count of orbits asked for (``S_ORBIT_ASKED``) does not hold."""
+    return int(mc_crew_count(crew, 4))
+
+
 def slot(key: int, size: int) -> int:
     """The first slot of ``key`` in an open-addressing table of ``size`` slots (as the C loop finds it)."""
     return (((key * GOLDEN) & MASK64) * size) >> 64

@@ -108,6 +108,8 @@ class KeyOrder:
         self.count = 0
         """How many ids were given out."""
         self.rank = np.full(64, NO_RANK, np.int64)
+        self.before_change: Callable[[], None] | None = None
+        """Called before a new key renumbers :attr:`rank` in place (helper threads read it: they are parked)."""
 
     def _kinds_of(self, v: Any, path: tuple, item: int, out: dict[tuple, str]) -> bool:
         kind = _kind(v)
@@ -132,6 +134,8 @@ class KeyOrder:
         kinds: dict[tuple, str] = {}
         if not self._kinds_of(key, (), item, kinds):
             return 0
+        if self.before_change is not None:
+            self.before_change()
         self.kinds[item].update(kinds)
         self.count += 1
         new = ids[key] = self.count
