@@ -67,11 +67,14 @@ def _is_behaviour(model, trace, loop_start, prop) -> bool:
 
 
 # Configuration A (up to 9,045 states) runs in the fast tier, B (up to 59,788) in the slow one (docs/testing.md).
+# Each on the memo tables (the default) and on the spec's own code (--no-memo).
+@pytest.mark.parametrize("memo", [None, False], ids=["tables", "spec-code"])
 @pytest.mark.parametrize("spec, config, prop, verdict, figure",
                          [pytest.param(*row, marks=pytest.mark.slow) if row[1] == "B" else row for row in TLC],
                          ids=[f"{s}-{c}-{p}" for s, c, p, _v, _f in TLC])
-def test_tlc_verdict(spec, config, prop, verdict, figure):
-    r = modelcheck.check(spec, CONFIGS[config], properties=[prop], preflight=False)
+def test_tlc_verdict(spec, config, prop, verdict, figure, memo):
+    r = modelcheck.check(spec, CONFIGS[config], properties=[prop], preflight=False, memo=memo)
+    assert (r.engine_report or {}).get("successors") == ("memo tables" if memo is None else None), r.successors_why
     assert r.result == verdict
     kind = load_spec(spec).property(prop).kind
     if verdict == "holds":
