@@ -277,6 +277,9 @@ def test_a_projected_memory_shortage_is_warned_about_before_it_happens(monkeypat
         available = 1
 
     monkeypatch.setattr(psutil, "virtual_memory", lambda: Tiny())
+    real_sysconf = os.sysconf
+    # The driver asks psutil only where the free memory the kernel reports does not cover the projection.
+    monkeypatch.setattr(os, "sysconf", lambda name: 0 if name == "SC_AVPHYS_PAGES" else real_sysconf(name))
     notices: list[str] = []
     from modelcheck.model.bound import BoundModel
     from modelcheck.options import CheckOptions
