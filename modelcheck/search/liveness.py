@@ -519,11 +519,27 @@ def _shortest_cycle_through(start: int, limit: int, indptr: np.ndarray, ed: np.n
 def _distances(order: np.ndarray, pred: np.ndarray, size: int) -> np.ndarray:
     """Each node's number of steps from the search's source (-1 if unreached), from its predecessors.
 
-    A node's distance is its predecessor's plus one; each round settles the
-    nodes whose predecessor is settled (one breadth-first level), in numpy
-    rather than a Python loop over every node."""
+    A breadth-first order lists the nodes level by level, and each node's
+    predecessor's place in it never decreases along it (a queue: a node's
+    successors are listed when it is taken from the queue), so each level
+    ends where the predecessors reach past the level before: one bisection
+    a level.  Should the order not be so (a predecessor listed after its
+    node, or out of the queue's order), each round settles the nodes whose
+    predecessor is settled (one level a round), in numpy rather than a
+    Python loop over every node."""
     dist = np.full(size, -1, dtype=np.int64)
     dist[order[0]] = 0
+    if len(order) > 1:
+        place = np.empty(size, dtype=np.int64)
+        place[order] = np.arange(len(order), dtype=np.int64)
+        pred_place = place[pred[order[1:]]]
+        if bool(np.all(pred_place[1:] >= pred_place[:-1])) and bool(np.all(pred_place < np.arange(1, len(order)))):
+            bounds = [0, 1]  # level k holds order[bounds[k]:bounds[k + 1]]
+            while bounds[-1] < len(order):
+                bounds.append(1 + int(np.searchsorted(pred_place, bounds[-1], side="left")))
+            sizes = np.diff(np.array(bounds, dtype=np.int64))
+            dist[order] = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+            return dist
     rest = order[1:]
     while len(rest):
         before = pred[rest]
