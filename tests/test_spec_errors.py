@@ -295,6 +295,18 @@ def test_a_symmetry_that_raises_in_the_search_stops_at_the_parent(workers):
     assert [t.state.xs for t in err.value.trace] == [(0, 0), (1, 0), (2, 0)]
 
 
+@pytest.mark.parametrize("path", [{}, {"memo": False}, {"workers": 2}, {"workers": 2, "memo": False}],
+                         ids=["tables", "spec-code", "threads", "processes"])
+def test_a_permute_that_returns_none_is_a_spec_error_on_every_path(path):
+    """Its fingerprint would have stood for an orbit: the same states as the raising permute's, one error."""
+    spec = load_spec(str(BROKEN / "symmetry_returns_none.py"))
+    with pytest.raises(SpecRuntimeError) as err:
+        check(spec, spec.constants_class(), CheckOptions(symmetry=True), **path)
+    assert str(err.value).startswith("spec symmetry-returns-none: symmetry raised TypeError: permute returned None, "
+                                     "not a state of type S")
+    assert [t.state.xs for t in err.value.trace] == [(0, 0), (1, 0), (2, 0)]
+
+
 def test_running_out_of_memory_in_an_action_is_not_the_specs_error():
     """A MemoryError is the machine's condition, not a bug of the spec: the wrappers let it through unchanged."""
     from modelcheck import Spec, action, constant

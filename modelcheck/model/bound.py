@@ -51,6 +51,20 @@ def _spec_orbit(canonical_fp: Callable[[State, int], int], spec_name: str) -> Ca
     return orbit
 
 
+def _state_returning(permute: Callable) -> Callable:
+    """The spec's ``permute``, refusing a result that is not a state of the type it was given (``None``, say):
+    its fingerprint would stand for the orbit, and the run would count orbits wrongly without a word."""
+
+    def checked(c: Any, s: State, p: tuple[int, ...]) -> State:
+        out = permute(c, s, p)
+        if type(out) is not type(s):
+            what = "None" if out is None else f"a {type(out).__name__}"
+            raise TypeError(f"permute returned {what}, not a state of type {type(s).__name__}")
+        return out
+
+    return checked
+
+
 def _cached(orbit: Callable[[State, int], int], limit: int = 200_000) -> Callable[[State], int]:
     """Memoise an orbit fingerprint by the state's own fingerprint (bounded; cleared when full).
 
@@ -155,10 +169,11 @@ class BoundModel:
         if options.symmetry and spec.symmetry is not None:
             sym = spec.symmetry
             self.permutations = self._call("symmetry", sym.permutations, consts)
+            permute = _state_returning(sym.permute)
             if sym.signature is not None:
-                orbit_fp = min_over_sorted(consts, sym.permute, sym.signature, len(self.permutations[0]))
+                orbit_fp = min_over_sorted(consts, permute, sym.signature, len(self.permutations[0]))
             else:
-                orbit_fp = min_over_all(consts, sym.permute, self.permutations)
+                orbit_fp = min_over_all(consts, permute, self.permutations)
             self.orbit_fingerprint = _spec_orbit(orbit_fp, spec.name)
             self.fingerprint = _cached(self.orbit_fingerprint)
         self.view: Callable[[State], Any] | None = None
