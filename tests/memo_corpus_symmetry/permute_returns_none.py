@@ -1,10 +1,11 @@
 """A ``permute`` that forgets to return in one branch: ``None`` for a state with a holder once the clock has run out.
 
-``None`` is a value a state may hold, so its fingerprint is taken like any
-other, and wherever it is the smallest, states of different orbits share
-it: the spec's own code merges them, and so must every path.  The branch is
-reached only past the states the preflight walk samples (whose check of the
-signature would stop at the first such copy).
+``None`` is not a state: were its fingerprint taken like any other's,
+wherever it is the smallest, states of different orbits would share it and
+be merged without a word.  Every path stops with the spec's error at the
+first state whose orbit needs that copy.  The branch is reached only past
+the states the preflight walk samples (whose check of the signature would
+stop at the first such copy).
 """
 
 from typing import NamedTuple
@@ -13,7 +14,8 @@ import attrs
 
 from modelcheck import Domain, Spec, Symmetry, action, constant, invariant
 
-EXPECTED = "holds"
+EXPECTED = "error"
+NO_ORACLE = "the oracle takes orbits as sets of renamed copies, None among them, and raises nothing"
 NOBODY = -1
 
 
