@@ -684,7 +684,7 @@ cdef extern from *:
                 if (!o) return MC_P_ORBIT;
                 c->fp[cc] = o;
             } else if (t->sym) {  /* a helper: its own cache, then the trees; no Python */
-                uint64_t o = os->size ? mc_ocache_get(os->cache, os->size, c->fp[cc]) : 0;
+                uint64_t o = mc_ocache_get(os->cache, os->size, c->fp[cc]);
                 if (!o) {
                     int32_t orow[K];
                     uint64_t onfp[MC_FP_MAX_NODES];
@@ -692,7 +692,7 @@ cdef extern from *:
                     if (mc_orbit_tables(t, &sc, r, c->fp[cc], &o) != 1) return MC_P_MISS;
                     o = o ? o : 1;
                     os->taken++;
-                    if (os->size) mc_ocache_put(os->cache, os->size, c->fp[cc], o);
+                    mc_ocache_put(os->cache, os->size, c->fp[cc], o);
                 }
                 c->fp[cc] = o;
             }
@@ -1091,6 +1091,17 @@ cdef extern from *:
         mc_crew_park(cr);
         mc_trees_of(&cr->t, p, len, S);
         cr->t.sym = cr->t.o_n > 0;  /* with symmetry the caller gives helpers a level only where the trees stand */
+        for (j = 0; cr->t.sym && j <= cr->n; j++) {  /* each helper's (and the committer's ring's) orbit cache */
+            mc_helper *h = cr->h + j;
+            if (h->orb.cache) continue;
+            h->orb.cache = calloc(2 * MC_HELPER_OCACHE + 1, sizeof(int64_t));
+            if (!h->orb.cache) {
+                PyBuffer_Release(&sv); PyBuffer_Release(&st);
+                PyErr_NoMemory();
+                return -1;
+            }
+            h->orb.size = MC_HELPER_OCACHE;
+        }
         cr->rows = p[MC_ROWS];
         cr->row_fp = p[MC_ROW_FP];
         cr->row_leaf = p[MC_ROW_LEAF];
@@ -1127,15 +1138,6 @@ cdef extern from *:
                         PyErr_NoMemory();
                         return -1;
                     }
-                }
-                if (cr->t.sym && !h->orb.cache) {
-                    h->orb.cache = calloc(2 * MC_HELPER_OCACHE + 1, sizeof(int64_t));
-                    if (!h->orb.cache) {
-                        PyBuffer_Release(&sv); PyBuffer_Release(&st);
-                        PyErr_NoMemory();
-                        return -1;
-                    }
-                    h->orb.size = MC_HELPER_OCACHE;
                 }
                 h->cursor = S[S_I];
                 h->head = h->cons_tail = 0;

@@ -23,7 +23,6 @@ with an error unless a stop comes at an earlier parent.
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any, Callable
 
@@ -39,7 +38,7 @@ from modelcheck.search import checkpoint as ck
 from modelcheck.search.backend import Backend, GivesWay, LevelAbandoned, LevelCommit, LevelRequest
 from modelcheck.search.graph_log import GraphLog
 from modelcheck.search.liveness_check import check_liveness
-from modelcheck.search.memory import collections_paused
+from modelcheck.search.memory import collections_paused, free_bytes
 from modelcheck.search.progress import Progress, ProgressSink, Ticker
 from modelcheck.search.safe_pickle import load_states
 from modelcheck.search.stop import StopRequests
@@ -57,15 +56,6 @@ MIN_BYTES_PER_STATE = 200
 
 FINGERPRINT_SAMPLE = 2000
 """Frontier states whose fingerprints are recomputed when a checkpoint is resumed (spread over the frontier)."""
-
-
-def _free_bytes() -> int:
-    """Memory no process uses (less than what the system could give: it keeps caches it would drop), 0 where
-    the system does not say; asked of the kernel directly, without importing psutil into every run."""
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return 0
 
 
 def checkpoint_identity(model: BoundModel) -> ck.CheckpointIdentity:
@@ -444,7 +434,7 @@ class LevelDriver:
         # What the run added per state so far, and at least what a frontier state and its records take.
         per_state = max(MIN_BYTES_PER_STATE, (used - self.memory_at_start) / self.distinct)
         projected = used + 2 * sizes[-1] * growth * per_state
-        if projected <= used + _free_bytes():
+        if projected <= used + free_bytes():
             return  # free memory alone covers it (and what the system may reclaim comes on top)
         import psutil
 

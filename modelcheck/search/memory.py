@@ -20,6 +20,15 @@ def current_rss_bytes() -> int:
         return peak_rss_bytes()
 
 
+def free_bytes() -> int:
+    """Memory no process uses (less than what the system could give: it keeps caches it would drop), 0 where
+    the system does not say; asked of the kernel directly, without importing psutil."""
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * _PAGE
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
 def peak_rss_bytes() -> int:
     """Peak resident memory of this process so far."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
